@@ -1,0 +1,104 @@
+// The measured phases of the API server benchmark, each against one running server.
+import { benchClient, expectStatus, type BenchClient } from "./client.ts";
+import { rate, summarize } from "../support/stats.ts";
+
+export interface ServerFigures {
+  createsPerSec: number;
+  updatesPerSec: number;
+  getsPerSec: number;
+  listsPerSec: number;
+  watchP50Ms: number;
+  watchP99Ms: number;
+  watchEvents: number;
+}
+
+export interface PhaseOptions {
+  clients: number;
+  durationMs: number;
+  watchers: number;
+  watchWrites: number;
+}
+
+const cmPath = (ns: string, name = "") => `/api/v1/namespaces/${ns}/configmaps${name ? `/${name}` : ""}`;
+
+async function namespace(c: BenchClient, name: string): Promise<void> {
+  const r = await c.call("POST", "/api/v1/namespaces", { apiVersion: "v1", kind: "Namespace", metadata: { name } });
+  expectStatus(r, [201, 409], `create namespace ${name}`);
+}
+
+function configMap(name: string, data: Record<string, string>, rv?: string) {
+  return { apiVersion: "v1", kind: "ConfigMap", metadata: { name, ...(rv ? { resourceVersion: rv } : {}) }, data };
+}
+
+function rvOf(json: Record<string, unknown>): string {
+  return (json.metadata as { resourceVersion: string }).resourceVersion;
+}
+
+export async function measureServer(kubeconfig: string, o: PhaseOptions): Promise<ServerFigures> {
+  const c = benchClient(kubeconfig, o.clients);
+  try {
+    await namespace(c, "bench");
+    const versions: string[] = [];
+    const createsPerSec = await rate(o.clients, o.durationMs, async (i) => {
+      const r = await c.call("POST", cmPath("bench"), configMap(`cm-${i}`, { k: "v" }));
+      expectStatus(r, [201], "create");
+      versions[i] = rvOf(r.json);
+    });
+    const created = versions.length;
+    // Each client updates its own slice of the objects, so PUTs with resourceVersion never conflict.
+    const cursor = Array.from({ length: o.clients }, (_, w) => w);
+    let worker = 0;
+    const updatesPerSec = await rate(o.clients, o.durationMs, async () => {
+      const w = worker++ % o.clients;
+      const i = cursor[w]! % created;
+      cursor[w]! += o.clients;
+      const r = await c.call("PUT", cmPath("bench", `cm-${i}`), configMap(`cm-${i}`, { k: `v${cursor[w]}` }, versions[i]));
+      expectStatus(r, [200], "update");
+      versions[i] = rvOf(r.json);
+    });
+    const getsPerSec = await rate(o.clients, o.durationMs, async (i) => {
+      expectStatus(await c.call("GET", cmPath("bench", `cm-${i % created}`)), [200], "get");
+    });
+    await namespace(c, "bench-list");
+    for (let i = 0; i < 100; i++) expectStatus(await c.call("POST", cmPath("bench-list"), configMap(`l-${i}`, { k: "v" })), [201], "create");
+    const listsPerSec = await rate(o.clients, o.durationMs, async () => {
+      expectStatus(await c.call("GET", cmPath("bench-list")), [200], "list");
+    });
+    const watch = await measureWatch(c, o);
+    return { createsPerSec, updatesPerSec, getsPerSec, listsPerSec, watchP50Ms: watch.p50, watchP99Ms: watch.p99, watchEvents: watch.n };
+  } finally {
+    c.close();
+  }
+}
+
+/** watchers streams on one namespace; one writer stamps each update with its send time. */
+async function measureWatch(c: BenchClient, o: PhaseOptions): Promise<{ p50: number; p99: number; n: number }> {
+  await namespace(c, "bench-watch");
+  const created = await c.call("POST", cmPath("bench-watch"), configMap("w", { t: "0" }));
+  expectStatus(created, [201], "create watched object");
+  let rv = rvOf(created.json);
+  const latencies: number[] = [];
+  const streams = [];
+  for (let i = 0; i < o.watchers; i++) {
+    streams.push(
+      await c.watch(`${cmPath("bench-watch")}?watch=true&resourceVersion=${rv}`, (line) => {
+        const ev = JSON.parse(line) as { type: string; object: { data?: { t?: string } } };
+        const sent = Number(ev.object.data?.t);
+        if (ev.type === "MODIFIED" && sent > 0) latencies.push(performance.timeOrigin + performance.now() - sent);
+      }),
+    );
+  }
+  for (let n = 0; n < o.watchWrites; n++) {
+    const r = await c.call("PUT", cmPath("bench-watch", "w"), configMap("w", { t: String(performance.timeOrigin + performance.now()) }, rv));
+    expectStatus(r, [200], "update watched object");
+    rv = rvOf(r.json);
+    await new Promise((res) => setTimeout(res, 20));
+  }
+  const expected = o.watchers * o.watchWrites;
+  const deadline = Date.now() + 30_000;
+  while (latencies.length < expected && Date.now() < deadline) await new Promise((res) => setTimeout(res, 50));
+  for (const s of streams) s.close();
+  if (latencies.length < expected) throw new Error(`watch: only ${latencies.length} of ${expected} events arrived`);
+  const s = summarize(latencies);
+  return { p50: s.p50, p99: s.p99, n: s.n };
+}

@@ -1,0 +1,78 @@
+// The object-level store contract: Kubernetes semantics (resourceVersion, generation,
+// generateName, finalizers, status subresource, selectors, pagination, watch) over a Storage.
+// REST handlers call it for client requests; in-process components use InternalClient.
+import type { DeleteOptions, KubeList, KubeObject, WatchEvent } from "../../../apis/meta/v1/types.ts";
+import type { StatusError } from "../../../apimachinery/errors.ts";
+import type { RequestContext } from "../types.ts";
+
+export type PatchType = "json" | "merge" | "strategic" | "apply";
+
+export interface GetOptions {
+  resourceVersion?: string;
+}
+
+export interface ListOptions {
+  labelSelector?: string;
+  fieldSelector?: string;
+  resourceVersion?: string;
+  resourceVersionMatch?: "Exact" | "NotOlderThan";
+  limit?: number;
+  continue?: string;
+}
+
+export interface WatchOptions extends ListOptions {
+  allowWatchBookmarks?: boolean;
+  sendInitialEvents?: boolean;
+}
+
+export interface WriteOptions {
+  dryRun?: boolean;
+  fieldValidation?: "Ignore" | "Warn" | "Strict";
+  fieldManager?: string;
+  /** Server-side apply only. */
+  force?: boolean;
+}
+
+export interface WriteResult {
+  object: KubeObject;
+  /** Warnings for `Warning: 299 - "<text>"` headers (e.g. unknown fields with fieldValidation=Warn). */
+  warnings: string[];
+  /** PUT/apply created the object (201). */
+  created?: boolean;
+}
+
+export interface DeleteResult {
+  object: KubeObject;
+  /** false: the object still exists (finalizers) and was only marked for deletion. */
+  deleted: boolean;
+}
+
+export interface WatchSink {
+  /** Events in order. A sink returning false asks the store to stop (e.g. the client is too slow). */
+  onEvent(event: WatchEvent): boolean | void;
+  /** The watch ended: err set when it ended with an error (e.g. 410 Expired) that should be sent as an ERROR event. */
+  onEnd(err?: StatusError): void;
+}
+
+export interface WatchHandle {
+  stop(): void;
+}
+
+export interface ObjectStore {
+  get(ctx: RequestContext, name: string, options?: GetOptions): Promise<KubeObject>;
+  list(ctx: RequestContext, options?: ListOptions): Promise<KubeList>;
+  watch(ctx: RequestContext, options: WatchOptions, sink: WatchSink): Promise<WatchHandle>;
+  create(ctx: RequestContext, obj: KubeObject, options?: WriteOptions): Promise<WriteResult>;
+  /** subresource "" or "status". */
+  update(ctx: RequestContext, name: string, obj: KubeObject, options?: WriteOptions, subresource?: string): Promise<WriteResult>;
+  patch(
+    ctx: RequestContext,
+    name: string,
+    type: PatchType,
+    patch: unknown,
+    options?: WriteOptions,
+    subresource?: string,
+  ): Promise<WriteResult>;
+  delete(ctx: RequestContext, name: string, options?: DeleteOptions & { dryRun?: boolean }): Promise<DeleteResult>;
+  deleteCollection(ctx: RequestContext, listOptions: ListOptions, options?: DeleteOptions & { dryRun?: boolean }): Promise<KubeList>;
+}

@@ -1,0 +1,105 @@
+// An injectable clock. Everything that waits, times out or stamps a time takes a Clock, so tests
+// control time with FakeClock instead of sleeping.
+
+export interface Timer {
+  cancel(): void;
+}
+
+export interface Clock {
+  now(): Date;
+  /** Milliseconds since the epoch. */
+  nowMs(): number;
+  /** Runs fn once after ms milliseconds (of this clock's time). */
+  setTimer(ms: number, fn: () => void): Timer;
+  sleep(ms: number, signal?: AbortSignal): Promise<void>;
+}
+
+export class RealClock implements Clock {
+  now(): Date {
+    return new Date();
+  }
+  nowMs(): number {
+    return Date.now();
+  }
+  setTimer(ms: number, fn: () => void): Timer {
+    const t = setTimeout(fn, Math.max(0, ms));
+    return { cancel: () => clearTimeout(t) };
+  }
+  sleep(ms: number, signal?: AbortSignal): Promise<void> {
+    return sleepWith(this, ms, signal);
+  }
+}
+
+export const realClock: Clock = new RealClock();
+
+function sleepWith(clock: Clock, ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const onAbort = () => {
+      timer.cancel();
+      reject(signal?.reason);
+    };
+    const timer = clock.setTimer(ms, () => {
+      signal?.removeEventListener("abort", onAbort);
+      resolve();
+    });
+    signal?.addEventListener("abort", onAbort, { once: true });
+  });
+}
+
+interface FakeTimer {
+  at: number;
+  seq: number;
+  fn: () => void;
+  cancelled: boolean;
+}
+
+/** A clock that only moves when told to. Timers fire in time order during step()/set(). */
+export class FakeClock implements Clock {
+  private ms: number;
+  private seq = 0;
+  private timers: FakeTimer[] = [];
+
+  constructor(start: Date | number = Date.UTC(2026, 0, 1)) {
+    this.ms = typeof start === "number" ? start : start.getTime();
+  }
+  now(): Date {
+    return new Date(this.ms);
+  }
+  nowMs(): number {
+    return this.ms;
+  }
+  setTimer(ms: number, fn: () => void): Timer {
+    const t: FakeTimer = { at: this.ms + Math.max(0, ms), seq: this.seq++, fn, cancelled: false };
+    this.timers.push(t);
+    return {
+      cancel: () => {
+        t.cancelled = true;
+      },
+    };
+  }
+  sleep(ms: number, signal?: AbortSignal): Promise<void> {
+    return sleepWith(this, ms, signal);
+  }
+  /** Number of timers still waiting. */
+  pending(): number {
+    return this.timers.filter((t) => !t.cancelled).length;
+  }
+  /** Moves time forward by ms, firing every timer that comes due, in order. */
+  step(ms: number): void {
+    this.set(this.ms + ms);
+  }
+  set(target: Date | number): void {
+    const end = typeof target === "number" ? target : target.getTime();
+    for (;;) {
+      this.timers = this.timers.filter((t) => !t.cancelled);
+      this.timers.sort((a, b) => a.at - b.at || a.seq - b.seq);
+      const next = this.timers[0];
+      if (!next || next.at > end) break;
+      this.timers.shift();
+      this.ms = Math.max(this.ms, next.at);
+      next.fn();
+    }
+    this.ms = Math.max(this.ms, end);
+  }
+}
