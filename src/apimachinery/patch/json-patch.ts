@@ -1,0 +1,230 @@
+// RFC 6902 JSON Patch (application/json-patch+json), applied to a deep copy of the document.
+// Errors: a body that is not an array of operation objects -> 400 BadRequest; more than 10000
+// operations -> 413 RequestEntityTooLarge (as kube-apiserver); an operation that is malformed or
+// cannot be applied (missing path, failed test, ...) -> 422 Invalid.
+import { StatusError, newBadRequest, newRequestEntityTooLarge } from "../errors.ts";
+import { type JsonObject, deepCopy, deepEqual, getOwn, hasOwn, isObject, kindOf, setOwn } from "./json-value.ts";
+
+export const MAX_JSON_PATCH_OPERATIONS = 10000;
+
+export type JsonPatchOp = "add" | "remove" | "replace" | "move" | "copy" | "test";
+
+export interface JsonPatchOperation {
+  op: JsonPatchOp;
+  path: string;
+  from?: string;
+  value?: unknown;
+}
+
+const OPS: readonly string[] = ["add", "remove", "replace", "move", "copy", "test"];
+
+/** 422 for a patch that cannot be applied; the message says which operation failed and why. */
+function unprocessable(message: string): StatusError {
+  return new StatusError(422, "Invalid", message);
+}
+
+class OpError extends Error {}
+
+/** Checks the shape of the patch body: 400 unless an array of objects, 413 over 10000 operations. */
+export function decodeJsonPatch(patch: unknown): unknown[] {
+  if (!Array.isArray(patch)) {
+    throw newBadRequest(`a JSON patch must be a JSON array of operations, got ${kindOf(patch)}`);
+  }
+  if (patch.length > MAX_JSON_PATCH_OPERATIONS) {
+    throw newRequestEntityTooLarge(
+      `The allowed maximum operations in a JSON patch is ${MAX_JSON_PATCH_OPERATIONS}, got ${patch.length}`,
+    );
+  }
+  patch.forEach((op, i) => {
+    if (!isObject(op)) throw newBadRequest(`JSON patch operation ${i} must be a JSON object, got ${kindOf(op)}`);
+  });
+  return patch;
+}
+
+function validateOperation(raw: unknown): JsonPatchOperation {
+  const o = raw as JsonObject;
+  const op = getOwn(o, "op");
+  if (typeof op !== "string" || !OPS.includes(op)) {
+    throw new OpError(`unknown op ${JSON.stringify(op ?? null)}: must be one of ${OPS.join(", ")}`);
+  }
+  const path = getOwn(o, "path");
+  if (typeof path !== "string") throw new OpError(`"path" must be a string`);
+  const out: JsonPatchOperation = { op: op as JsonPatchOp, path };
+  if (op === "move" || op === "copy") {
+    const from = getOwn(o, "from");
+    if (typeof from !== "string") throw new OpError(`"from" must be a string`);
+    out.from = from;
+  }
+  if (op === "add" || op === "replace" || op === "test") {
+    if (!hasOwn(o, "value")) throw new OpError(`"value" is required`);
+    out.value = o["value"];
+  }
+  return out;
+}
+
+/** RFC 6901: "" is the whole document; otherwise "/"-separated tokens with ~1 = "/" and ~0 = "~". */
+export function parsePointer(pointer: string): string[] {
+  if (pointer === "") return [];
+  if (!pointer.startsWith("/")) throw new OpError(`invalid JSON pointer ${JSON.stringify(pointer)}: must be empty or start with "/"`);
+  return pointer
+    .slice(1)
+    .split("/")
+    .map((t) => {
+      if (/~[^01]|~$/.test(t)) throw new OpError(`invalid JSON pointer ${JSON.stringify(pointer)}: bad escape in ${JSON.stringify(t)}`);
+      return t.replace(/~1/g, "/").replace(/~0/g, "~");
+    });
+}
+
+/** An array index token: "0" or no leading zeros; returns undefined otherwise. */
+function arrayIndex(token: string): number | undefined {
+  return /^(0|[1-9][0-9]*)$/.test(token) ? Number(token) : undefined;
+}
+
+class Document {
+  constructor(public root: unknown) {}
+
+  /** The value at tokens, or undefined when it does not exist. */
+  find(tokens: string[]): { found: boolean; value: unknown } {
+    let cur: unknown = this.root;
+    for (const t of tokens) {
+      if (Array.isArray(cur)) {
+        const i = arrayIndex(t);
+        if (i === undefined || i >= cur.length) return { found: false, value: undefined };
+        cur = cur[i];
+      } else if (isObject(cur) && hasOwn(cur, t)) {
+        cur = cur[t];
+      } else {
+        return { found: false, value: undefined };
+      }
+    }
+    return { found: true, value: cur };
+  }
+
+  get(pointer: string): unknown {
+    const r = this.find(parsePointer(pointer));
+    if (!r.found) throw new OpError(`path ${JSON.stringify(pointer)} does not exist`);
+    return r.value;
+  }
+
+  /** The container holding the last token; it must exist and be an object or array. */
+  parentOf(pointer: string, tokens: string[]): { parent: JsonObject | unknown[]; key: string } {
+    const r = this.find(tokens.slice(0, -1));
+    if (!r.found || !(Array.isArray(r.value) || isObject(r.value))) {
+      throw new OpError(`the parent of path ${JSON.stringify(pointer)} does not exist or is not an object or array`);
+    }
+    return { parent: r.value, key: tokens[tokens.length - 1]! };
+  }
+
+  add(pointer: string, value: unknown): void {
+    const tokens = parsePointer(pointer);
+    if (tokens.length === 0) {
+      this.root = value;
+      return;
+    }
+    const { parent, key } = this.parentOf(pointer, tokens);
+    if (Array.isArray(parent)) {
+      const i = key === "-" ? parent.length : arrayIndex(key);
+      if (i === undefined || i > parent.length) throw new OpError(`array index ${JSON.stringify(key)} is out of bounds`);
+      parent.splice(i, 0, value);
+    } else {
+      setOwn(parent, key, value);
+    }
+  }
+
+  remove(pointer: string): unknown {
+    const tokens = parsePointer(pointer);
+    if (tokens.length === 0) throw new OpError("the whole document cannot be removed");
+    const { parent, key } = this.parentOf(pointer, tokens);
+    if (Array.isArray(parent)) {
+      const i = arrayIndex(key);
+      if (i === undefined || i >= parent.length) throw new OpError(`path ${JSON.stringify(pointer)} does not exist`);
+      return parent.splice(i, 1)[0];
+    }
+    if (!hasOwn(parent, key)) throw new OpError(`path ${JSON.stringify(pointer)} does not exist`);
+    const old = parent[key];
+    delete parent[key];
+    return old;
+  }
+
+  replace(pointer: string, value: unknown): void {
+    const tokens = parsePointer(pointer);
+    if (tokens.length === 0) {
+      this.root = value;
+      return;
+    }
+    const { parent, key } = this.parentOf(pointer, tokens);
+    if (Array.isArray(parent)) {
+      const i = arrayIndex(key);
+      if (i === undefined || i >= parent.length) throw new OpError(`path ${JSON.stringify(pointer)} does not exist`);
+      parent[i] = value;
+    } else {
+      if (!hasOwn(parent, key)) throw new OpError(`path ${JSON.stringify(pointer)} does not exist`);
+      setOwn(parent, key, value);
+    }
+  }
+
+  /**
+   * Compares with the expected value. Like the evanphx/json-patch library kube-apiserver uses,
+   * a missing member of an existing object or array tests equal to null.
+   */
+  test(pointer: string, expected: unknown): void {
+    const tokens = parsePointer(pointer);
+    const r = this.find(tokens);
+    if (!r.found) {
+      if (tokens.length > 0 && expected === null) {
+        this.parentOf(pointer, tokens);
+        return;
+      }
+      throw new OpError(`path ${JSON.stringify(pointer)} does not exist`);
+    }
+    if (!deepEqual(r.value, expected)) {
+      throw new OpError(`test failed: the value at ${JSON.stringify(pointer)} is not ${JSON.stringify(expected)}`);
+    }
+  }
+
+  apply(op: JsonPatchOperation): void {
+    switch (op.op) {
+      case "add":
+        return this.add(op.path, deepCopy(op.value));
+      case "remove":
+        this.remove(op.path);
+        return;
+      case "replace":
+        return this.replace(op.path, deepCopy(op.value));
+      case "move": {
+        const from = op.from!;
+        if (op.path !== from && op.path.startsWith(`${from}/`)) {
+          throw new OpError(`a value cannot be moved into one of its children`);
+        }
+        this.get(from);
+        if (op.path === from) return;
+        return this.add(op.path, this.remove(from));
+      }
+      case "copy":
+        return this.add(op.path, deepCopy(this.get(op.from!)));
+      case "test":
+        return this.test(op.path, op.value);
+    }
+  }
+}
+
+/**
+ * Applies an RFC 6902 patch (the parsed request body) to a copy of doc and returns the result;
+ * doc and patch are not modified. Operations apply in order; the first failure aborts the patch.
+ */
+export function applyJsonPatch(doc: unknown, patch: unknown): unknown {
+  const ops = decodeJsonPatch(patch);
+  const d = new Document(deepCopy(doc));
+  ops.forEach((raw, i) => {
+    let desc = `JSON patch operation ${i}`;
+    try {
+      const op = validateOperation(raw);
+      desc += ` (${op.op} ${JSON.stringify(op.path)})`;
+      d.apply(op);
+    } catch (err) {
+      if (err instanceof OpError) throw unprocessable(`${desc} cannot be applied: ${err.message}`);
+      throw err;
+    }
+  });
+  return d.root;
+}

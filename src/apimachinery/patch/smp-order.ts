@@ -1,0 +1,106 @@
+// Element identity and ordering for strategic merge patch lists (the order rules of
+// k8s.io/apimachinery/pkg/util/strategicpatch): items named in the patch (or in its
+// $setElementOrder list) keep the patch's relative order, items only on the server keep theirs,
+// and the two are interleaved using the server's order where both are known. New items that
+// the server does not know come before the server-only items that follow them.
+import { newBadRequest } from "../errors.ts";
+import { deepEqual, getOwn, hasOwn, isObject } from "./json-value.ts";
+
+/** The identity of a list element: its merge-key value for lists of objects, else the value itself. */
+export function identityOf(item: unknown, mergeKey: string): unknown {
+  if (!mergeKey) return item;
+  return isObject(item) ? getOwn(item, mergeKey) : undefined;
+}
+
+/** Index of the element with the same identity, or -1. Elements without a merge key match nothing. */
+export function indexByIdentity(list: readonly unknown[], item: unknown, mergeKey: string): number {
+  const id = identityOf(item, mergeKey);
+  if (id === undefined) return -1;
+  return list.findIndex((e) => deepEqual(identityOf(e, mergeKey), id));
+}
+
+/** Splits items into those whose identity appears in `by` and the others, keeping order. */
+export function partitionByPresence(items: readonly unknown[], by: readonly unknown[], mergeKey: string): [unknown[], unknown[]] {
+  const present: unknown[] = [];
+  const absent: unknown[] = [];
+  for (const item of items) (indexByIdentity(by, item, mergeKey) >= 0 ? present : absent).push(item);
+  return [present, absent];
+}
+
+function sortByOrder(items: unknown[], order: readonly unknown[], mergeKey: string): unknown[] {
+  return items
+    .map((item, i) => ({ item, i, at: indexByIdentity(order, item, mergeKey) }))
+    .sort((a, b) => a.at - b.at || a.i - b.i)
+    .map((e) => e.item);
+}
+
+/**
+ * Sorts patchItems by patchOrder and serverOnly by serverOrder, then merges them: a server-only
+ * item goes first only when both it and the next patch item are in serverOrder and it precedes it.
+ */
+export function normalizeElementOrder(
+  patchItems: unknown[],
+  serverOnly: unknown[],
+  patchOrder: readonly unknown[],
+  serverOrder: readonly unknown[],
+  mergeKey: string,
+): unknown[] {
+  const right = sortByOrder(patchItems, patchOrder, mergeKey);
+  const left = sortByOrder(serverOnly, serverOrder, mergeKey);
+  const out: unknown[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < left.length || j < right.length) {
+    if (i >= left.length) out.push(right[j++]);
+    else if (j >= right.length) out.push(left[i++]);
+    else {
+      const li = indexByIdentity(serverOrder, left[i], mergeKey);
+      const ri = indexByIdentity(serverOrder, right[j], mergeKey);
+      if (li >= 0 && ri >= 0 && li < ri) out.push(left[i++]);
+      else out.push(right[j++]);
+    }
+  }
+  return out;
+}
+
+/** Removes duplicates (structural equality), keeping the first occurrence. */
+export function dedupe(items: readonly unknown[]): unknown[] {
+  const out: unknown[] = [];
+  for (const item of items) if (!out.some((e) => deepEqual(e, item))) out.push(item);
+  return out;
+}
+
+/** The $deleteFromPrimitiveList directive: drops every element equal to one in toDelete. */
+export function deleteFromList(current: readonly unknown[], toDelete: readonly unknown[]): unknown[] {
+  return current.filter((e) => !toDelete.some((d) => deepEqual(d, e)));
+}
+
+const isDirectiveElement = (e: unknown): boolean => isObject(e) && hasOwn(e, "$patch");
+
+/**
+ * The patch list (without deletions) must name its items in the same relative order as the
+ * $setElementOrder list, and only items that list contains.
+ */
+export function validateSetElementOrder(patchList: readonly unknown[], order: readonly unknown[], mergeKey: string): void {
+  if (patchList.length === 0 || order.length === 0) return;
+  const items = patchList.filter((e) => !(mergeKey && isObject(e) && getOwn(e, "$patch") === "delete"));
+  let p = 0;
+  let s = 0;
+  while (p < items.length && s < order.length) {
+    if (isDirectiveElement(items[p])) {
+      p++;
+      continue;
+    }
+    const want = order[s];
+    if (mergeKey && (!isObject(items[p]) || !isObject(want) || !hasOwn(want, mergeKey))) {
+      throw newBadRequest(`invalid patch format of setElementOrder list: every element must be an object with the merge key "${mergeKey}"`);
+    }
+    if (deepEqual(identityOf(items[p], mergeKey), identityOf(order[s], mergeKey))) p++;
+    s++;
+  }
+  if (p < items.length) {
+    throw newBadRequest(
+      `the order in patch list ${JSON.stringify(patchList)} doesn't match $setElementOrder list ${JSON.stringify(order)}`,
+    );
+  }
+}
