@@ -1,0 +1,94 @@
+import assert from "node:assert/strict";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, describe, it } from "node:test";
+import { FakeClock } from "../../../utils/clock.ts";
+import { etcdAvailable, freePort, startEtcd, type RunningEtcd } from "../../../host/etcd.ts";
+import { Cacher } from "../cacher/cacher.ts";
+import { runStorageConformance } from "../conformance.ts";
+import { expectStorageError, WatchRecorder } from "../testing.ts";
+import { EtcdStorage } from "./etcd.ts";
+
+const skip = etcdAvailable() ? false : "/usr/bin/etcd is missing: run `npm run setup` to install etcd-server";
+const dir = mkdtempSync(join(tmpdir(), "etcd-storage-"));
+let etcd: RunningEtcd | undefined;
+let n = 0;
+
+before(async () => {
+  if (!skip) etcd = await startEtcd({ dataDir: join(dir, "data") });
+});
+after(async () => {
+  await etcd?.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+function storage(prefix = `/test-${n++}`): EtcdStorage {
+  if (!etcd) throw new Error("etcd did not start");
+  return new EtcdStorage({ endpoints: [etcd.endpoint], prefix });
+}
+
+void describe("etcd", { skip }, () => {
+  runStorageConformance("etcd", async () => {
+    const s = storage();
+    return { storage: s, cleanup: () => s.close() };
+  });
+
+  // The watch cache over etcd: its reads wait for etcd's (asynchronous) watch to catch up.
+  runStorageConformance("cacher over etcd", async () => {
+    const s = new Cacher(storage(), { prefix: "/" });
+    await s.start();
+    return { storage: s, cleanup: () => s.close() };
+  });
+
+  void describe("EtcdStorage", () => {
+    void it("the key prefix isolates storages sharing one etcd", async () => {
+      const a = storage("/apiserver-a");
+      const b = storage("/apiserver-b");
+      try {
+        const base = await b.currentRevision();
+        const wb = new WatchRecorder(b, "/registry", base);
+        await a.create("/registry/x", "from a");
+        const kb = await b.create("/registry/x", "from b");
+        assert.equal((await a.get("/registry/x"))?.value, "from a");
+        assert.deepEqual((await b.list("/registry")).items, [kb]);
+        await wb.waitForEvents(1);
+        assert.deepEqual(wb.events, [{ type: "put", kv: kb }]);
+        wb.stop();
+      } finally {
+        await a.close();
+        await b.close();
+      }
+    });
+
+    void it("a watch cache is not held up by writes under another prefix", async () => {
+      const other = storage();
+      const cacher = new Cacher(storage(), { prefix: "/", clock: new FakeClock() });
+      try {
+        await cacher.start();
+        const a = await cacher.create("/registry/a", "a");
+        assert.deepEqual(await cacher.get(a.key), a);
+        await other.create("/registry/b", "foreign");
+        // The fake clock never fires the 3 s fallback: only the change check can answer.
+        const read = cacher.list("/registry");
+        const timeout = new Promise((_, reject) => setTimeout(() => reject(new Error("the read waited")), 5000).unref());
+        const res = (await Promise.race([read, timeout])) as Awaited<typeof read>;
+        assert.deepEqual(res.items, [a]);
+      } finally {
+        await cacher.close();
+        await other.close();
+      }
+    });
+
+    void it("maps connection failures to Unavailable", async () => {
+      const port = await freePort();
+      const s = new EtcdStorage({ endpoints: [`http://127.0.0.1:${port}`], callTimeoutMs: 2000 });
+      try {
+        await expectStorageError(s.get("/x"), "Unavailable");
+        await expectStorageError(s.create("/x", "y"), "Unavailable");
+      } finally {
+        await s.close();
+      }
+    });
+  });
+});

@@ -1,0 +1,250 @@
+// Storage on etcd v3 (the etcd3 package). Writes are the apiserver's transactions: "if the key's
+// mod (or create) revision is X then put/delete, else get", so a failed precondition reports the
+// current value in the same round trip. int64 fields arrive as strings and are turned into numbers.
+import { CompareResult, CompareTarget, Etcd3, type IKeyValue, type IRequestOp, type ICompare, type ITxnResponse } from "etcd3";
+import type { KeyValue, ListOptions, ListResult, Storage, StorageEvent, WatchHandle } from "../interface.ts";
+import { StorageError } from "../interface.ts";
+import { normalizePrefix, rangeStart } from "../keys.ts";
+import { toStorageError } from "./errors.ts";
+import { byteRangeEnd, watchEtcd, type EtcdWatch } from "./watch.ts";
+
+export interface EtcdStorageOptions {
+  /** e.g. ["http://127.0.0.1:2379"] */
+  endpoints: string[];
+  /** Prepended to every key, so several API servers can share one etcd. */
+  prefix?: string;
+  /** Deadline of each unary call, in ms (default 10000). */
+  callTimeoutMs?: number;
+}
+
+export class EtcdStorage implements Storage {
+  readonly kind = "etcd" as const;
+  private readonly client: Etcd3;
+  private readonly prefix: string;
+  private readonly watches = new Set<EtcdWatch>();
+
+  constructor(options: EtcdStorageOptions) {
+    const timeout = options.callTimeoutMs ?? 10_000;
+    this.prefix = options.prefix ?? "";
+    this.client = new Etcd3({
+      hosts: options.endpoints,
+      dialTimeout: timeout,
+      defaultCallOptions: (ctx) => (ctx.isStream ? {} : { deadline: Date.now() + timeout }),
+    });
+  }
+
+  async currentRevision(): Promise<number> {
+    const res = await this.call("current revision", () =>
+      this.client.kv.range({ key: this.probeKey(), count_only: true }),
+    );
+    return Number(res.header.revision);
+  }
+
+  /**
+   * etcd does not report its compacted revision directly; it is the oldest revision a read still
+   * accepts, found by binary search over revisions (about log2(current) small reads).
+   */
+  async compactedRevision(): Promise<number> {
+    const current = await this.currentRevision();
+    const readable = async (rev: number) => {
+      try {
+        await this.client.kv.range({ key: this.probeKey(), count_only: true, revision: rev });
+        return true;
+      } catch (err) {
+        const mapped = toStorageError(err, "compacted revision");
+        if (mapped instanceof StorageError && mapped.code === "Compacted") return false;
+        throw mapped;
+      }
+    };
+    if (current <= 1 || (await readable(1))) return 0;
+    let lo = 1; // not readable
+    let hi = current; // readable
+    while (hi - lo > 1) {
+      const mid = Math.floor((lo + hi) / 2);
+      if (await readable(mid)) hi = mid;
+      else lo = mid;
+    }
+    return hi;
+  }
+
+  async get(key: string): Promise<KeyValue | undefined> {
+    const res = await this.call(`get ${key}`, () => this.client.kv.range({ key: this.full(key) }));
+    const kv = res.kvs[0];
+    return kv && this.toKeyValue(kv);
+  }
+
+  async list(prefix: string, options: ListOptions = {}): Promise<ListResult> {
+    const p = normalizePrefix(prefix);
+    const startText = this.prefix + rangeStart(p, options.startKey);
+    const start = startText === "" ? Buffer.from([0]) : Buffer.from(startText);
+    const end = byteRangeEnd(Buffer.from(this.prefix + p));
+    const revision = options.revision && options.revision > 0 ? options.revision : 0;
+    const limit = options.limit && options.limit > 0 ? options.limit : 0;
+    const unbounded = end.length === 1 && end[0] === 0;
+    if (!unbounded && Buffer.compare(start, end) >= 0) {
+      // The start key lies past the prefix: an empty page, still read at the right revision.
+      const res = await this.call(`list ${p}`, () =>
+        this.client.kv.range({ key: this.probeKey(), count_only: true, revision }),
+      );
+      return { items: [], revision: revision || Number(res.header.revision), more: false };
+    }
+    const res = await this.call(`list ${p}`, () =>
+      this.client.kv.range({ key: start, range_end: end, revision, limit }),
+    );
+    return { items: res.kvs.map((kv) => this.toKeyValue(kv)), revision: revision || Number(res.header.revision), more: res.more };
+  }
+
+  /**
+   * The watch cache's ChangeCounting capability (see cacher.ts): both reads in one transaction, so
+   * at one revision. The second is not count_only because etcd counts before applying the
+   * mod-revision filter; with a filter etcd reads the whole range and applies the limit afterwards.
+   */
+  async changesSince(prefix: string, revision: number): Promise<{ live: number; changed: boolean }> {
+    const p = this.prefix + normalizePrefix(prefix);
+    const key = p === "" ? Buffer.from([0]) : Buffer.from(p);
+    const range_end = byteRangeEnd(Buffer.from(p));
+    const res = await this.call(`changes under ${prefix}`, () =>
+      this.client.kv.txn({
+        compare: [],
+        success: [
+          { request_range: { key, range_end, count_only: true } },
+          { request_range: { key, range_end, keys_only: true, limit: 1, min_mod_revision: revision + 1 } },
+        ],
+      }),
+    );
+    const live = Number(res.responses[0]?.response_range.count ?? 0);
+    const changed = (res.responses[1]?.response_range.kvs.length ?? 0) > 0;
+    return { live, changed };
+  }
+
+  async create(key: string, value: string): Promise<KeyValue> {
+    const res = await this.txn(`create ${key}`, key, [this.cmp(key, CompareTarget.Create, CompareResult.Equal, 0)], {
+      request_put: { key: this.full(key), value: Buffer.from(value) },
+    });
+    const rev = Number(res.header.revision);
+    if (!res.succeeded) {
+      throw new StorageError("KeyExists", `key ${key} already exists`, { key, current: this.currentOf(res) });
+    }
+    return { key, value, createRevision: rev, modRevision: rev };
+  }
+
+  async update(key: string, value: string, expectedModRevision: number): Promise<KeyValue> {
+    const res = await this.txn(`update ${key}`, key, this.preconditions(key, expectedModRevision), {
+      request_put: { key: this.full(key), value: Buffer.from(value), prev_kv: true },
+    });
+    if (!res.succeeded) throw this.preconditionError(key, res, expectedModRevision);
+    const prev = res.responses[0]?.response_put.prev_kv;
+    const rev = Number(res.header.revision);
+    return { key, value, createRevision: prev ? Number(prev.create_revision) : rev, modRevision: rev };
+  }
+
+  async delete(key: string, expectedModRevision?: number): Promise<KeyValue> {
+    const res = await this.txn(`delete ${key}`, key, this.preconditions(key, expectedModRevision), {
+      request_delete_range: { key: this.full(key), prev_kv: true },
+    });
+    if (!res.succeeded) throw this.preconditionError(key, res, expectedModRevision);
+    const prev = res.responses[0]?.response_delete_range.prev_kvs[0];
+    if (!prev) throw new StorageError("NotFound", `key ${key} not found`, { key });
+    return { ...this.toKeyValue(prev), modRevision: Number(res.header.revision) };
+  }
+
+  watch(
+    prefix: string,
+    afterRevision: number,
+    onEvents: (events: StorageEvent[]) => void,
+    onError: (err: StorageError) => void,
+  ): WatchHandle {
+    const handle = watchEtcd(this.client, this.prefix, normalizePrefix(prefix), afterRevision, onEvents, (err) => {
+      this.watches.delete(handle);
+      onError(err);
+    });
+    this.watches.add(handle);
+    return {
+      stop: () => {
+        handle.stop();
+        void handle.cancelled().then(() => this.watches.delete(handle));
+      },
+    };
+  }
+
+  /** Compacts etcd's whole keyspace (compaction is global, not per prefix). Older than compacted: no-op. */
+  async compact(revision: number): Promise<void> {
+    try {
+      await this.client.kv.compact({ revision, physical: true });
+    } catch (err) {
+      const mapped = toStorageError(err, `compact at ${revision}`);
+      if (mapped instanceof StorageError && mapped.code === "Compacted") return;
+      throw mapped;
+    }
+  }
+
+  /** Stops all watches, waits (up to 2 s) for etcd to confirm their cancellation, then disconnects. */
+  async close(): Promise<void> {
+    const watches = [...this.watches];
+    for (const w of watches) w.stop();
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<void>((resolve) => (timer = setTimeout(resolve, 2000)));
+    await Promise.race([Promise.all(watches.map((w) => w.cancelled())), timeout]);
+    clearTimeout(timer);
+    this.client.close();
+  }
+
+  /** Some key inside this storage's prefix, for reads that only want a response header. */
+  private probeKey(): Buffer {
+    return Buffer.from(this.prefix || "/");
+  }
+
+  private full(key: string): Buffer {
+    return Buffer.from(this.prefix + key);
+  }
+
+  private toKeyValue(kv: IKeyValue): KeyValue {
+    return {
+      key: kv.key.toString().slice(this.prefix.length),
+      value: kv.value.toString(),
+      createRevision: Number(kv.create_revision),
+      modRevision: Number(kv.mod_revision),
+    };
+  }
+
+  private cmp(key: string, target: CompareTarget, result: CompareResult, value: number): ICompare {
+    const field = target === CompareTarget.Create ? "create_revision" : "mod_revision";
+    return { key: this.full(key), target, result, [field]: value };
+  }
+
+  /** The key must exist (create revision > 0) and, when given, have the expected mod revision. */
+  private preconditions(key: string, expectedModRevision: number | undefined): ICompare[] {
+    const exists = this.cmp(key, CompareTarget.Create, CompareResult.Greater, 0);
+    if (expectedModRevision === undefined) return [exists];
+    return [exists, this.cmp(key, CompareTarget.Mod, CompareResult.Equal, expectedModRevision)];
+  }
+
+  private txn(what: string, key: string, compare: ICompare[], success: IRequestOp): Promise<ITxnResponse> {
+    return this.call(what, () =>
+      this.client.kv.txn({ compare, success: [success], failure: [{ request_range: { key: this.full(key) } }] }),
+    );
+  }
+
+  private currentOf(res: ITxnResponse): KeyValue | undefined {
+    const kv = res.responses[0]?.response_range.kvs[0];
+    return kv && this.toKeyValue(kv);
+  }
+
+  private preconditionError(key: string, res: ITxnResponse, expected: number | undefined): StorageError {
+    const current = this.currentOf(res);
+    if (!current) return new StorageError("NotFound", `key ${key} not found`, { key });
+    return new StorageError(
+      "Conflict",
+      `key ${key} was modified: expected revision ${expected}, found ${current.modRevision}`,
+      { key, current },
+    );
+  }
+
+  private async call<T>(what: string, fn: () => Promise<T>): Promise<T> {
+    try {
+      return await fn();
+    } catch (err) {
+      throw toStorageError(err, what);
+    }
+  }
+}

@@ -1,0 +1,108 @@
+import assert from "node:assert/strict";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, describe, it } from "node:test";
+import { runStorageConformance } from "../conformance.ts";
+import { expectStorageError, WatchRecorder } from "../testing.ts";
+import { SQLiteStorage } from "./sqlite.ts";
+
+const dir = mkdtempSync(join(tmpdir(), "sqlite-storage-"));
+after(() => rmSync(dir, { recursive: true, force: true }));
+let n = 0;
+const nextPath = () => join(dir, `db-${n++}.sqlite`);
+
+runStorageConformance("sqlite", async () => {
+  const storage = new SQLiteStorage({ path: nextPath() });
+  return { storage, cleanup: () => storage.close() };
+});
+
+void describe("SQLiteStorage", () => {
+  void it("the first write is revision 1", async () => {
+    const s = new SQLiteStorage({ path: ":memory:" });
+    assert.equal(await s.currentRevision(), 0);
+    assert.equal((await s.create("/a/b", "x")).modRevision, 1);
+    await s.close();
+  });
+
+  void it("a reopened database keeps data, revision and compacted revision", async () => {
+    const path = nextPath();
+    const s1 = new SQLiteStorage({ path });
+    const a = await s1.create("/r/ns/a", "a1");
+    const a2 = await s1.update(a.key, "a2", a.modRevision);
+    const b = await s1.create("/r/ns/b", "b1");
+    await s1.compact(a2.modRevision);
+    await s1.delete(b.key); // the newest row, a delete: the revision must not fall back after reopening
+    const rev = await s1.currentRevision();
+    await s1.close();
+
+    const s2 = new SQLiteStorage({ path });
+    assert.equal(await s2.currentRevision(), rev);
+    assert.equal(await s2.compactedRevision(), a2.modRevision);
+    assert.deepEqual((await s2.list("/r/ns")).items, [a2]);
+    assert.equal((await s2.create("/r/ns/c", "c")).modRevision, rev + 1);
+    await s2.compact(rev + 1);
+    await s2.close();
+    const s3 = new SQLiteStorage({ path });
+    assert.equal(await s3.currentRevision(), rev + 1, "compacting away the newest delete keeps the revision");
+    assert.equal((await s3.create("/r/ns/d", "d")).modRevision, rev + 2);
+    await s3.close();
+  });
+
+  void it("compaction removes superseded history in batches and keeps live keys", async () => {
+    const s = new SQLiteStorage({ path: ":memory:" });
+    let kv = await s.create("/big/ns/hot", "0");
+    for (let i = 1; i <= 2500; i++) kv = await s.update(kv.key, String(i), kv.modRevision);
+    const cold = await s.create("/big/ns/cold", "c");
+    const rev = await s.currentRevision();
+    await s.compact(rev);
+    assert.deepEqual((await s.list("/big/ns")).items, [cold, kv]);
+    assert.deepEqual(s.stats(), { logRows: 2, liveKeys: 2 });
+    const w = new WatchRecorder(s, "/big/ns", rev);
+    const next = await s.update(kv.key, "next", kv.modRevision);
+    await w.waitForEvents(1);
+    assert.deepEqual(w.events, [{ type: "put", kv: next, prev: kv }]);
+    w.stop();
+    await expectStorageError(s.compact(rev + 10), "FutureRevision");
+    await s.close();
+  });
+
+  void it("a watch replaying a long history switches to live delivery without gap or duplicate", async () => {
+    const s = new SQLiteStorage({ path: ":memory:" });
+    for (let i = 0; i < 2500; i++) await s.create(`/long/ns/k${i}`, "x");
+    const w = new WatchRecorder(s, "/long", 0);
+    // Writes while the replay is still in progress (it reads 1000 rows per event-loop turn).
+    await new Promise((r) => setImmediate(r));
+    for (let i = 2500; i < 2600; i++) await s.create(`/long/ns/k${i}`, "x");
+    await w.waitForEvents(2600);
+    assert.deepEqual(w.revisions(), Array.from({ length: 2600 }, (_, i) => i + 1));
+    w.stop();
+    await s.close();
+  });
+
+  void it("a watcher that writes from its callback does not reorder other watchers' events", async () => {
+    const s = new SQLiteStorage({ path: ":memory:" });
+    const seen: number[] = [];
+    const h1 = s.watch("/re", 0, (evs) => {
+      for (const e of evs) if (e.kv.key === "/re/a") void s.create("/re/b", "from callback");
+    }, () => undefined);
+    const w2 = new WatchRecorder(s, "/re", 0);
+    await new Promise((r) => setImmediate(r));
+    await s.create("/re/a", "x");
+    await w2.waitForEvents(2);
+    seen.push(...w2.revisions());
+    assert.deepEqual(seen, [1, 2]);
+    h1.stop();
+    w2.stop();
+    await s.close();
+  });
+
+  void it("a closed storage fails with Unavailable", async () => {
+    const s = new SQLiteStorage({ path: ":memory:" });
+    await s.close();
+    await expectStorageError(s.get("/x"), "Unavailable");
+    await expectStorageError(s.create("/x", "y"), "Unavailable");
+    const w = new WatchRecorder(s, "/x", 0);
+    assert.equal((await w.waitForError()).code, "Unavailable");
+  });
+});
