@@ -1,0 +1,115 @@
+// POST /api/v1/namespaces/<ns>/serviceaccounts/<name>/token ([k8s] pkg/registry/core/
+// serviceaccount/storage/token.go): validates the TokenRequest, checks the service account (and
+// the bound Pod or Secret) exist, signs a bound token and answers 201 with status.token.
+import type { TokenRequest } from "../../apis/authentication/v1/types.ts";
+import type { KubeObject } from "../../apis/meta/v1/types.ts";
+import { newBadRequest, newConflict, newInvalid, newMethodNotSupported, newNotFound } from "../../apimachinery/errors.ts";
+import { type FieldError, Path, invalid } from "../../apimachinery/field/errors.ts";
+import type { InternalClient } from "../registry/client.ts";
+import type { SubresourceHandler, SubresourceRequest } from "../registry/types.ts";
+import type { ObjectRefClaim } from "./claims.ts";
+import { DEFAULT_EXPIRATION_SECONDS, MAX_EXPIRATION_SECONDS, MIN_EXPIRATION_SECONDS, type TokenSigner } from "./signer.ts";
+
+const TOKEN_REQUEST_GK = { group: "authentication.k8s.io", kind: "TokenRequest" };
+const SERVICE_ACCOUNTS = { group: "", resource: "serviceaccounts" };
+
+export interface TokenRequestOptions {
+  /** Audiences when the request names none (kube's --api-audiences). Default: [signer.issuer]. */
+  apiAudiences?: string[];
+  /** Longer requests are shortened to this (kube's --service-account-max-token-expiration). */
+  maxExpirationSeconds?: number;
+}
+
+export function tokenRequestSubresource(signer: TokenSigner, client: InternalClient, opts: TokenRequestOptions = {}): SubresourceHandler {
+  return {
+    verbs: ["create"],
+    responseKind: { group: "authentication.k8s.io", version: "v1", kind: "TokenRequest" },
+    handle: async (req) => ({ status: 201, body: await createToken(signer, client, opts, req) }),
+  };
+}
+
+async function createToken(signer: TokenSigner, client: InternalClient, opts: TokenRequestOptions, req: SubresourceRequest): Promise<TokenRequest> {
+  if (req.verb !== "create") throw newMethodNotSupported({ group: "", resource: "serviceaccounts/token" }, req.verb);
+  const namespace = req.namespace ?? "";
+  const name = req.name;
+  const body = req.body;
+  if (typeof body !== "object" || body === null || Array.isArray(body)) throw newBadRequest("the body of a TokenRequest must be a JSON object");
+  const input = body as Partial<TokenRequest>;
+  const spec = { ...(input.spec ?? {}) };
+  spec.expirationSeconds ??= DEFAULT_EXPIRATION_SECONDS;
+  if (!spec.audiences || spec.audiences.length === 0) spec.audiences = [...(opts.apiAudiences ?? [signer.issuer])];
+
+  const errs: FieldError[] = [];
+  const meta = input.metadata ?? {};
+  if (meta.name && meta.name !== name) errs.push(invalid(Path.root("metadata").child("name"), meta.name, "must match the service account name if specified"));
+  if (meta.namespace && meta.namespace !== namespace) {
+    errs.push(invalid(Path.root("metadata").child("namespace"), meta.namespace, "must match the service account namespace if specified"));
+  }
+  const exp = spec.expirationSeconds;
+  const expPath = Path.root("spec").child("expirationSeconds");
+  if (typeof exp !== "number" || !Number.isInteger(exp)) errs.push(invalid(expPath, exp, "must be an integer"));
+  else if (exp < MIN_EXPIRATION_SECONDS) errs.push(invalid(expPath, exp, "may not specify a duration less than 10 minutes"));
+  else if (exp > MAX_EXPIRATION_SECONDS) errs.push(invalid(expPath, exp, "may not specify a duration larger than 2^32 seconds"));
+  if (errs.length > 0) throw newInvalid(TOKEN_REQUEST_GK, name, errs);
+  if (opts.maxExpirationSeconds && spec.expirationSeconds > opts.maxExpirationSeconds) spec.expirationSeconds = opts.maxExpirationSeconds;
+
+  const sa = await client.get(SERVICE_ACCOUNTS, namespace, name);
+  if (!sa || sa.metadata.deletionTimestamp) throw newNotFound(SERVICE_ACCOUNTS, name);
+
+  let pod: ObjectRefClaim | undefined;
+  let secret: ObjectRefClaim | undefined;
+  const ref = spec.boundObjectRef;
+  if (ref) {
+    const [group, version] = (ref.apiVersion ?? "").includes("/") ? ref.apiVersion!.split("/", 2) : ["", ref.apiVersion ?? ""];
+    const bound = group === "" && (ref.kind === "Pod" || ref.kind === "Secret") ? await boundObject(client, namespace, ref.kind, ref.name ?? "", ref.uid) : undefined;
+    if (!bound) throw newBadRequest(`cannot bind token for serviceaccount "${name}" to object of type ${group}/${version}, Kind=${ref.kind ?? ""}`);
+    if (ref.kind === "Pod") {
+      const podSa = ((bound.spec ?? {}) as { serviceAccountName?: string }).serviceAccountName;
+      if (podSa !== undefined && podSa !== name) {
+        throw newBadRequest(`cannot bind token for serviceaccount "${name}" to pod running with different serviceaccount name.`);
+      }
+      pod = { name: bound.metadata.name ?? "", uid: bound.metadata.uid ?? "" };
+    } else {
+      secret = { name: bound.metadata.name ?? "", uid: bound.metadata.uid ?? "" };
+    }
+    spec.boundObjectRef = { ...ref, uid: bound.metadata.uid };
+  }
+
+  const out: TokenRequest = {
+    apiVersion: "authentication.k8s.io/v1",
+    kind: "TokenRequest",
+    metadata: { name, namespace },
+    spec,
+  };
+  if (req.ctx.dryRun) return out;
+  const signed = signer.signBoundToken({
+    namespace,
+    serviceAccount: { name, uid: sa.metadata.uid ?? "" },
+    audiences: spec.audiences,
+    expirationSeconds: spec.expirationSeconds,
+    pod,
+    secret,
+  });
+  out.metadata.creationTimestamp = rfc3339(req.ctx.clock.now());
+  out.status = { token: signed.token, expirationTimestamp: rfc3339(signed.expirationTimestamp) };
+  return out;
+}
+
+/** The Pod or Secret a token is bound to; 404 when missing, 409 when the UID differs. */
+async function boundObject(client: InternalClient, namespace: string, kind: "Pod" | "Secret", name: string, uid: string | undefined): Promise<KubeObject> {
+  const gr = { group: "", resource: kind === "Pod" ? "pods" : "secrets" };
+  const obj = await client.get(gr, namespace, name);
+  if (!obj) throw newNotFound(gr, name);
+  if (uid && obj.metadata.uid !== uid) {
+    throw newConflict(
+      { group: "", resource: kind },
+      name,
+      `the UID in the bound object reference (${uid}) does not match the UID in record. The object might have been deleted and then recreated`,
+    );
+  }
+  return obj;
+}
+
+function rfc3339(d: Date): string {
+  return d.toISOString().replace(/\.\d{3}Z$/, "Z");
+}
