@@ -58,6 +58,9 @@ export interface WatchHandle {
   stop(): void;
 }
 
+/** DeleteOptions as sent by clients; dryRun may be the wire form (["All"]) or already a boolean. */
+export type StoreDeleteOptions = Omit<DeleteOptions, "dryRun"> & { dryRun?: boolean | string[] };
+
 export interface ObjectStore {
   get(ctx: RequestContext, name: string, options?: GetOptions): Promise<KubeObject>;
   list(ctx: RequestContext, options?: ListOptions): Promise<KubeList>;
@@ -73,6 +76,6 @@ export interface ObjectStore {
     options?: WriteOptions,
     subresource?: string,
   ): Promise<WriteResult>;
-  delete(ctx: RequestContext, name: string, options?: DeleteOptions & { dryRun?: boolean }): Promise<DeleteResult>;
-  deleteCollection(ctx: RequestContext, listOptions: ListOptions, options?: DeleteOptions & { dryRun?: boolean }): Promise<KubeList>;
+  delete(ctx: RequestContext, name: string, options?: StoreDeleteOptions): Promise<DeleteResult>;
+  deleteCollection(ctx: RequestContext, listOptions: ListOptions, options?: StoreDeleteOptions): Promise<KubeList>;
 }

@@ -1,0 +1,69 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { newForbiddenMessage } from "../../apimachinery/errors.ts";
+import type { InternalClient } from "../registry/client.ts";
+import { widgetDefinition } from "../registry/generic/testing/fixtures.ts";
+import { AdmissionChain } from "./chain.ts";
+import type { AdmissionAttributes, AdmissionPlugin } from "./types.ts";
+
+const client = {} as InternalClient;
+
+function attrs(): AdmissionAttributes {
+  return {
+    operation: "CREATE",
+    resource: widgetDefinition(),
+    subresource: "",
+    namespace: "ns1",
+    name: "w1",
+    object: { metadata: { name: "w1" } },
+    user: { username: "alice", groups: [] },
+    dryRun: false,
+  };
+}
+
+function recorder(name: string, log: string[], opts: { admit?: boolean; validate?: boolean; reject?: "admit" | "validate" } = {}): AdmissionPlugin {
+  const plugin: AdmissionPlugin = { name };
+  if (opts.admit !== false) {
+    plugin.admit = async (a) => {
+      log.push(`admit ${name}`);
+      a.object!.metadata.labels = { ...a.object!.metadata.labels, [name]: "seen" };
+      if (opts.reject === "admit") throw newForbiddenMessage(`${name} says no`);
+    };
+  }
+  if (opts.validate !== false) {
+    plugin.validate = async (a) => {
+      log.push(`validate ${name} labels=${Object.keys(a.object!.metadata.labels ?? {}).join("+")}`);
+      if (opts.reject === "validate") throw newForbiddenMessage(`${name} says no`);
+    };
+  }
+  return plugin;
+}
+
+describe("AdmissionChain", () => {
+  it("runs every mutating phase in order, then every validating phase in order", async () => {
+    const log: string[] = [];
+    const chain = new AdmissionChain([recorder("a", log), recorder("b", log, { admit: false }), recorder("c", log, { validate: false })]);
+    assert.deepEqual(chain.names, ["a", "b", "c"]);
+    const a = attrs();
+    await chain.run(a, client);
+    assert.deepEqual(log, ["admit a", "admit c", "validate a labels=a+c", "validate b labels=a+c"]);
+  });
+
+  it("stops at the first rejection", async () => {
+    const log: string[] = [];
+    const chain = new AdmissionChain([recorder("a", log, { reject: "admit" }), recorder("b", log)]);
+    await assert.rejects(chain.run(attrs(), client), (err: Error) => err.message === "a says no");
+    assert.deepEqual(log, ["admit a"]);
+    const log2: string[] = [];
+    const chain2 = new AdmissionChain([recorder("a", log2, { reject: "validate" }), recorder("b", log2)]);
+    await assert.rejects(chain2.validate(attrs(), client), /a says no/);
+    assert.deepEqual(log2, ["validate a labels="]);
+  });
+
+  it("an empty chain admits everything", async () => {
+    const chain = new AdmissionChain([]);
+    const a = attrs();
+    await chain.run(a, client);
+    assert.deepEqual(a.object, { metadata: { name: "w1" } });
+  });
+});

@@ -1,0 +1,68 @@
+// A watch through the InternalClient that restarts (list + watch again) after it fails, e.g. with
+// 410 Expired. Every restart delivers ADDED for all existing objects again, so handlers must be
+// level-based (they queue keys).
+import type { WatchEvent } from "../../apis/meta/v1/types.ts";
+import type { Clock, Timer } from "../../utils/clock.ts";
+import type { InternalClient } from "../registry/client.ts";
+import type { WatchHandle } from "../registry/generic/interface.ts";
+import type { GroupResource } from "../registry/types.ts";
+
+export class Rewatcher {
+  private handle: WatchHandle | undefined;
+  private timer: Timer | undefined;
+  private stopped = false;
+
+  constructor(
+    private readonly client: InternalClient,
+    private readonly gr: GroupResource,
+    private readonly clock: Clock,
+    private readonly onEvent: (event: WatchEvent) => void,
+    private readonly onError: (err: unknown) => void = () => undefined,
+    private readonly retryMs = 1000,
+  ) {}
+
+  /** Opens the watch; resolves once the existing objects were delivered. */
+  async start(): Promise<void> {
+    this.stopped = false;
+    await this.open();
+  }
+
+  stop(): void {
+    this.stopped = true;
+    this.handle?.stop();
+    this.handle = undefined;
+    this.timer?.cancel();
+  }
+
+  private async open(): Promise<void> {
+    if (this.stopped) return;
+    let failed = false;
+    try {
+      const handle = await this.client.watch(
+        this.gr,
+        undefined,
+        (event) => {
+          if (!this.stopped && !failed) this.onEvent(event);
+        },
+        (err) => {
+          failed = true;
+          this.onError(err);
+          this.retry();
+        },
+      );
+      if (this.stopped || failed) handle.stop();
+      else this.handle = handle;
+    } catch (err) {
+      this.onError(err);
+      this.retry();
+    }
+  }
+
+  private retry(): void {
+    this.handle?.stop();
+    this.handle = undefined;
+    if (this.stopped) return;
+    this.timer?.cancel();
+    this.timer = this.clock.setTimer(this.retryMs, () => void this.open());
+  }
+}

@@ -1,0 +1,80 @@
+// Keys and values of objects in the key-value Storage.
+// Keys: /registry/<group or "core">/<plural>/<namespace>/<name> (cluster-scoped: without namespace).
+// Values: the object's JSON without metadata.resourceVersion, which is the key's modRevision.
+import type { KubeObject, ObjectMeta } from "../../../apis/meta/v1/types.ts";
+import { newBadRequest } from "../../../apimachinery/errors.ts";
+import type { KeyValue } from "../../storage/interface.ts";
+import { groupVersionOf, type ResourceDefinition } from "../types.ts";
+
+/** The prefix of every key of this group/resource (shared by all versions), ending in "/". */
+export function resourcePrefix(def: Pick<ResourceDefinition, "group" | "plural">): string {
+  return `/registry/${def.group || "core"}/${def.plural}/`;
+}
+
+/** The prefix a list or watch reads: one namespace, or everything when namespace is undefined. */
+export function listPrefix(def: ResourceDefinition, namespace: string | undefined): string {
+  const root = resourcePrefix(def);
+  return def.namespaced && namespace ? `${root}${namespace}/` : root;
+}
+
+export function objectKey(def: ResourceDefinition, namespace: string | undefined, name: string): string {
+  if (!name) throw newBadRequest("resource name may not be empty");
+  if (name.includes("/")) throw newBadRequest(`resource name may not contain '/': ${JSON.stringify(name)}`);
+  if (!def.namespaced) return `${resourcePrefix(def)}${name}`;
+  if (!namespace) throw newBadRequest("namespace is required for a namespaced resource");
+  return `${resourcePrefix(def)}${namespace}/${name}`;
+}
+
+/** Serializes for storage: apiVersion/kind of the definition, no resourceVersion. */
+export function encode(def: ResourceDefinition, obj: KubeObject): string {
+  const { resourceVersion: _rv, ...meta } = obj.metadata;
+  return JSON.stringify({ ...obj, apiVersion: groupVersionOf(def), kind: def.kind, metadata: meta });
+}
+
+/** A fresh object from storage, with apiVersion/kind of the definition and resourceVersion = revision. */
+export function decode(def: ResourceDefinition, kv: KeyValue, revision: number = kv.modRevision): KubeObject {
+  const obj = JSON.parse(kv.value) as KubeObject;
+  obj.apiVersion = groupVersionOf(def);
+  obj.kind = def.kind;
+  obj.metadata = { ...(obj.metadata ?? {}), resourceVersion: String(revision) };
+  return obj;
+}
+
+/** Drops empty optional metadata fields so that `labels: {}` and no labels compare (and store) alike. */
+export function normalizeMeta(meta: ObjectMeta): ObjectMeta {
+  const out: ObjectMeta = {};
+  for (const [k, v] of Object.entries(meta) as [keyof ObjectMeta, unknown][]) {
+    if (v === undefined || v === null || v === "") continue;
+    if (Array.isArray(v) && v.length === 0) continue;
+    if (typeof v === "object" && !Array.isArray(v) && Object.keys(v).length === 0) continue;
+    (out as Record<string, unknown>)[k] = v;
+  }
+  delete out.selfLink;
+  delete out.managedFields;
+  return out;
+}
+
+/** Structural equality of JSON values (key order does not matter). */
+export function jsonEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false;
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  if (Array.isArray(a)) {
+    const bb = b as unknown[];
+    return a.length === bb.length && a.every((v, i) => jsonEqual(v, bb[i]));
+  }
+  const ao = a as Record<string, unknown>;
+  const bo = b as Record<string, unknown>;
+  const ak = Object.keys(ao).filter((k) => ao[k] !== undefined);
+  const bk = Object.keys(bo).filter((k) => bo[k] !== undefined);
+  return ak.length === bk.length && ak.every((k) => Object.hasOwn(bo, k) && jsonEqual(ao[k], bo[k]));
+}
+
+/** Second-precision RFC 3339, as Kubernetes writes metav1.Time. */
+export function rfc3339(d: Date): string {
+  return new Date(Math.floor(d.getTime() / 1000) * 1000).toISOString().replace(/\.\d{3}Z$/, "Z");
+}
+
+export function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}

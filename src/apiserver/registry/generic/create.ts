@@ -1,0 +1,63 @@
+// create (§3.1): namespace from the URL, system fields, generateName with up to 8 attempts,
+// validation (422 with every cause), admission, dryRun (the would-be object, nothing stored).
+import type { KubeObject } from "../../../apis/meta/v1/types.ts";
+import { newAlreadyExists, newBadRequest, newGenerateNameConflict } from "../../../apimachinery/errors.ts";
+import { StorageError } from "../../storage/interface.ts";
+import type { RequestContext } from "../types.ts";
+import { decode, encode, objectKey } from "./codec.ts";
+import { admit, type StoreCore } from "./core.ts";
+import type { WriteOptions, WriteResult } from "./interface.ts";
+import { decodeBody, prepareCreate, settleNamespace, validateCreate } from "./prepare.ts";
+import { getKey } from "./read.ts";
+import { storageToStatus } from "./rv.ts";
+
+/** kube-apiserver's maxNameGenerationCreateAttempts. */
+export const MAX_NAME_GENERATION_ATTEMPTS = 8;
+
+export async function create(core: StoreCore, ctx: RequestContext, body: unknown, options: WriteOptions = {}): Promise<WriteResult> {
+  const { obj, warnings } = decodeBody(core, body, options.fieldValidation);
+  return createDecoded(core, ctx, obj, warnings, options);
+}
+
+/** create for an already decoded body (also used by PUT with allowCreateOnUpdate). */
+export async function createDecoded(
+  core: StoreCore,
+  ctx: RequestContext,
+  obj: KubeObject,
+  warnings: string[],
+  options: WriteOptions,
+): Promise<WriteResult> {
+  const def = core.def;
+  const dryRun = Boolean(options.dryRun || ctx.dryRun);
+  settleNamespace(core, ctx, obj);
+  const namespace = obj.metadata.namespace;
+  if (def.namespaced && !namespace) throw newBadRequest("namespace is required for a namespaced resource");
+
+  const attrs = { operation: "CREATE" as const, namespace, object: obj, dryRun };
+  await admit(core, ctx, { ...attrs, name: obj.metadata.name ?? "" }, "admit");
+  prepareCreate(core, ctx, obj);
+  const base = obj.metadata.generateName;
+  const generated = !obj.metadata.name && Boolean(base);
+  if (generated) obj.metadata.name = core.generateName(base!);
+  validateCreate(core, ctx, obj);
+  await admit(core, ctx, { ...attrs, name: obj.metadata.name ?? "" }, "validate");
+  warnings.push(...(def.strategy.warningsOnCreate?.(ctx, obj) ?? []));
+
+  for (let attempt = 1; ; attempt++) {
+    const name = obj.metadata.name!;
+    const key = objectKey(def, namespace, name);
+    if (dryRun) {
+      if (await getKey(core, key)) throw newAlreadyExists(core.gr, name);
+      return { object: obj, warnings, created: true };
+    }
+    try {
+      const kv = await core.storage.create(key, encode(def, obj));
+      return { object: decode(def, kv), warnings, created: true };
+    } catch (err) {
+      if (!(err instanceof StorageError && err.code === "KeyExists")) throw storageToStatus(err);
+      if (!generated) throw newAlreadyExists(core.gr, name);
+      if (attempt >= MAX_NAME_GENERATION_ATTEMPTS) throw newGenerateNameConflict(core.gr, name, 1);
+      obj.metadata.name = core.generateName(base!);
+    }
+  }
+}

@@ -1,0 +1,109 @@
+// delete and deletecollection (§3.4): preconditions, finalizers (mark with deletionTimestamp,
+// which only moves earlier), immediate deletion otherwise. No garbage collector: propagationPolicy
+// is accepted but adds no finalizers.
+import type { KubeList, KubeObject } from "../../../apis/meta/v1/types.ts";
+import { isNotFound, newConflict, newNotFound } from "../../../apimachinery/errors.ts";
+import { StorageError } from "../../storage/interface.ts";
+import { groupVersionOf, type RequestContext } from "../types.ts";
+import { decode, encode, objectKey, rfc3339 } from "./codec.ts";
+import { admit, type StoreCore } from "./core.ts";
+import type { DeleteResult, ListOptions, StoreDeleteOptions } from "./interface.ts";
+import { sameObject } from "./prepare.ts";
+import { getKey, list } from "./read.ts";
+import { storageToStatus } from "./rv.ts";
+
+const MAX_ATTEMPTS = 16;
+
+/** DeleteOptions whose dryRun may be the wire form (["All"]) or a boolean. */
+
+function isDryRun(ctx: RequestContext, options: StoreDeleteOptions): boolean {
+  return ctx.dryRun || options.dryRun === true || (Array.isArray(options.dryRun) && options.dryRun.includes("All"));
+}
+
+export async function del(core: StoreCore, ctx: RequestContext, name: string, options: StoreDeleteOptions = {}): Promise<DeleteResult> {
+  const def = core.def;
+  const dryRun = isDryRun(ctx, options);
+  const key = objectKey(def, ctx.namespace, name);
+  let admitted = false;
+
+  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+    const kv = await getKey(core, key);
+    if (!kv) throw newNotFound(core.gr, name);
+    const old = decode(def, kv);
+    checkPreconditions(core, name, old, options);
+    if (!admitted) {
+      const attrs = { operation: "DELETE" as const, name, namespace: old.metadata.namespace, oldObject: old, dryRun };
+      await admit(core, ctx, attrs, "admit");
+      await admit(core, ctx, attrs, "validate");
+      admitted = true;
+    }
+
+    if (core.finalizersOf(old).length) {
+      const obj = markAsDeleting(old, core.clock.now());
+      if (dryRun || sameObject(obj, old)) return { object: obj, deleted: false };
+      try {
+        const saved = await core.storage.update(key, encode(def, obj), kv.modRevision);
+        return { object: decode(def, saved), deleted: false };
+      } catch (err) {
+        if (err instanceof StorageError && (err.code === "Conflict" || err.code === "NotFound")) continue;
+        throw storageToStatus(err);
+      }
+    }
+
+    if (dryRun) return { object: old, deleted: true };
+    try {
+      await core.storage.delete(key, kv.modRevision);
+      return { object: old, deleted: true };
+    } catch (err) {
+      if (err instanceof StorageError && (err.code === "Conflict" || err.code === "NotFound")) continue;
+      throw storageToStatus(err);
+    }
+  }
+  throw newConflict(core.gr, name, "the object is being modified too often; please try again");
+}
+
+function checkPreconditions(core: StoreCore, name: string, obj: KubeObject, options: StoreDeleteOptions): void {
+  const p = options.preconditions;
+  if (p?.uid && p.uid !== obj.metadata.uid) {
+    throw newConflict(core.gr, name, `Precondition failed: UID in precondition: ${p.uid}, UID in object meta: ${obj.metadata.uid ?? ""}`);
+  }
+  if (p?.resourceVersion && p.resourceVersion !== obj.metadata.resourceVersion) {
+    throw newConflict(
+      core.gr,
+      name,
+      `Precondition failed: ResourceVersion in precondition: ${p.resourceVersion}, ResourceVersion in object meta: ${obj.metadata.resourceVersion ?? ""}`,
+    );
+  }
+}
+
+/** A copy with deletionTimestamp = now unless already set earlier; generation bumped when deletion starts. */
+export function markAsDeleting(old: KubeObject, now: Date): KubeObject {
+  const obj = structuredClone(old);
+  const meta = obj.metadata;
+  const existing = meta.deletionTimestamp ? Date.parse(meta.deletionTimestamp) : undefined;
+  if (existing !== undefined && !Number.isNaN(existing) && existing <= now.getTime()) return obj;
+  if (!meta.deletionTimestamp && (meta.generation ?? 0) > 0) meta.generation = (meta.generation ?? 0) + 1;
+  meta.deletionTimestamp = rfc3339(now);
+  meta.deletionGracePeriodSeconds = 0;
+  return obj;
+}
+
+/** Lists with the selectors, then deletes each item (respecting finalizers); returns the items as deleted or marked. */
+export async function deleteCollection(
+  core: StoreCore,
+  ctx: RequestContext,
+  listOptions: ListOptions,
+  options: StoreDeleteOptions = {},
+): Promise<KubeList> {
+  const listed = await list(core, ctx, listOptions);
+  const items: KubeObject[] = [];
+  for (const item of listed.items) {
+    const itemCtx = core.def.namespaced ? { ...ctx, namespace: item.metadata.namespace } : ctx;
+    try {
+      items.push((await del(core, itemCtx, item.metadata.name!, options)).object);
+    } catch (err) {
+      if (!isNotFound(err)) throw err;
+    }
+  }
+  return { apiVersion: groupVersionOf(core.def), kind: core.def.listKind, metadata: { resourceVersion: listed.metadata.resourceVersion }, items };
+}

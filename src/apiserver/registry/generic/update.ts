@@ -1,0 +1,132 @@
+// update (§3.2, §3.3): the get-compute-CAS loop shared by PUT and PATCH. Conditional writes
+// (the body carries metadata.resourceVersion) fail with 409 on a mismatch; unconditional ones
+// retry on storage conflicts. A write that changes nothing does not write. Removing the last
+// finalizer of an object being deleted deletes it (MODIFIED, then DELETED).
+import type { KubeObject } from "../../../apis/meta/v1/types.ts";
+import { isAlreadyExists, newBadRequest, newInvalid, newNotFound, newOptimisticLockConflict, newPathNotFound } from "../../../apimachinery/errors.ts";
+import { invalid } from "../../../apimachinery/field/errors.ts";
+import { StorageError } from "../../storage/interface.ts";
+import type { RequestContext } from "../types.ts";
+import { decode, encode, objectKey } from "./codec.ts";
+import { admit, type StoreCore } from "./core.ts";
+import { createDecoded } from "./create.ts";
+import type { WriteOptions, WriteResult } from "./interface.ts";
+import { type Decoded, decodeBody, prepareStatusUpdate, prepareUpdate, sameObject, settleNamespace, validateUpdate } from "./prepare.ts";
+import { getKey } from "./read.ts";
+import { storageToStatus } from "./rv.ts";
+
+const MAX_ATTEMPTS = 16;
+
+/** Computes the desired object from the current one (PUT: the body; PATCH: the patched current object). */
+export type Desired = (current: KubeObject | undefined) => Decoded;
+
+export async function update(
+  core: StoreCore,
+  ctx: RequestContext,
+  name: string,
+  body: unknown,
+  options: WriteOptions = {},
+  subresource = "",
+): Promise<WriteResult> {
+  const decoded = decodeBody(core, body, options.fieldValidation);
+  const desired: Desired = () => ({ obj: structuredClone(decoded.obj), warnings: [...decoded.warnings] });
+  return updateLoop(core, ctx, name, desired, options, subresource, true);
+}
+
+export function checkSubresource(core: StoreCore, subresource: string): void {
+  if (subresource === "" || (subresource === "status" && core.def.hasStatus)) return;
+  throw newPathNotFound();
+}
+
+export async function updateLoop(
+  core: StoreCore,
+  ctx: RequestContext,
+  name: string,
+  desired: Desired,
+  options: WriteOptions,
+  subresource: string,
+  allowCreate: boolean,
+): Promise<WriteResult> {
+  checkSubresource(core, subresource);
+  const def = core.def;
+  const dryRun = Boolean(options.dryRun || ctx.dryRun);
+  const key = objectKey(def, ctx.namespace, name);
+
+  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+    const kv = await getKey(core, key);
+    if (!kv) {
+      if (!(allowCreate && subresource === "" && def.strategy.allowCreateOnUpdate)) throw newNotFound(core.gr, name);
+      const { obj, warnings } = desired(undefined);
+      checkName(obj, name);
+      try {
+        return await createDecoded(core, ctx, obj, warnings, options);
+      } catch (err) {
+        if (isAlreadyExists(err)) continue;
+        throw err;
+      }
+    }
+    const old = decode(def, kv);
+    const { obj: body, warnings } = desired(old);
+    checkName(body, name);
+    settleNamespace(core, ctx, body);
+    const rv = body.metadata.resourceVersion;
+    if (!rv) {
+      if (def.strategy.allowUnconditionalUpdate === false) {
+        throw newInvalid(core.gk, name, [invalid("metadata.resourceVersion", undefined, "0x0: must be specified for an update")]);
+      }
+    } else if (String(rv) !== String(kv.modRevision)) {
+      throw newOptimisticLockConflict(core.gr, name);
+    }
+
+    const attrs = { operation: "UPDATE" as const, subresource, name, namespace: old.metadata.namespace, oldObject: old, dryRun };
+    await admit(core, ctx, { ...attrs, object: body }, "admit");
+    let obj = body;
+    if (subresource === "status") obj = prepareStatusUpdate(core, ctx, body, old);
+    else prepareUpdate(core, ctx, obj, old);
+    validateUpdate(core, ctx, obj, old, subresource);
+    await admit(core, ctx, { ...attrs, object: obj }, "validate");
+
+    if (sameObject(obj, old)) return { object: old, warnings };
+    obj.metadata.resourceVersion = old.metadata.resourceVersion;
+    if (dryRun) return { object: obj, warnings };
+    try {
+      const saved = await core.storage.update(key, encode(def, obj), kv.modRevision);
+      if (isFinalized(core, obj)) await deleteFinalized(core, key, saved.modRevision);
+      return { object: decode(def, saved), warnings };
+    } catch (err) {
+      if (err instanceof StorageError && (err.code === "Conflict" || err.code === "NotFound")) continue;
+      throw storageToStatus(err);
+    }
+  }
+  throw newOptimisticLockConflict(core.gr, name);
+}
+
+function checkName(obj: KubeObject, name: string): void {
+  const given = obj.metadata.name;
+  if (given && given !== name) throw newBadRequest(`the name of the object (${given}) does not match the name on the URL (${name})`);
+  obj.metadata.name = name;
+}
+
+/** Being deleted, no finalizer left and no grace period pending: the object must go. */
+export function isFinalized(core: StoreCore, obj: KubeObject): boolean {
+  const meta = obj.metadata;
+  return Boolean(meta.deletionTimestamp) && !(meta.deletionGracePeriodSeconds && meta.deletionGracePeriodSeconds > 0) && core.finalizersOf(obj).length === 0;
+}
+
+/** Deletes key if it is (still) finalized; races with other writers are settled by re-reading. */
+export async function deleteFinalized(core: StoreCore, key: string, modRevision: number): Promise<void> {
+  let rev = modRevision;
+  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+    try {
+      await core.storage.delete(key, rev);
+      return;
+    } catch (err) {
+      if (!(err instanceof StorageError)) throw storageToStatus(err);
+      if (err.code === "NotFound") return;
+      if (err.code !== "Conflict") throw storageToStatus(err);
+    }
+    const kv = await getKey(core, key);
+    if (!kv || !isFinalized(core, decode(core.def, kv))) return;
+    rev = kv.modRevision;
+  }
+}
