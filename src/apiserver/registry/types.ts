@@ -106,6 +106,12 @@ export interface ResourceDefinition {
   virtualCreate?(ctx: RequestContext, obj: KubeObject): Promise<KubeObject>;
   /** Custom resources: the CRD that defines this resource. */
   crdName?: string;
+  /**
+   * Rule for metadata.name and metadata.generateName (problems, empty when valid; `prefix` is true
+   * for a generateName base). Default: DNS-1123 subdomain. Namespaces use DNS-1123 labels, RBAC
+   * kinds path-segment names (so "system:masters" is valid).
+   */
+  nameValidator?: (name: string, prefix: boolean) => string[];
 }
 
 export const DEFAULT_VERBS = ["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"];

@@ -78,7 +78,7 @@ export function prepareCreate(core: StoreCore, ctx: RequestContext, obj: KubeObj
 
 export function validateCreate(core: StoreCore, ctx: RequestContext, obj: KubeObject): void {
   const errs: FieldError[] = [
-    ...validateObjectMetaCreate(obj.metadata, { namespaced: core.def.namespaced }),
+    ...validateObjectMetaCreate(obj.metadata, { namespaced: core.def.namespaced, nameValidator: core.def.nameValidator }),
     ...core.schema.validate(obj),
     ...(core.def.strategy.validate?.(ctx, obj) ?? []),
   ];
@@ -119,7 +119,7 @@ export function validateUpdate(core: StoreCore, ctx: RequestContext, obj: KubeOb
     subresource === "status"
       ? [...core.schema.validate(obj), ...(strategy.validateStatusUpdate?.(ctx, obj, old) ?? [])]
       : [
-          ...validateObjectMetaUpdate(obj.metadata, old.metadata, { namespaced: core.def.namespaced }),
+          ...validateObjectMetaUpdate(obj.metadata, old.metadata, { namespaced: core.def.namespaced, nameValidator: core.def.nameValidator }),
           ...core.schema.validate(obj),
           ...(strategy.validateUpdate?.(ctx, obj, old) ?? strategy.validate?.(ctx, obj) ?? []),
         ];

@@ -1,0 +1,48 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { compileSchema } from "../schema/compile.ts";
+import { builtinDefinitions } from "./builtin.ts";
+
+describe("builtinDefinitions", () => {
+  const defs = builtinDefinitions();
+
+  it("lists every built-in kind once", () => {
+    const ids = defs.map((d) => `${d.group}/${d.version}/${d.plural}`);
+    assert.deepEqual(ids.sort(), [
+      "/v1/configmaps",
+      "/v1/events",
+      "/v1/namespaces",
+      "/v1/nodes",
+      "/v1/secrets",
+      "/v1/serviceaccounts",
+      "apiextensions.k8s.io/v1/customresourcedefinitions",
+      "coordination.k8s.io/v1/leases",
+      "rbac.authorization.k8s.io/v1/clusterrolebindings",
+      "rbac.authorization.k8s.io/v1/clusterroles",
+      "rbac.authorization.k8s.io/v1/rolebindings",
+      "rbac.authorization.k8s.io/v1/roles",
+    ]);
+  });
+
+  it("gives every kind a whole-object schema, a table and strategic merge patch", () => {
+    for (const d of defs) {
+      const props = d.schema.properties ?? {};
+      assert.equal(d.schema.type, "object", d.kind);
+      for (const f of ["apiVersion", "kind", "metadata"]) assert.ok(props[f], `${d.kind}.${f}`);
+      assert.equal(d.strategicMergePatch, true, d.kind);
+      assert.ok(d.table && d.table.columns.length > 0, d.kind);
+      assert.equal(d.listKind, `${d.kind}List`);
+      // Every schema compiles and accepts a minimal object of its kind.
+      const errs = compileSchema(d.schema).validate({ apiVersion: d.group ? `${d.group}/v1` : "v1", kind: d.kind, metadata: { name: "x" } });
+      const allowed = new Set(["involvedObject", "roleRef", "spec"]);
+      assert.ok(errs.every((e) => allowed.has(e.field)), `${d.kind}: ${JSON.stringify(errs)}`);
+    }
+  });
+
+  it("returns cells matching the columns for an empty object", () => {
+    for (const d of defs) {
+      const cells = d.table!.cells({ metadata: { name: "x" } }, new Date());
+      assert.equal(cells.length, d.table!.columns.length, d.kind);
+    }
+  });
+});

@@ -1,0 +1,33 @@
+// The built-in kinds this server stores: core/v1 Namespace, Secret, ConfigMap, ServiceAccount,
+// Node and Event, RBAC, coordination Lease and apiextensions CRDs. (Access reviews, token
+// requests and pods are registered by their own modules.)
+import { crdDefinition } from "./apiextensions/customresourcedefinition/definition.ts";
+import { leaseDefinition } from "./coordination/lease/definition.ts";
+import { configMapDefinition } from "./core/configmap/definition.ts";
+import { eventDefinition } from "./core/event/definition.ts";
+import { namespaceDefinition } from "./core/namespace/definition.ts";
+import { nodeDefinition } from "./core/node/definition.ts";
+import { secretDefinition } from "./core/secret/definition.ts";
+import { serviceAccountDefinition } from "./core/serviceaccount/definition.ts";
+import { clusterRoleDefinition } from "./rbac/clusterrole/definition.ts";
+import { clusterRoleBindingDefinition } from "./rbac/clusterrolebinding/definition.ts";
+import { roleDefinition } from "./rbac/role/definition.ts";
+import { roleBindingDefinition } from "./rbac/rolebinding/definition.ts";
+import type { ResourceDefinition } from "./types.ts";
+
+export function builtinDefinitions(): ResourceDefinition[] {
+  return [
+    namespaceDefinition,
+    secretDefinition,
+    configMapDefinition,
+    serviceAccountDefinition,
+    nodeDefinition,
+    eventDefinition,
+    roleDefinition,
+    clusterRoleDefinition,
+    roleBindingDefinition,
+    clusterRoleBindingDefinition,
+    leaseDefinition,
+    crdDefinition,
+  ];
+}
