@@ -1,0 +1,45 @@
+// Descriptors (and the few fields the runtime itself reads) for built-in kinds the controller
+// runtime uses directly: ConfigMaps and Secrets in tests and samples, Namespaces, and Leases for
+// leader election. Components with richer types declare their own descriptors.
+import type { KubeObject } from "../apis/meta/v1/types.ts";
+import { resourceType } from "./resource.ts";
+
+export interface ConfigMap extends KubeObject {
+  data?: Record<string, string>;
+  binaryData?: Record<string, string>;
+}
+
+export interface Secret extends KubeObject {
+  type?: string;
+  data?: Record<string, string>;
+  stringData?: Record<string, string>;
+}
+
+export interface Namespace extends KubeObject {
+  spec?: { finalizers?: string[] };
+  status?: { phase?: string };
+}
+
+/** coordination.k8s.io/v1 LeaseSpec. Times are RFC 3339 with microseconds (MicroTime). */
+export interface LeaseSpec {
+  holderIdentity?: string;
+  leaseDurationSeconds?: number;
+  acquireTime?: string;
+  renewTime?: string;
+  leaseTransitions?: number;
+}
+
+export interface Lease extends KubeObject {
+  spec?: LeaseSpec;
+}
+
+export const ConfigMaps = resourceType<ConfigMap>({ group: "", version: "v1", kind: "ConfigMap", plural: "configmaps", namespaced: true });
+export const Secrets = resourceType<Secret>({ group: "", version: "v1", kind: "Secret", plural: "secrets", namespaced: true });
+export const Namespaces = resourceType<Namespace>({ group: "", version: "v1", kind: "Namespace", plural: "namespaces", namespaced: false });
+export const Leases = resourceType<Lease>({
+  group: "coordination.k8s.io",
+  version: "v1",
+  kind: "Lease",
+  plural: "leases",
+  namespaced: true,
+});
