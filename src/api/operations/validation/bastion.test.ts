@@ -1,0 +1,103 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import type { Bastion } from "../../../apis/operations/v1alpha1/types.ts";
+import { newInvalid } from "../../../apimachinery/errors.ts";
+import { formatFieldError } from "../../../apimachinery/field/errors.ts";
+import { ed25519AuthorizedKey } from "../testing.ts";
+import { validateBastion, validateBastionStatusUpdate, validateBastionUpdate } from "./bastion.ts";
+
+const KEY = ed25519AuthorizedKey();
+const bastion = (spec: Record<string, unknown> = {}, meta: Record<string, unknown> = {}): Bastion =>
+  ({
+    metadata: { name: "cli-abcde", namespace: "garden-dev", ...meta },
+    spec: { shootRef: { name: "local" }, sshPublicKey: KEY, ingress: [{ ipBlock: { cidr: "1.2.3.4/32" } }], ...spec },
+  }) as Bastion;
+const errors = (b: Bastion) => validateBastion(b).map(formatFieldError);
+
+describe("Bastion validation (§5)", () => {
+  it("accepts a complete Bastion, IPv6 CIDRs and CIDRs with host bits", () => {
+    assert.deepEqual(errors(bastion()), []);
+    assert.deepEqual(errors(bastion({ ingress: [{ ipBlock: { cidr: "1.2.3.4/8" } }, { ipBlock: { cidr: "2001:db8::1/64", except: ["junk"] } }] })), []);
+    assert.deepEqual(errors(bastion({}, { name: undefined, generateName: "cli-" })), []);
+  });
+
+  it("returns every spec error at once, CIDR errors on spec.ingress without index", () => {
+    const b = bastion({
+      shootRef: { name: "" },
+      sshPublicKey: "",
+      ingress: [{ ipBlock: { cidr: "" } }, { ipBlock: { cidr: "10.0.0.0/33" } }, { ipBlock: { cidr: "010.0.0.0/8" } }, { ipBlock: { cidr: "fe80::1%eth0/64" } }],
+    });
+    assert.deepEqual(errors(b), [
+      'spec.shootRef.name: Invalid value: "": shoot reference must not be empty',
+      'spec.sshPublicKey: Invalid value: "": sshPublicKey must not be empty',
+      'spec.ingress: Invalid value: "": CIDR must not be empty',
+      'spec.ingress: Invalid value: "10.0.0.0/33": invalid CIDR',
+      'spec.ingress: Invalid value: "010.0.0.0/8": invalid CIDR',
+      'spec.ingress: Invalid value: "fe80::1%eth0/64": invalid CIDR',
+    ]);
+    assert.deepEqual(errors(bastion({ ingress: [] })), ["spec.ingress: Invalid value: []: ingress must not be empty"]);
+    assert.deepEqual(errors({ metadata: { name: "x", namespace: "n" } } as Bastion), [
+      'spec.shootRef.name: Invalid value: "": shoot reference must not be empty',
+      'spec.sshPublicKey: Invalid value: "": sshPublicKey must not be empty',
+      "spec.ingress: Invalid value: null: ingress must not be empty",
+    ]);
+  });
+
+  it("accepts only one authorized_keys entry without options", () => {
+    assert.deepEqual(errors(bastion({ sshPublicKey: `${KEY}\n` })), []);
+    for (const key of [`no-pty ${KEY}`, `${KEY}\n${KEY}`, "#", " ", `ssh-rsa ${KEY.split(" ")[1]}`]) {
+      assert.deepEqual(errors(bastion({ sshPublicKey: key })), [`spec.sshPublicKey: Invalid value: ${JSON.stringify(key)}: invalid sshPublicKey`]);
+    }
+  });
+
+  it("requires name and namespace and a DNS-1123 label as name", () => {
+    assert.deepEqual(errors(bastion({}, { name: "", namespace: "" })), [
+      "metadata.name: Required value: name or generateName is required",
+      "metadata.namespace: Required value",
+    ]);
+    assert.deepEqual(errors(bastion({}, { name: "a.b" })), ['metadata.name: Invalid value: "a.b": must not contain dots']);
+    assert.equal(errors(bastion({}, { name: "x".repeat(64) }))[0], `metadata.name: Invalid value: "${"x".repeat(64)}": must be no more than 63 characters`);
+  });
+
+  it("renders as Gardener's 422 for Bastion.operations.gardener.cloud", () => {
+    const err = newInvalid({ group: "operations.gardener.cloud", kind: "Bastion" }, "b1", validateBastion(bastion({ shootRef: { name: "" }, ingress: [] })));
+    assert.equal(err.code, 422);
+    assert.equal(
+      err.message,
+      'Bastion.operations.gardener.cloud "b1" is invalid: [spec.shootRef.name: Invalid value: "": shoot reference must not be empty, spec.ingress: Invalid value: []: ingress must not be empty]',
+    );
+    assert.deepEqual(err.details?.causes?.map((c) => [c.reason, c.field]), [
+      ["FieldValueInvalid", "spec.shootRef.name"],
+      ["FieldValueInvalid", "spec.ingress"],
+    ]);
+  });
+
+  it("keeps creator, shoot and key immutable on update and re-validates the new object", () => {
+    const old = bastion({}, { annotations: { "gardener.cloud/created-by": "alice" }, uid: "u1" });
+    assert.deepEqual(validateBastionUpdate(structuredClone(old), old), []);
+    const next = bastion({ shootRef: { name: "other" }, sshPublicKey: `${KEY}\n`, ingress: [{ ipBlock: { cidr: "nope" } }] }, { annotations: {}, uid: "u1" });
+    assert.deepEqual(validateBastionUpdate(next, old).map(formatFieldError), [
+      'metadata.annotations: Invalid value: "": field is immutable',
+      'spec.shootRef.name: Invalid value: "other": field is immutable',
+      `spec.sshPublicKey: Invalid value: ${JSON.stringify(`${KEY}\n`)}: field is immutable`,
+      'spec.ingress: Invalid value: "nope": invalid CIDR',
+    ]);
+    // Absent and empty creators are the same.
+    const anon = bastion();
+    assert.deepEqual(validateBastionUpdate(bastion({}, { annotations: { "gardener.cloud/created-by": "" } }), anon), []);
+    assert.deepEqual(validateBastionUpdate(bastion({}, { uid: "u2" }), bastion({}, { uid: "u1" })).map(formatFieldError), [
+      'metadata.uid: Invalid value: "u2": field is immutable',
+    ]);
+  });
+
+  it("refuses heartbeats from the future only", () => {
+    const now = new Date("2026-01-01T12:00:00.500Z");
+    const at = (t: string) => validateBastionStatusUpdate({ status: { lastHeartbeatTimestamp: t } }, now).map(formatFieldError);
+    assert.deepEqual(at("2026-01-01T12:00:00Z"), []);
+    assert.deepEqual(at("2025-01-01T00:00:00Z"), []);
+    assert.deepEqual(at("2026-01-01T12:00:01Z"), [
+      'status.lastHeartbeatTimestamp: Invalid value: "2026-01-01T12:00:01Z": last heartbeat must not be in the future',
+    ]);
+    assert.deepEqual(validateBastionStatusUpdate({}, now), []);
+  });
+});

@@ -1,0 +1,84 @@
+// Validation of garden Bastions (spec/bastion.md §5), pure: every field error with its path,
+// messages as Gardener's (pkg/apis/operations/validation). The API server renders them as one
+// 422 Invalid for Bastion.operations.gardener.cloud.
+import { ANNOTATION_CREATED_BY } from "../../../apis/gardencore/v1beta1/types.ts";
+import type { ObjectMeta } from "../../../apis/meta/v1/types.ts";
+import type { Bastion } from "../../../apis/operations/v1alpha1/types.ts";
+import { type FieldError, Path, invalid } from "../../../apimachinery/field/errors.ts";
+import { nameIsDNSLabel } from "../../../apimachinery/validation/names.ts";
+import { validateImmutableField, validateObjectMetaCreate, validateObjectMetaUpdate } from "../../../apimachinery/validation/objectmeta.ts";
+import { isCIDR } from "../../cidr.ts";
+import { isValidAuthorizedKey } from "../sshkey.ts";
+
+const SPEC = Path.root("spec");
+
+/** Bastion names are DNS-1123 labels (they name hosts and seed objects). */
+export const validateBastionName = nameIsDNSLabel;
+
+function record(v: unknown): Record<string, unknown> {
+  return typeof v === "object" && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
+}
+
+const text = (v: unknown): string => (typeof v === "string" ? v : "");
+
+/** §5.1 rules on `spec`. CIDR errors use the path `spec.ingress` without an index, as Gardener does. */
+export function validateBastionSpec(specValue: unknown): FieldError[] {
+  const errs: FieldError[] = [];
+  const spec = record(specValue);
+  const shootName = text(record(spec.shootRef).name);
+  if (shootName === "") errs.push(invalid(SPEC.child("shootRef", "name"), shootName, "shoot reference must not be empty"));
+
+  const key = text(spec.sshPublicKey);
+  if (key === "") errs.push(invalid(SPEC.child("sshPublicKey"), key, "sshPublicKey must not be empty"));
+  else if (!isValidAuthorizedKey(key)) errs.push(invalid(SPEC.child("sshPublicKey"), key, "invalid sshPublicKey"));
+
+  const ingress = Array.isArray(spec.ingress) ? spec.ingress : [];
+  if (ingress.length === 0) errs.push(invalid(SPEC.child("ingress"), spec.ingress ?? null, "ingress must not be empty"));
+  for (const entry of ingress) {
+    const cidr = text(record(record(entry).ipBlock).cidr);
+    if (cidr === "") errs.push(invalid(SPEC.child("ingress"), cidr, "CIDR must not be empty"));
+    else if (!isCIDR(cidr)) errs.push(invalid(SPEC.child("ingress"), cidr, "invalid CIDR"));
+  }
+  return errs;
+}
+
+/** §5.1: metadata (name a DNS-1123 label, namespace required) and spec. */
+export function validateBastion(bastion: Pick<Bastion, "metadata" | "spec">): FieldError[] {
+  return [
+    ...validateObjectMetaCreate(bastion.metadata ?? {}, { namespaced: true, nameValidator: validateBastionName }),
+    ...validateBastionSpec(bastion.spec),
+  ];
+}
+
+function createdBy(meta: ObjectMeta | undefined): string {
+  return meta?.annotations?.[ANNOTATION_CREATED_BY] ?? "";
+}
+
+/** §5.2: immutable metadata, creator, shoot reference and key; then §5.1 in full on the new object. */
+export function validateBastionUpdate(bastion: Pick<Bastion, "metadata" | "spec">, old: Pick<Bastion, "metadata" | "spec">): FieldError[] {
+  const spec = record(bastion.spec);
+  const oldSpec = record(old.spec);
+  return [
+    ...validateObjectMetaUpdate(bastion.metadata ?? {}, old.metadata ?? {}, { namespaced: true }),
+    ...validateImmutableField(createdBy(bastion.metadata), createdBy(old.metadata), Path.root("metadata").child("annotations")),
+    ...validateImmutableField(text(record(spec.shootRef).name), text(record(oldSpec.shootRef).name), SPEC.child("shootRef", "name")),
+    ...rawImmutable(text(spec.sshPublicKey), text(oldSpec.sshPublicKey), SPEC.child("sshPublicKey")),
+    ...validateBastion(bastion),
+  ];
+}
+
+/** Compared as raw strings: a changed line break is a change too. */
+function rawImmutable(next: string, prev: string, path: Path): FieldError[] {
+  return next === prev ? [] : [invalid(path, next, "field is immutable")];
+}
+
+/** §5.3: a heartbeat may lie in the past (it shortens the Bastion's life) but not in the future. */
+export function validateBastionStatusUpdate(bastion: Pick<Bastion, "status">, now: Date): FieldError[] {
+  const heartbeat = bastion.status?.lastHeartbeatTimestamp;
+  if (typeof heartbeat !== "string") return [];
+  const t = Date.parse(heartbeat);
+  if (!Number.isNaN(t) && t > now.getTime()) {
+    return [invalid(Path.root("status").child("lastHeartbeatTimestamp"), heartbeat, "last heartbeat must not be in the future")];
+  }
+  return [];
+}

@@ -1,0 +1,141 @@
+import assert from "node:assert/strict";
+import { afterEach, beforeEach, describe, it } from "node:test";
+import type { KubeObject } from "../../../apis/meta/v1/types.ts";
+import { FakeClock } from "../../../utils/clock.ts";
+import { FakeClient } from "../testing/fake-client.ts";
+import { SeedAuthorizer, type SeedAuthorizationAttributes, selectsSeed } from "./authorizer.ts";
+import { Graph, vertex } from "./graph.ts";
+
+const BASTIONS = { group: "operations.gardener.cloud", resource: "bastions" };
+const SHOOTS = { group: "core.gardener.cloud", resource: "shoots" };
+const gardenlet = (seed: string) => ({ username: `gardener.cloud:system:seed:${seed}`, groups: ["gardener.cloud:system:seeds", "system:authenticated"] });
+const obj = (name: string, seedName?: string, namespace = "garden-dev"): KubeObject => ({ metadata: { name, namespace }, spec: seedName ? { seedName } : {} });
+
+function req(verb: string, extra: Partial<SeedAuthorizationAttributes> = {}): SeedAuthorizationAttributes {
+  return {
+    user: gardenlet("seed-1"),
+    verb,
+    resourceRequest: true,
+    apiGroup: "operations.gardener.cloud",
+    apiVersion: "v1alpha1",
+    resource: "bastions",
+    namespace: "garden-dev",
+    ...extra,
+  };
+}
+
+let client: FakeClient;
+let authz: SeedAuthorizer;
+
+beforeEach(async () => {
+  client = new FakeClient();
+  await client.create(BASTIONS, obj("mine", "seed-1"));
+  await client.create(BASTIONS, obj("theirs", "seed-2"));
+  await client.create(BASTIONS, obj("unscheduled"));
+  await client.create(SHOOTS, obj("shoot-a", "seed-1"));
+  authz = new SeedAuthorizer(client, { clock: new FakeClock() });
+  await authz.start();
+});
+afterEach(() => authz.stop());
+
+async function decide(a: SeedAuthorizationAttributes): Promise<[string, string]> {
+  const r = await authz.authorize(a);
+  return [r.decision, r.reason];
+}
+
+describe("seed authorizer (§8.2)", () => {
+  it("allows get, update and patch (main and status) only on its own seed's Bastions", async () => {
+    for (const verb of ["get", "update", "patch"]) {
+      for (const subresource of ["", "status"]) {
+        assert.deepEqual(await decide(req(verb, { name: "mine", subresource })), ["allow", ""], `${verb} ${subresource}`);
+        assert.deepEqual(await decide(req(verb, { name: "theirs", subresource })), ["noOpinion", "no relationship found"]);
+      }
+    }
+    assert.deepEqual(await decide(req("get", { name: "unscheduled" })), ["noOpinion", "no relationship found"]);
+    assert.deepEqual(await decide(req("get", { name: "mine", namespace: "garden-other" })), ["noOpinion", "no relationship found"]);
+  });
+
+  it("allows create (SeedRestriction checks the seed) and list/watch only for its own spec.seedName", async () => {
+    assert.deepEqual(await decide(req("create")), ["allow", ""]);
+    for (const verb of ["list", "watch"]) {
+      assert.deepEqual(await decide(req(verb, { fieldSelector: "spec.seedName=seed-1" })), ["allow", ""]);
+      assert.deepEqual(await decide(req(verb, { namespace: undefined, fieldSelector: "metadata.namespace=x,spec.seedName==seed-1" })), ["allow", ""]);
+      for (const fieldSelector of [undefined, "", "spec.seedName=seed-2", "spec.seedName!=seed-1", "spec.seedName", "metadata.name=mine"]) {
+        assert.deepEqual(await decide(req(verb, { fieldSelector })), ["noOpinion", "must specify field or label selector for name seed-1"], String(fieldSelector));
+      }
+    }
+  });
+
+  it("refuses other verbs and subresources with Gardener's reasons", async () => {
+    for (const verb of ["delete", "deletecollection", "escalate"]) {
+      assert.deepEqual(await decide(req(verb, { name: "mine" })), [
+        "noOpinion",
+        "only the following verbs are allowed for this resource type: [create get list patch update watch]",
+      ]);
+    }
+    assert.deepEqual(await decide(req("get", { name: "mine", subresource: "finalize" })), [
+      "noOpinion",
+      "only the following subresources are allowed for this resource type: [status]",
+    ]);
+  });
+
+  it("has no opinion on other users, resources and non-resource requests", async () => {
+    assert.deepEqual(await decide(req("get", { name: "mine", user: { username: "alice", groups: ["gardener.cloud:system:seeds"] } })), ["noOpinion", ""]);
+    assert.deepEqual(await decide(req("get", { name: "mine", user: { username: "gardener.cloud:system:seed:seed-1", groups: [] } })), ["noOpinion", ""]);
+    assert.deepEqual(await decide(req("get", { apiGroup: "", resource: "secrets", name: "x" })), ["noOpinion", ""]);
+    assert.deepEqual(await decide({ user: gardenlet("seed-1"), verb: "get", resourceRequest: false, path: "/healthz" }), ["noOpinion", ""]);
+  });
+
+  it("lets a gardenlet read the Shoots scheduled to its seed", async () => {
+    const shoots = (verb: string, extra: Partial<SeedAuthorizationAttributes> = {}) => req(verb, { apiGroup: "core.gardener.cloud", apiVersion: "v1beta1", resource: "shoots", ...extra });
+    assert.deepEqual(await decide(shoots("get", { name: "shoot-a" })), ["allow", ""]);
+    assert.deepEqual(await decide(shoots("get", { name: "shoot-a", user: gardenlet("seed-2") })), ["noOpinion", "no relationship found"]);
+    assert.deepEqual(await decide(shoots("list", { fieldSelector: "spec.seedName=seed-1" })), ["allow", ""]);
+    assert.deepEqual(await decide(shoots("update", { name: "shoot-a" })), ["noOpinion", "only the following verbs are allowed for this resource type: [get list watch]"]);
+  });
+
+  it("follows Bastion changes: scheduling, moving and deletion", async () => {
+    assert.deepEqual(await decide(req("get", { name: "unscheduled" })), ["noOpinion", "no relationship found"]);
+    await client.update(BASTIONS, obj("unscheduled", "seed-1"));
+    assert.deepEqual(await decide(req("get", { name: "unscheduled" })), ["allow", ""]);
+    await client.update(BASTIONS, obj("mine", "seed-2"));
+    assert.deepEqual(await decide(req("get", { name: "mine" })), ["noOpinion", "no relationship found"]);
+    await client.delete(BASTIONS, "garden-dev", "unscheduled");
+    assert.deepEqual(await decide(req("get", { name: "unscheduled" })), ["noOpinion", "no relationship found"]);
+  });
+
+  it("relists after a broken watch and stops watching on stop()", async () => {
+    const clock = new FakeClock();
+    const a = new SeedAuthorizer(client, { clock });
+    await a.start();
+    client.breakWatches(BASTIONS);
+    await client.create(BASTIONS, obj("late", "seed-1"));
+    clock.step(1000);
+    await new Promise((r) => setImmediate(r));
+    assert.deepEqual(await a.authorize(req("get", { name: "late" })), { decision: "allow", reason: "" });
+    const before = client.watchCount(BASTIONS);
+    a.stop();
+    assert.equal(client.watchCount(BASTIONS), before - 1);
+    assert.deepEqual(await a.authorize(req("get", { name: "mine" })), { decision: "noOpinion", reason: "seed authorizer is not ready yet" });
+  });
+});
+
+describe("seed graph", () => {
+  it("finds paths over several edges and forgets removed vertices", () => {
+    const g = new Graph();
+    g.setEdges(vertex("Bastion", "ns", "b"), [vertex("Shoot", "ns", "s")]);
+    g.setEdges(vertex("Shoot", "ns", "s"), [vertex("Seed", undefined, "seed-1")]);
+    assert.equal(g.hasPath("Bastion:ns/b", "Seed:seed-1"), true);
+    g.clearType("Shoot");
+    assert.equal(g.hasPath("Bastion:ns/b", "Seed:seed-1"), false);
+    g.removeVertex("Bastion:ns/b");
+    assert.equal(g.size, 0);
+  });
+
+  it("reads spec.seedName requirements from field selectors", () => {
+    assert.equal(selectsSeed("spec.seedName=a", "a"), true);
+    assert.equal(selectsSeed("spec.seedName=a\\,b", "a,b"), true);
+    assert.equal(selectsSeed("spec.seedName=a,,", "a"), true);
+    assert.equal(selectsSeed("spec.seedName=a\\", "a"), false);
+  });
+});

@@ -1,0 +1,38 @@
+// operations.gardener.cloud/v1alpha1 Bastion (spec/bastion.md §4, D1): namespaced, status
+// subresource, category `all`, no short names; field selectors spec.seedName (empty when unset)
+// and spec.shootRef.name.
+import { GROUP, KIND_BASTION, RESOURCE_BASTIONS, VERSION } from "../../../../apis/operations/v1alpha1/types.ts";
+import type { KubeObject } from "../../../../apis/meta/v1/types.ts";
+import { asRecord, asString } from "../../core/keys.ts";
+import type { ResourceDefinition } from "../../types.ts";
+import { bastionSchema } from "./schema.ts";
+import { type BastionStrategyOptions, bastionStrategy } from "./strategy.ts";
+import { bastionTable } from "./table.ts";
+
+export const BASTIONS = { group: GROUP, resource: RESOURCE_BASTIONS } as const;
+
+const specOf = (o: KubeObject) => asRecord(o.spec) ?? {};
+
+export const bastionFieldSelectors: Record<string, (obj: KubeObject) => string> = {
+  "spec.seedName": (o) => asString(specOf(o).seedName),
+  "spec.shootRef.name": (o) => asString(asRecord(specOf(o).shootRef)?.name),
+};
+
+export function bastionDefinition(opts: BastionStrategyOptions): ResourceDefinition {
+  return {
+    group: GROUP,
+    version: VERSION,
+    kind: KIND_BASTION,
+    listKind: "BastionList",
+    plural: RESOURCE_BASTIONS,
+    singular: "bastion",
+    namespaced: true,
+    categories: ["all"],
+    schema: bastionSchema,
+    hasStatus: true,
+    strategy: bastionStrategy(opts),
+    table: bastionTable,
+    fieldSelectors: bastionFieldSelectors,
+    strategicMergePatch: true,
+  };
+}
