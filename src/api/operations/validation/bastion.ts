@@ -54,15 +54,22 @@ function createdBy(meta: ObjectMeta | undefined): string {
   return meta?.annotations?.[ANNOTATION_CREATED_BY] ?? "";
 }
 
-/** §5.2: immutable metadata, creator, shoot reference and key; then §5.1 in full on the new object. */
-export function validateBastionUpdate(bastion: Pick<Bastion, "metadata" | "spec">, old: Pick<Bastion, "metadata" | "spec">): FieldError[] {
+/** §5.2 without the standard ObjectMeta rules (the API server's store checks those): creator, shoot reference and key. */
+export function validateBastionImmutables(bastion: Pick<Bastion, "metadata" | "spec">, old: Pick<Bastion, "metadata" | "spec">): FieldError[] {
   const spec = record(bastion.spec);
   const oldSpec = record(old.spec);
   return [
-    ...validateObjectMetaUpdate(bastion.metadata ?? {}, old.metadata ?? {}, { namespaced: true }),
     ...validateImmutableField(createdBy(bastion.metadata), createdBy(old.metadata), Path.root("metadata").child("annotations")),
     ...validateImmutableField(text(record(spec.shootRef).name), text(record(oldSpec.shootRef).name), SPEC.child("shootRef", "name")),
     ...rawImmutable(text(spec.sshPublicKey), text(oldSpec.sshPublicKey), SPEC.child("sshPublicKey")),
+  ];
+}
+
+/** §5.2: immutable metadata, creator, shoot reference and key; then §5.1 in full on the new object. */
+export function validateBastionUpdate(bastion: Pick<Bastion, "metadata" | "spec">, old: Pick<Bastion, "metadata" | "spec">): FieldError[] {
+  return [
+    ...validateObjectMetaUpdate(bastion.metadata ?? {}, old.metadata ?? {}, { namespaced: true }),
+    ...validateBastionImmutables(bastion, old),
     ...validateBastion(bastion),
   ];
 }

@@ -51,7 +51,8 @@ describe("Project", () => {
       'spec.members[1].roles[0]: Invalid value: "extension:": extension role name a lowercase RFC 1123 label must consist of lower case alphanumeric characters or \'-\', and must start and end with an alphanumeric character (e.g. \'my-name\', or \'123-abc\', regex used for validation is \'[a-z0-9]([-a-z0-9]*[a-z0-9])?\')',
       "spec.members[2].namespace: Required value",
     ]);
-    assert.match(simulateCreate(projectDefinition, project({}, "a.b")).errors[0]!, /^metadata\.name: Invalid value: "a\.b": must not contain dots/);
+    // The store applies the definition's name rule to metadata.name: DNS-1123 labels, no dots.
+    assert.match(projectDefinition.nameValidator?.("a.b", false)[0] ?? "", /must not contain dots/);
   });
 
   it("keeps the namespace once set, and prints NAMESPACE, STATUS and AGE", () => {

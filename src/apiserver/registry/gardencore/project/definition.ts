@@ -1,5 +1,6 @@
 // core.gardener.cloud/v1beta1 Project (cluster-scoped, spec/bastion.md §3.1). Printed as
 // NAME NAMESPACE STATUS AGE; selectable by spec.namespace (controllers find the project of a namespace).
+import { nameIsDNSLabel } from "../../../../apimachinery/validation/names.ts";
 import { GROUP, VERSION, type Project } from "../../../../apis/gardencore/v1beta1/types.ts";
 import type { JSONSchemaProps } from "../../../../apis/apiextensions/v1/types.ts";
 import type { KubeObject } from "../../../../apis/meta/v1/types.ts";
@@ -9,7 +10,6 @@ import { kindSchema } from "../../../schema/objectmeta.ts";
 import { asRecord, asString } from "../../core/keys.ts";
 import { ageCell, ageColumn, column } from "../../core/printers.ts";
 import type { ResourceDefinition, Strategy, TableConvertor } from "../../types.ts";
-import { labelNameErrors } from "../names.ts";
 
 export const PROJECTS = { group: GROUP, resource: "projects" } as const;
 
@@ -53,7 +53,7 @@ export const projectSchema = kindSchema({
 
 const strategy: Strategy<Project> = {
   // Project names become parts of namespace names (garden-<name>) and shoot technical IDs.
-  validate: (_ctx, p) => [...labelNameErrors(p.metadata, false), ...validateProject(p)],
+  validate: (_ctx, p) => validateProject(p),
   validateUpdate: (_ctx, p, old) => validateProjectUpdate(p, old),
   validateStatusUpdate: () => [],
 };
@@ -78,4 +78,6 @@ export const projectDefinition: ResourceDefinition = {
   table: projectTable,
   fieldSelectors: { "spec.namespace": (o) => asString(asRecord(o.spec)?.namespace) },
   strategicMergePatch: true,
+  // Names become parts of DNS names, namespaces and host names.
+  nameValidator: nameIsDNSLabel,
 };

@@ -1,19 +1,19 @@
 // core.gardener.cloud/v1beta1 Shoot (namespaced, spec/bastion.md §3.2). Field selector
 // spec.seedName ("" when unscheduled); printed as NAME SEED HIBERNATED AGE.
+import { nameIsDNSLabel } from "../../../../apimachinery/validation/names.ts";
 import { GROUP, VERSION, type Shoot } from "../../../../apis/gardencore/v1beta1/types.ts";
 import type { KubeObject } from "../../../../apis/meta/v1/types.ts";
 import { isHibernated, seedNameOf } from "../../../../api/gardencore/shoot.ts";
 import { validateShoot } from "../../../../api/gardencore/validation/shoot.ts";
 import { ageCell, ageColumn, column } from "../../core/printers.ts";
 import type { ResourceDefinition, Strategy, TableConvertor } from "../../types.ts";
-import { labelNameErrors } from "../names.ts";
 import { shootSchema } from "./schema.ts";
 
 export const SHOOTS = { group: GROUP, resource: "shoots" } as const;
 
 const strategy: Strategy<Shoot> = {
   // Shoot names become parts of DNS names and namespaces: DNS-1123 labels.
-  validate: (_ctx, shoot) => [...labelNameErrors(shoot.metadata, true), ...validateShoot(shoot)],
+  validate: (_ctx, shoot) => validateShoot(shoot),
   validateUpdate: (_ctx, shoot) => validateShoot(shoot),
   validateStatusUpdate: () => [],
 };
@@ -41,4 +41,6 @@ export const shootDefinition: ResourceDefinition = {
   table: shootTable,
   fieldSelectors: { "spec.seedName": (o) => seedNameOf(o) },
   strategicMergePatch: true,
+  // Names become parts of DNS names, namespaces and host names.
+  nameValidator: nameIsDNSLabel,
 };

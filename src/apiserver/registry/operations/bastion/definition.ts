@@ -1,6 +1,7 @@
 // operations.gardener.cloud/v1alpha1 Bastion (spec/bastion.md §4, D1): namespaced, status
 // subresource, category `all`, no short names; field selectors spec.seedName (empty when unset)
 // and spec.shootRef.name.
+import { nameIsDNSLabel } from "../../../../apimachinery/validation/names.ts";
 import { GROUP, KIND_BASTION, RESOURCE_BASTIONS, VERSION } from "../../../../apis/operations/v1alpha1/types.ts";
 import type { KubeObject } from "../../../../apis/meta/v1/types.ts";
 import { asRecord, asString } from "../../core/keys.ts";
@@ -34,5 +35,7 @@ export function bastionDefinition(opts: BastionStrategyOptions): ResourceDefinit
     table: bastionTable,
     fieldSelectors: bastionFieldSelectors,
     strategicMergePatch: true,
+    // Names become parts of DNS names, namespaces and host names.
+    nameValidator: nameIsDNSLabel,
   };
 }

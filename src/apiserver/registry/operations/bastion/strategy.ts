@@ -16,10 +16,13 @@ import {
 import type { Bastion, BastionStatus } from "../../../../apis/operations/v1alpha1/types.ts";
 import type { ObjectMeta } from "../../../../apis/meta/v1/types.ts";
 import { semanticEqual } from "../../../../api/equality.ts";
-import { validateBastion, validateBastionStatusUpdate, validateBastionUpdate } from "../../../../api/operations/validation/bastion.ts";
+import {
+  validateBastionImmutables,
+  validateBastionSpec,
+  validateBastionStatusUpdate,
+} from "../../../../api/operations/validation/bastion.ts";
 import type { Clock } from "../../../../utils/clock.ts";
 import { normalizeTime } from "../../core/time.ts";
-import { withoutStoreNameErrors } from "../../gardencore/names.ts";
 import type { Strategy } from "../../types.ts";
 
 export interface BastionStrategyOptions {
@@ -104,8 +107,9 @@ export function bastionStrategy(opts: BastionStrategyOptions): Strategy<Bastion>
       bastion.status = status;
     },
 
-    validate: (_ctx, bastion) => withoutStoreNameErrors(validateBastion(bastion), bastion.metadata),
-    validateUpdate: (_ctx, bastion, old) => withoutStoreNameErrors(validateBastionUpdate(bastion, old), bastion.metadata),
+    // The store validates ObjectMeta (with the definition's DNS-1123 label name rule); these add §5.
+    validate: (_ctx, bastion) => validateBastionSpec(bastion.spec),
+    validateUpdate: (_ctx, bastion, old) => [...validateBastionImmutables(bastion, old), ...validateBastionSpec(bastion.spec)],
     validateStatusUpdate: (_ctx, bastion) => validateBastionStatusUpdate(bastion, opts.clock.now()),
   };
 }
