@@ -1,0 +1,122 @@
+// Request bodies: read with a size limit (413 past it), decode JSON or YAML (400 when
+// malformed), and check an object body against the resource the URL names.
+import type { IncomingMessage } from "node:http";
+import { parse as parseYaml } from "yaml";
+import type { KubeObject } from "../../apis/meta/v1/types.ts";
+import { newBadRequest, newRequestEntityTooLarge } from "../../apimachinery/errors.ts";
+import { type BodyFormat } from "./negotiation.ts";
+import { decodeProtobufObject } from "./protobuf.ts";
+
+export const DEFAULT_MAX_BODY_BYTES = 3 * 1024 * 1024;
+
+export function tooLarge(limit: number) {
+  return newRequestEntityTooLarge(`Request entity too large: limit is ${limit}`);
+}
+
+/** Reads the whole body; rejects with 413 as soon as it exceeds `limit` bytes (Content-Length is checked first). */
+export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
+  const declared = Number(req.headers["content-length"]);
+  if (Number.isFinite(declared) && declared > limit) return Promise.reject(tooLarge(limit));
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let done = false;
+    const onData = (chunk: Buffer) => {
+      if (done) return;
+      size += chunk.length;
+      if (size > limit) {
+        done = true;
+        chunks.length = 0;
+        reject(tooLarge(limit));
+        return;
+      }
+      chunks.push(chunk);
+    };
+    req.on("data", onData);
+    req.once("end", () => {
+      if (done) return;
+      done = true;
+      resolve(Buffer.concat(chunks));
+    });
+    req.once("error", (err) => {
+      if (done) return;
+      done = true;
+      reject(err);
+    });
+  });
+}
+
+/** Decodes a body; an empty body is undefined. Malformed input is a 400 naming the decoder's complaint. */
+export function decodeBody(buf: Buffer, format: BodyFormat): unknown {
+  if (format === "protobuf") return buf.length === 0 ? undefined : decodeProtobufObject(buf);
+  const text = buf.toString("utf8");
+  if (!text.trim()) return undefined;
+  if (format === "json") {
+    try {
+      return JSON.parse(text) as unknown;
+    } catch (err) {
+      throw newBadRequest(`couldn't get version/kind; json parse error: ${(err as Error).message}`);
+    }
+  }
+  try {
+    return parseYaml(text, { uniqueKeys: false }) as unknown;
+  } catch (err) {
+    throw newBadRequest(`error converting YAML to JSON: ${(err as Error).message}`);
+  }
+}
+
+export function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+export interface ExpectedObject {
+  group: string;
+  version: string;
+  kind: string;
+  namespaced: boolean;
+  /** The namespace in the URL ("" for cluster scope). */
+  namespace: string;
+  /** The name in the URL (update), if any. */
+  name?: string;
+}
+
+/**
+ * Checks a decoded create/update body against the URL: it must be an object of the URL's
+ * group/version and kind (missing apiVersion/kind are filled in), and its namespace and name
+ * must match the URL's (missing ones are filled in; cluster-scoped objects lose theirs).
+ */
+export function checkObjectBody(body: unknown, exp: ExpectedObject): KubeObject {
+  if (!isPlainObject(body)) throw newBadRequest("the body of the request must be a JSON or YAML object");
+  const gv = exp.group ? `${exp.group}/${exp.version}` : exp.version;
+  const apiVersion = body.apiVersion;
+  if (apiVersion !== undefined && apiVersion !== "" && apiVersion !== gv) {
+    throw newBadRequest(`the API version in the data (${String(apiVersion)}) does not match the expected API version (${gv})`);
+  }
+  const kind = body.kind;
+  if (kind !== undefined && kind !== "" && kind !== exp.kind) {
+    throw newBadRequest(`the kind in the data (${String(kind)}) does not match the expected kind (${exp.kind})`);
+  }
+  if (body.metadata !== undefined && body.metadata !== null && !isPlainObject(body.metadata)) {
+    throw newBadRequest("metadata must be an object");
+  }
+  const obj = body as KubeObject;
+  obj.apiVersion = gv;
+  obj.kind = exp.kind;
+  obj.metadata = (isPlainObject(body.metadata) ? body.metadata : {}) as KubeObject["metadata"];
+  const meta = obj.metadata;
+  if (exp.name !== undefined) {
+    if (meta.name && meta.name !== exp.name) {
+      throw newBadRequest(`the name of the object (${meta.name}) does not match the name on the URL (${exp.name})`);
+    }
+    meta.name = exp.name;
+  }
+  if (exp.namespaced) {
+    if (meta.namespace && exp.namespace && meta.namespace !== exp.namespace) {
+      throw newBadRequest("the namespace of the provided object does not match the namespace sent on the request");
+    }
+    if (exp.namespace) meta.namespace = exp.namespace;
+  } else {
+    delete meta.namespace;
+  }
+  return obj;
+}

@@ -1,0 +1,168 @@
+// The request pipeline: request id -> metrics timer -> exception guard -> body limit ->
+// authentication -> impersonation -> authorization -> routing (resources, discovery, OpenAPI,
+// health, version, metrics). Every failure is a Status; unexpected exceptions are logged with
+// their stack and answered 500 without it. Upgrades (watch over WebSocket, connect subresources
+// such as pods/exec) pass the same authentication and authorization.
+import { randomUUID } from "node:crypto";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { Duplex } from "node:stream";
+import type { Logger } from "pino";
+import type { Registry } from "prom-client";
+import { isStatusError, newPathNotFound, type StatusError } from "../../apimachinery/errors.ts";
+import type { Clock } from "../../utils/clock.ts";
+import type { RequestAuthenticator, UserInfo } from "../authentication/types.ts";
+import type { AuthorizationAttributes, Authorizer } from "../authorization/types.ts";
+import type { ObjectStore } from "../registry/generic/interface.ts";
+import type { ResourceRegistry } from "../registry/registry.ts";
+import type { ResourceDefinition } from "../registry/types.ts";
+import { DEFAULT_MAX_BODY_BYTES, tooLarge } from "./body.ts";
+import { DEFAULT_VERSION_INFO, type HealthChecks, metricVerb, type MetricLabels, RequestMetrics, type VersionInfo } from "./nonresource.ts";
+import { OpenAPIService } from "./openapi.ts";
+import { checkAccess, identify } from "./pipeline.ts";
+import { parseRequestInfo, type RequestInfo } from "./requestinfo.ts";
+import { serveResource } from "./resource.ts";
+import { writeError } from "./responses.ts";
+import { type NonResourceDeps, serveNonResource } from "./routes.ts";
+import { UpgradeHandler } from "./upgrade.ts";
+import { WatchTracker } from "./watch.ts";
+
+export interface HandlerDeps {
+  registry: ResourceRegistry;
+  storeFor(def: ResourceDefinition): ObjectStore;
+  authenticator: RequestAuthenticator;
+  authorizer: Authorizer;
+  /** Applies Impersonate-* headers (authorizing each piece); absent: impersonation is refused. */
+  impersonate?(headers: IncomingMessage["headers"], user: UserInfo): Promise<UserInfo>;
+  /** kube's "User "x" cannot get resource ..." text; a default is used when absent. */
+  forbiddenMessage?(attrs: AuthorizationAttributes): string;
+  clock: Clock;
+  logger: Logger;
+  /** prom-client registry the request metrics are registered on and /metrics serves. */
+  metrics: Registry;
+  version?: VersionInfo;
+  healthChecks?: HealthChecks;
+  /** Default 3 MiB; larger bodies get 413. */
+  maxBodyBytes?: number;
+  /** Default 16 MiB of unsent watch events before a slow watcher is ended. */
+  maxWatchBuffer?: number;
+  /** host:port for APIVersions.serverAddressByClientCIDRs (default: the request's Host). */
+  serverAddress?(): string;
+}
+
+export interface ApiHandler {
+  request(req: IncomingMessage, res: ServerResponse): void;
+  upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void;
+  /** Makes /readyz fail and ends all running watches cleanly (clients re-watch elsewhere/later). */
+  shutdown(): void;
+  readonly activeWatches: number;
+}
+
+/** Per-request state shared by the pipeline steps. */
+export interface RequestState {
+  id: string;
+  url: URL;
+  info: RequestInfo;
+  labels: MetricLabels;
+  user?: UserInfo;
+}
+
+export function createHandler(deps: HandlerDeps): ApiHandler {
+  const metrics = new RequestMetrics(deps.metrics);
+  const watches = new WatchTracker();
+  const maxBodyBytes = deps.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  let shuttingDown = false;
+  let lastHost = "127.0.0.1:6443";
+  const nonResource: NonResourceDeps = {
+    registry: deps.registry,
+    openapi: new OpenAPIService(deps.registry, { title: "Kubernetes", version: (deps.version ?? DEFAULT_VERSION_INFO).gitVersion }),
+    version: deps.version ?? DEFAULT_VERSION_INFO,
+    healthChecks: deps.healthChecks ?? (() => Promise.resolve([])),
+    metrics,
+    serverAddress: deps.serverAddress ?? (() => lastHost),
+    shuttingDown: () => shuttingDown,
+  };
+  const upgrades = new UpgradeHandler(deps, metrics, watches);
+
+  function begin(req: IncomingMessage): RequestState {
+    const url = new URL(req.url ?? "/", "https://apiserver.local");
+    const info = parseRequestInfo(req.method ?? "GET", url);
+    const headerId = req.headers["x-request-id"];
+    const id = typeof headerId === "string" && headerId.length <= 128 ? headerId : randomUUID();
+    if (typeof req.headers.host === "string") lastHost = req.headers.host;
+    return { id, url, info, labels: { verb: metricVerb("", req.method ?? "GET"), group: "", resource: "", subresource: "" } };
+  }
+
+  async function handle(req: IncomingMessage, res: ServerResponse, st: RequestState): Promise<void> {
+    const declared = Number(req.headers["content-length"]);
+    if (Number.isFinite(declared) && declared > maxBodyBytes) throw tooLarge(maxBodyBytes);
+    const user = await identify(deps, req);
+    st.user = user;
+    await checkAccess(deps, st.info, user);
+    const { info } = st;
+    if (!info.isResourceRequest) return serveNonResource(nonResource, req, res, st.url);
+    const def = info.verb === "proxy" ? undefined : deps.registry.get(info.apiGroup, info.apiVersion, info.resource);
+    if (!def) throw newPathNotFound();
+    st.labels = { verb: metricVerb(info.verb, req.method ?? "GET"), group: def.group, resource: def.plural, subresource: info.subresource };
+    const stopGauge = info.verb === "watch" ? metrics.longRunningStarted(st.labels) : undefined;
+    try {
+      await serveResource({
+        req,
+        res,
+        url: st.url,
+        info,
+        def,
+        store: deps.storeFor(def),
+        ctx: { user, namespace: def.namespaced && info.namespace ? info.namespace : undefined, clock: deps.clock, dryRun: st.url.searchParams.getAll("dryRun").length > 0 },
+        clock: deps.clock,
+        maxBodyBytes,
+        watches,
+        maxWatchBuffer: deps.maxWatchBuffer,
+        onApply: () => {
+          st.labels.verb = "APPLY";
+        },
+      });
+    } finally {
+      stopGauge?.();
+    }
+  }
+
+  function fail(req: IncomingMessage, res: ServerResponse, st: RequestState, err: unknown): void {
+    if (!isStatusError(err)) {
+      deps.logger.error({ err, requestId: st.id, method: req.method, path: st.url.pathname }, "unexpected error while serving request");
+    }
+    const headers: Record<string, string> = {};
+    if ((err as StatusError | undefined)?.code === 413) headers.Connection = "close";
+    writeError(res, err, headers);
+  }
+
+  return {
+    request(req, res) {
+      const started = performance.now();
+      let st: RequestState;
+      try {
+        st = begin(req);
+      } catch (err) {
+        writeError(res, err);
+        return;
+      }
+      res.setHeader("Audit-Id", st.id);
+      res.once("close", () => {
+        const seconds = (performance.now() - started) / 1000;
+        metrics.observe(st.labels, res.statusCode, seconds);
+        deps.logger.debug({ requestId: st.id, method: req.method, path: st.url.pathname, code: res.statusCode, user: st.user?.username, ms: Math.round(seconds * 1000) }, "request");
+      });
+      handle(req, res, st).catch((err: unknown) => fail(req, res, st, err));
+    },
+    upgrade(req, socket, head) {
+      upgrades.handle(req, socket, head);
+    },
+    shutdown() {
+      shuttingDown = true;
+      watches.endAll();
+      upgrades.closeAll();
+    },
+    get activeWatches() {
+      return watches.size;
+    },
+  };
+}

@@ -1,0 +1,76 @@
+// Authentication, impersonation and authorization steps of the request pipeline.
+import type { IncomingMessage } from "node:http";
+import type { TLSSocket } from "node:tls";
+import { newForbidden, newForbiddenMessage, newUnauthorized, type StatusError } from "../../apimachinery/errors.ts";
+import type { AuthenticationRequest, RequestAuthenticator, UserInfo } from "../authentication/types.ts";
+import type { AuthorizationAttributes, Authorizer } from "../authorization/types.ts";
+import type { RequestInfo } from "./requestinfo.ts";
+
+export interface AccessDeps {
+  authenticator: RequestAuthenticator;
+  authorizer: Authorizer;
+  impersonate?(headers: IncomingMessage["headers"], user: UserInfo): Promise<UserInfo>;
+  forbiddenMessage?(attrs: AuthorizationAttributes): string;
+}
+
+/** The verified client certificate's subject; only when the TLS layer verified it against the client CA. */
+export function peerCertificateOf(req: IncomingMessage): AuthenticationRequest["peerCertificate"] {
+  const sock = req.socket as Partial<TLSSocket>;
+  if (!sock.encrypted || !sock.authorized || typeof sock.getPeerCertificate !== "function") return undefined;
+  const cert = sock.getPeerCertificate();
+  if (!cert || !cert.subject) return undefined;
+  const subject = cert.subject as unknown as { CN?: string | string[]; O?: string | string[] };
+  const cn = Array.isArray(subject.CN) ? subject.CN[0] : subject.CN;
+  return { subject: { CN: cn, O: subject.O } };
+}
+
+function wantsImpersonation(headers: IncomingMessage["headers"]): boolean {
+  return Object.keys(headers).some((h) => h.startsWith("impersonate-"));
+}
+
+/** Authenticates (401 when no authenticator recognises the request), then applies impersonation. */
+export async function identify(deps: AccessDeps, req: IncomingMessage): Promise<UserInfo> {
+  const user = await deps.authenticator.authenticate({ headers: req.headers, peerCertificate: peerCertificateOf(req) });
+  if (!user) throw newUnauthorized();
+  if (!wantsImpersonation(req.headers)) return user;
+  if (!deps.impersonate) throw newForbiddenMessage("impersonation is not supported by this server");
+  return deps.impersonate(req.headers, user);
+}
+
+export function attributesOf(info: RequestInfo, user: UserInfo, verb = info.verb): AuthorizationAttributes {
+  if (!info.isResourceRequest) return { user, verb, resourceRequest: false, path: info.path };
+  return {
+    user,
+    verb,
+    resourceRequest: true,
+    apiGroup: info.apiGroup,
+    apiVersion: info.apiVersion,
+    resource: info.resource,
+    subresource: info.subresource,
+    namespace: info.namespace,
+    name: info.name,
+  };
+}
+
+/** kube's responsewriters forbiddenMessage. */
+export function defaultForbiddenMessage(a: AuthorizationAttributes): string {
+  const user = a.user.username;
+  if (!a.resourceRequest) return `User "${user}" cannot ${a.verb} path "${a.path ?? ""}"`;
+  const resource = a.subresource ? `${a.resource ?? ""}/${a.subresource}` : (a.resource ?? "");
+  const scope = a.namespace ? `in the namespace "${a.namespace}"` : "at the cluster scope";
+  return `User "${user}" cannot ${a.verb} resource "${resource}" in API group "${a.apiGroup ?? ""}" ${scope}`;
+}
+
+export function forbiddenError(deps: AccessDeps, a: AuthorizationAttributes, reason: string): StatusError {
+  const base = (deps.forbiddenMessage ?? defaultForbiddenMessage)(a);
+  const msg = reason ? `${base}: ${reason}` : base;
+  if (!a.resourceRequest) return newForbiddenMessage(`forbidden: ${msg}`);
+  return newForbidden({ group: a.apiGroup ?? "", resource: a.resource ?? "" }, a.name ?? "", msg);
+}
+
+/** 403 unless the authorizer allows the request (with `verb` overriding the request's verb). */
+export async function checkAccess(deps: AccessDeps, info: RequestInfo, user: UserInfo, verb?: string): Promise<void> {
+  const attrs = attributesOf(info, user, verb);
+  const result = await deps.authorizer.authorize(attrs);
+  if (result.decision !== "allow") throw forbiddenError(deps, attrs, result.reason);
+}

@@ -1,0 +1,64 @@
+// The server's own controllers: bootstrap RBAC policy, default namespaces and namespace deletion,
+// CRDs (serving their resources), ClusterRole aggregation.
+import type { Logger } from "pino";
+import type { Clock } from "../../utils/clock.ts";
+import { ClusterRoleAggregationController } from "../authorization/aggregation.ts";
+import { ensureBootstrapPolicy } from "../authorization/bootstrap.ts";
+import { CRDController } from "../controllers/crd.ts";
+import { NamespaceDeletionController } from "../controllers/namespace-deletion.ts";
+import { definitionsFromCRD } from "../registry/apiextensions/customresource.ts";
+import type { InternalClient } from "../registry/client.ts";
+import type { ResourceRegistry } from "../registry/registry.ts";
+
+export interface ControllerDeps {
+  client: InternalClient;
+  registry: ResourceRegistry;
+  clock: Clock;
+  logger: Logger;
+}
+
+export interface RunningControllers {
+  stop(): void;
+}
+
+/** Starts them in dependency order; resolves once each has seen its initial state. */
+export async function startControllers(d: ControllerDeps): Promise<RunningControllers> {
+  const started: { stop(): void }[] = [];
+  const stopAll = () => {
+    for (const c of started.reverse()) c.stop();
+  };
+  try {
+    const created = await ensureBootstrapPolicy(d.client);
+    if (created.clusterRoles.length || created.clusterRoleBindings.length) d.logger.debug(created, "created bootstrap RBAC policy");
+
+    const namespaces = new NamespaceDeletionController({
+      client: d.client,
+      registry: d.registry,
+      clock: d.clock,
+      onError: (err, namespace) => d.logger.warn({ err, namespace }, "namespace deletion failed"),
+    });
+    started.push(namespaces);
+    await namespaces.start();
+
+    const crds = new CRDController({
+      client: d.client,
+      registry: d.registry,
+      clock: d.clock,
+      definitionsFromCRD,
+      onError: (err, crd) => d.logger.warn({ err, crd }, "CRD sync failed"),
+    });
+    started.push(crds);
+    await crds.start();
+
+    const aggregation = new ClusterRoleAggregationController(d.client, {
+      clock: d.clock,
+      onError: (err) => d.logger.warn({ err }, "ClusterRole aggregation failed"),
+    });
+    started.push(aggregation);
+    await aggregation.start();
+  } catch (err) {
+    stopAll();
+    throw err;
+  }
+  return { stop: stopAll };
+}

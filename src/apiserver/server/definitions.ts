@@ -1,0 +1,40 @@
+// The resources the server serves at start: the built-in kinds (namespaces with their finalize
+// subresource, serviceaccounts with token), the authorization and authentication reviews.
+// CRD-defined resources are added later by the CRD controller.
+import type { TokenAuthenticator } from "../authentication/types.ts";
+import { withNamespaceFinalize } from "../controllers/namespace-finalize.ts";
+import { authenticationReviewDefinitions } from "../registry/authentication/definitions.ts";
+import { authorizationReviewDefinitions, type ReviewAuthorizer } from "../registry/authorization/definitions.ts";
+import { builtinDefinitions } from "../registry/builtin.ts";
+import type { InternalClient } from "../registry/client.ts";
+import type { ObjectStore } from "../registry/generic/interface.ts";
+import type { ResourceRegistry } from "../registry/registry.ts";
+import type { ResourceDefinition } from "../registry/types.ts";
+import type { TokenSigner } from "../serviceaccount/signer.ts";
+import { tokenRequestSubresource } from "../serviceaccount/tokenrequest.ts";
+
+export interface DefinitionDeps {
+  makeStore(def: ResourceDefinition): ObjectStore;
+  signer: TokenSigner;
+  client: InternalClient;
+  /** Audiences of tokens whose request names none. */
+  issuers: string[];
+  authorizer: ReviewAuthorizer;
+  tokenAuthenticator: TokenAuthenticator;
+}
+
+export function serverDefinitions(d: DefinitionDeps): ResourceDefinition[] {
+  const defs = builtinDefinitions().map((def) => {
+    if (def.group !== "") return def;
+    if (def.plural === "namespaces") return withNamespaceFinalize(def, d.makeStore);
+    if (def.plural === "serviceaccounts") {
+      return { ...def, subresources: { ...def.subresources, token: tokenRequestSubresource(d.signer, d.client, { apiAudiences: d.issuers }) } };
+    }
+    return def;
+  });
+  return [...defs, ...authorizationReviewDefinitions(d.authorizer), ...authenticationReviewDefinitions(d.tokenAuthenticator)];
+}
+
+export function registerDefinitions(registry: ResourceRegistry, d: DefinitionDeps): void {
+  for (const def of serverDefinitions(d)) registry.add(def);
+}

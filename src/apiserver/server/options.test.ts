@@ -1,0 +1,123 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { parseDuration, parseOptions } from "./options.ts";
+
+function opts(argv: string[]) {
+  const r = parseOptions(argv);
+  assert.equal(r.kind, "options", r.kind === "exit" ? r.stderr : "");
+  return r.kind === "options" ? r.options : assert.fail();
+}
+
+function exit(argv: string[]) {
+  const r = parseOptions(argv);
+  assert.equal(r.kind, "exit");
+  return r.kind === "exit" ? r : assert.fail();
+}
+
+void describe("parseOptions", () => {
+  void it("applies kube-apiserver's defaults", () => {
+    const o = opts(["--data-dir", "/tmp/d"]);
+    assert.deepEqual(
+      {
+        securePort: o.securePort,
+        bindAddress: o.bindAddress,
+        certDir: o.certDir,
+        etcdServers: o.etcdServers,
+        etcdPrefix: o.etcdPrefix,
+        authorizationModes: o.authorizationModes,
+        anonymousAuth: o.anonymousAuth,
+        watchCacheSize: o.watchCacheSize,
+        compactionIntervalMs: o.compactionIntervalMs,
+        compactionRetainedRevisions: o.compactionRetainedRevisions,
+      },
+      {
+        securePort: 6443,
+        bindAddress: "127.0.0.1",
+        certDir: "/tmp/d/pki",
+        etcdServers: [],
+        etcdPrefix: "/registry",
+        authorizationModes: ["RBAC"],
+        anonymousAuth: false,
+        watchCacheSize: 10000,
+        compactionIntervalMs: 300_000,
+        compactionRetainedRevisions: 10000,
+      },
+    );
+  });
+
+  void it("parses every flag", () => {
+    const o = opts([
+      "--data-dir=/d",
+      "--secure-port=0",
+      "--bind-address=0.0.0.0",
+      "--cert-dir=/c",
+      "--tls-cert-file=/t.crt",
+      "--tls-private-key-file=/t.key",
+      "--client-ca-file=/ca.crt",
+      "--token-auth-file=/tokens.csv",
+      "--etcd-servers=http://127.0.0.1:2379,http://127.0.0.1:2380",
+      "--etcd-prefix=/other",
+      "--service-account-key-file=/a.pub",
+      "--service-account-key-file=/b.pub",
+      "--service-account-signing-key-file=/sa.key",
+      "--service-account-issuer=https://issuer",
+      "--authorization-mode=AlwaysAllow",
+      "--anonymous-auth=true",
+      "--advertise-address=10.0.0.1",
+      "--watch-cache-size=0",
+      "--etcd-compaction-interval=1h30m",
+      "--compaction-retained-revisions=5",
+    ]);
+    assert.equal(o.securePort, 0);
+    assert.equal(o.certDir, "/c");
+    assert.deepEqual(o.etcdServers, ["http://127.0.0.1:2379", "http://127.0.0.1:2380"]);
+    assert.deepEqual(o.serviceAccountKeyFiles, ["/a.pub", "/b.pub"]);
+    assert.deepEqual(o.serviceAccountIssuers, ["https://issuer"]);
+    assert.deepEqual(o.authorizationModes, ["AlwaysAllow"]);
+    assert.equal(o.anonymousAuth, true);
+    assert.equal(o.watchCacheSize, 0);
+    assert.equal(o.compactionIntervalMs, 5_400_000);
+    assert.equal(o.compactionRetainedRevisions, 5);
+    assert.equal(opts(["--data-dir=/d", "--anonymous-auth"]).anonymousAuth, true);
+  });
+
+  void it("rejects bad flags with one line and exit code 2", () => {
+    const cases: [string[], RegExp][] = [
+      [[], /--data-dir is required/],
+      [["--data-dir=/d", "--secure-port=70000"], /--secure-port/],
+      [["--data-dir=/d", "--secure-port=abc"], /--secure-port/],
+      [["--data-dir=/d", "--bind-address=localhost"], /must be an IP address/],
+      [["--data-dir=/d", "--authorization-mode=Node"], /unsupported authorization mode "Node"/],
+      [["--data-dir=/d", "--tls-cert-file=/x"], /together/],
+      [["--data-dir=/d", "--etcd-servers=127.0.0.1:2379"], /invalid etcd server/],
+      [["--data-dir=/d", "--nope"], /unknown option '--nope'/],
+      [["--data-dir=/d", "--anonymous-auth=maybe"], /--anonymous-auth/],
+      [["--data-dir=/d", "--etcd-compaction-interval=5 minutes"], /invalid duration/],
+      [["--data-dir=/d", "extra"], /too many arguments|excess/],
+    ];
+    for (const [argv, re] of cases) {
+      const r = exit(argv);
+      assert.equal(r.code, 2, argv.join(" "));
+      assert.match(r.stderr, /^error: [^\n]+\n$/, argv.join(" "));
+      assert.match(r.stderr, re, argv.join(" "));
+    }
+  });
+
+  void it("explains every flag in --help and exits 0", () => {
+    const r = exit(["--help"]);
+    assert.equal(r.code, 0);
+    for (const flag of ["--data-dir", "--secure-port", "--bind-address", "--cert-dir", "--tls-cert-file", "--tls-private-key-file", "--client-ca-file", "--token-auth-file", "--etcd-servers", "--etcd-prefix", "--service-account-key-file", "--service-account-signing-key-file", "--service-account-issuer", "--authorization-mode", "--anonymous-auth", "--advertise-address", "--watch-cache-size"]) {
+      assert.ok(r.stdout.includes(flag), flag);
+    }
+  });
+});
+
+void describe("parseDuration", () => {
+  void it("parses Go-style durations", () => {
+    assert.equal(parseDuration("5m"), 300_000);
+    assert.equal(parseDuration("250ms"), 250);
+    assert.equal(parseDuration("1h0m30s"), 3_630_000);
+    assert.equal(parseDuration("0"), 0);
+    assert.throws(() => parseDuration("5x"));
+  });
+});

@@ -1,0 +1,156 @@
+// Command-line flags of gardener-apiserver, named as kube-apiserver's where the concept exists.
+// Parsing never exits the process: it returns either the options or what to print and the exit
+// code (help: 0; bad flags: a one-line error and 2).
+import { isIP } from "node:net";
+import { join } from "node:path";
+import { Command, CommanderError, Option } from "commander";
+
+export const AUTHORIZATION_MODES = ["RBAC", "AlwaysAllow", "AlwaysDeny"] as const;
+export type AuthorizationMode = (typeof AUTHORIZATION_MODES)[number];
+
+export interface ApiServerOptions {
+  dataDir: string;
+  /** 0: pick a free port. */
+  securePort: number;
+  bindAddress: string;
+  certDir: string;
+  tlsCertFile?: string;
+  tlsPrivateKeyFile?: string;
+  clientCaFile?: string;
+  tokenAuthFile?: string;
+  /** Non-empty: etcd storage instead of SQLite. */
+  etcdServers: string[];
+  etcdPrefix: string;
+  serviceAccountKeyFiles: string[];
+  serviceAccountSigningKeyFile?: string;
+  /** Default https://<bind or advertise address>:<port>. The first one signs; all are accepted. */
+  serviceAccountIssuers: string[];
+  authorizationModes: AuthorizationMode[];
+  anonymousAuth: boolean;
+  advertiseAddress?: string;
+  /** Events the watch cache keeps for resuming watches; 0 disables the cache. */
+  watchCacheSize: number;
+  /** 0 disables periodic compaction. */
+  compactionIntervalMs: number;
+  /** Revisions kept by each compaction. */
+  compactionRetainedRevisions: number;
+  logLevel: string;
+}
+
+export type ParseResult = { kind: "options"; options: ApiServerOptions } | { kind: "exit"; code: number; stdout: string; stderr: string };
+
+class FlagError extends Error {}
+
+/** Go-style durations: "5m", "300s", "1h30m", "250ms"; a bare number is seconds. */
+export function parseDuration(text: string): number {
+  if (/^\d+$/.test(text)) return Number(text) * 1000;
+  const units: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+  let total = 0;
+  let rest = text;
+  if (!/^(\d+(\.\d+)?(ms|s|m|h))+$/.test(text)) throw new FlagError(`invalid duration "${text}"`);
+  while (rest) {
+    const m = /^(\d+(?:\.\d+)?)(ms|s|m|h)/.exec(rest)!;
+    total += Number(m[1]) * units[m[2]!]!;
+    rest = rest.slice(m[0].length);
+  }
+  return Math.round(total);
+}
+
+function intFlag(name: string, min: number, max: number) {
+  return (v: string): number => {
+    if (!/^\d+$/.test(v) || Number(v) < min || Number(v) > max) throw new FlagError(`invalid value "${v}" for ${name}: must be an integer between ${min} and ${max}`);
+    return Number(v);
+  };
+}
+
+const collect = (v: string, prev: string[] = []) => [...prev, ...v.split(",").map((s) => s.trim()).filter(Boolean)];
+
+function program(): Command {
+  return new Command("gardener-apiserver")
+    .description("A Kubernetes-compatible API server (HTTPS only) for the Gardener operator-access landscape.")
+    .addOption(new Option("--data-dir <dir>", "Directory for the database (state.db), the PKI and admin.kubeconfig (required)."))
+    .addOption(new Option("--secure-port <port>", "HTTPS port to listen on; 0 picks a free port.").default(6443).argParser(intFlag("--secure-port", 0, 65535)))
+    .addOption(new Option("--bind-address <ip>", "IP address to listen on.").default("127.0.0.1"))
+    .addOption(new Option("--cert-dir <dir>", "Directory holding the generated CA, serving certificate and keys (default <data-dir>/pki). Ignored for serving when --tls-cert-file and --tls-private-key-file are given."))
+    .addOption(new Option("--tls-cert-file <file>", "Serving certificate (PEM, with intermediates)."))
+    .addOption(new Option("--tls-private-key-file <file>", "Private key of --tls-cert-file (PEM)."))
+    .addOption(new Option("--client-ca-file <file>", "CA bundle verifying client certificates (CN = user, O = groups), in addition to the generated CA."))
+    .addOption(new Option("--token-auth-file <file>", 'Static bearer tokens, one CSV line each: token,user,uid,"group1,group2".'))
+    .addOption(new Option("--etcd-servers <urls>", "Comma-separated etcd endpoints; selects etcd storage instead of SQLite.").argParser(collect))
+    .addOption(new Option("--etcd-prefix <prefix>", "Prefix of every etcd key, so several servers can share one etcd.").default("/registry"))
+    .addOption(new Option("--service-account-key-file <file>", "PEM public (or private) key(s) verifying service-account tokens; repeatable.").argParser(collect))
+    .addOption(new Option("--service-account-signing-key-file <file>", "PEM private key signing service-account tokens (default: the generated <cert-dir>/sa.key)."))
+    .addOption(new Option("--service-account-issuer <url>", "The iss claim of issued tokens (default https://<address>:<port>); repeatable, the first signs.").argParser(collect))
+    .addOption(new Option("--authorization-mode <modes>", `Ordered, comma-separated authorizers: ${AUTHORIZATION_MODES.join(", ")}. system:masters is always allowed.`).default("RBAC"))
+    .addOption(new Option("--anonymous-auth [bool]", "Serve requests without credentials as system:anonymous.").default(false))
+    .addOption(new Option("--advertise-address <ip>", "Address clients use to reach this server (kubeconfig, serving certificate, issuer)."))
+    .addOption(new Option("--watch-cache-size <n>", "Events the watch cache keeps so watches can resume; 0 disables the cache.").default(10000).argParser(intFlag("--watch-cache-size", 0, 10_000_000)))
+    .addOption(new Option("--etcd-compaction-interval <duration>", "How often old revisions are compacted (e.g. 5m); 0 disables.").default("5m"))
+    .addOption(new Option("--compaction-retained-revisions <n>", "Revisions each compaction keeps.").default(10000).argParser(intFlag("--compaction-retained-revisions", 1, 1_000_000_000)))
+    .addOption(new Option("--log-level <level>", "pino log level: trace, debug, info, warn, error.").default("info"))
+    .helpOption("-h, --help", "Show this help.")
+    .allowExcessArguments(false)
+    .exitOverride();
+}
+
+function parseBoolFlag(v: unknown, name: string): boolean {
+  if (v === true || v === false) return v;
+  if (v === "true" || v === "1") return true;
+  if (v === "false" || v === "0") return false;
+  throw new FlagError(`invalid value "${String(v)}" for ${name}: must be true or false`);
+}
+
+function checkIp(v: string | undefined, name: string): void {
+  if (v !== undefined && isIP(v) === 0) throw new FlagError(`invalid value "${v}" for ${name}: must be an IP address`);
+}
+
+export function parseOptions(argv: string[]): ParseResult {
+  let stdout = "";
+  let stderr = "";
+  const cmd = program().configureOutput({ writeOut: (s) => (stdout += s), writeErr: (s) => (stderr += s) });
+  try {
+    cmd.parse(argv, { from: "user" });
+    const o = cmd.opts<Record<string, unknown>>();
+    const dataDir = o.dataDir as string | undefined;
+    if (!dataDir) throw new FlagError("--data-dir is required");
+    checkIp(o.bindAddress as string, "--bind-address");
+    checkIp(o.advertiseAddress as string | undefined, "--advertise-address");
+    if (Boolean(o.tlsCertFile) !== Boolean(o.tlsPrivateKeyFile)) throw new FlagError("--tls-cert-file and --tls-private-key-file must be given together");
+    const modes = String(o.authorizationMode).split(",").map((m) => m.trim()).filter(Boolean);
+    for (const m of modes) if (!(AUTHORIZATION_MODES as readonly string[]).includes(m)) throw new FlagError(`unsupported authorization mode "${m}": supported modes are ${AUTHORIZATION_MODES.join(", ")}`);
+    if (modes.length === 0) throw new FlagError("--authorization-mode must name at least one mode");
+    const etcdServers = (o.etcdServers as string[] | undefined) ?? [];
+    for (const e of etcdServers) if (!/^https?:\/\/[^/]+$/.test(e)) throw new FlagError(`invalid etcd server "${e}": expected http(s)://host:port`);
+    const options: ApiServerOptions = {
+      dataDir,
+      securePort: o.securePort as number,
+      bindAddress: o.bindAddress as string,
+      certDir: (o.certDir as string | undefined) ?? join(dataDir, "pki"),
+      tlsCertFile: o.tlsCertFile as string | undefined,
+      tlsPrivateKeyFile: o.tlsPrivateKeyFile as string | undefined,
+      clientCaFile: o.clientCaFile as string | undefined,
+      tokenAuthFile: o.tokenAuthFile as string | undefined,
+      etcdServers,
+      etcdPrefix: o.etcdPrefix as string,
+      serviceAccountKeyFiles: (o.serviceAccountKeyFile as string[] | undefined) ?? [],
+      serviceAccountSigningKeyFile: o.serviceAccountSigningKeyFile as string | undefined,
+      serviceAccountIssuers: (o.serviceAccountIssuer as string[] | undefined) ?? [],
+      authorizationModes: modes as AuthorizationMode[],
+      anonymousAuth: parseBoolFlag(o.anonymousAuth, "--anonymous-auth"),
+      advertiseAddress: o.advertiseAddress as string | undefined,
+      watchCacheSize: o.watchCacheSize as number,
+      compactionIntervalMs: parseDuration(String(o.etcdCompactionInterval)),
+      compactionRetainedRevisions: o.compactionRetainedRevisions as number,
+      logLevel: o.logLevel as string,
+    };
+    return { kind: "options", options };
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      if (err.exitCode === 0) return { kind: "exit", code: 0, stdout, stderr: "" };
+      const line = err.message.replace(/^error: /, "").split("\n")[0];
+      return { kind: "exit", code: 2, stdout: "", stderr: `error: ${line}\n` };
+    }
+    if (err instanceof FlagError) return { kind: "exit", code: 2, stdout: "", stderr: `error: ${err.message}\n` };
+    throw err;
+  }
+}

@@ -1,0 +1,223 @@
+// Assembles a running API server: PKI, storage (+ watch cache), the registry with the built-in
+// kinds, access reviews and serviceaccounts/token, one GenericStore per definition (created
+// lazily, dropped when its definition goes), NamespaceLifecycle admission, authentication,
+// authorization, the server's own controllers, periodic compaction, the HTTPS listener and the
+// admin kubeconfig.
+import { mkdir, readFile } from "node:fs/promises";
+import { createServer, type Server } from "node:https";
+import type { AddressInfo } from "node:net";
+import { join } from "node:path";
+import { pino, type Logger } from "pino";
+import { collectDefaultMetrics, Registry } from "prom-client";
+import { newServiceUnavailable } from "../../apimachinery/errors.ts";
+import { type Clock, realClock } from "../../utils/clock.ts";
+import { AdmissionChain } from "../admission/chain.ts";
+import { NamespaceLifecycle } from "../admission/namespace-lifecycle.ts";
+import { removeImpersonationHeaders, impersonate } from "../authentication/impersonation.ts";
+import { forbiddenMessage } from "../authorization/forbidden.ts";
+import { writeKubeconfig } from "../certs/kubeconfig.ts";
+import { type ApiHandler, createHandler } from "../endpoints/handler.ts";
+import { writeError } from "../endpoints/responses.ts";
+import { writeRawError } from "../endpoints/upgrade.ts";
+import type { InternalClient } from "../registry/client.ts";
+import { GenericStore } from "../registry/generic/store.ts";
+import type { ObjectStore } from "../registry/generic/interface.ts";
+import { LocalClient } from "../registry/internal-client.ts";
+import { ResourceRegistry } from "../registry/registry.ts";
+import type { ResourceDefinition } from "../registry/types.ts";
+import { compileSchema } from "../schema/compile.ts";
+import { TokenSigner } from "../serviceaccount/signer.ts";
+import { buildAuthentication, buildAuthorization } from "./auth.ts";
+import { startControllers } from "./controllers.ts";
+import { registerDefinitions } from "./definitions.ts";
+import type { ApiServerOptions } from "./options.ts";
+import { openStorage, startCompaction } from "./storage.ts";
+import { clientHost, hostPort, loadTls } from "./tls.ts";
+
+export interface StartDeps {
+  /** Default: pino JSON on stderr at options.logLevel. */
+  logger?: Logger;
+  clock?: Clock;
+}
+
+export interface RunningServer {
+  /** https://<host>:<port> */
+  url: string;
+  port: number;
+  /** The CA clients trust for this server. */
+  caPem: string;
+  adminKubeconfigPath: string;
+  registry: ResourceRegistry;
+  /** In-process access as system:apiserver. */
+  client: InternalClient;
+  /** Stops accepting, ends watches cleanly (clients re-watch), stops controllers, closes storage. */
+  stop(): Promise<void>;
+}
+
+/** How long stop() lets in-flight requests finish before closing their connections. */
+const DRAIN_MS = 5000;
+
+function listen(server: Server, port: number, host: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, host, () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+}
+
+export async function startApiServer(o: ApiServerOptions, deps: StartDeps = {}): Promise<RunningServer> {
+  const logger = deps.logger ?? pino({ level: o.logLevel }, pino.destination(2));
+  const clock = deps.clock ?? realClock;
+  await mkdir(o.dataDir, { recursive: true, mode: 0o700 });
+  const tls = await loadTls(o);
+
+  // Listen first: the default service-account issuer names the actual port. Until the handler
+  // is ready every request gets 503.
+  let handler: ApiHandler | undefined;
+  const starting = () => newServiceUnavailable("the server is starting up");
+  const server = createServer({ key: tls.key, cert: tls.cert, ca: tls.clientCAs, requestCert: true, rejectUnauthorized: false }, (req, res) =>
+    handler ? handler.request(req, res) : writeError(res, starting()),
+  );
+  server.on("upgrade", (req, socket, head) => (handler ? handler.upgrade(req, socket, head) : writeRawError(socket, starting())));
+  server.on("tlsClientError", (err) => logger.debug({ err }, "TLS handshake failed"));
+  await listen(server, o.securePort, o.bindAddress);
+  const port = (server.address() as AddressInfo).port;
+  const url = `https://${hostPort(clientHost(o), port)}`;
+  const issuers = o.serviceAccountIssuers.length ? o.serviceAccountIssuers : [url];
+
+  // Undone in reverse order on stop (after the listener is drained) or when start-up fails.
+  const cleanups: (() => unknown)[] = [];
+  const runCleanups = async () => {
+    for (const c of cleanups.reverse()) {
+      try {
+        await c();
+      } catch (err) {
+        logger.warn({ err }, "error while stopping");
+      }
+    }
+    cleanups.length = 0;
+  };
+
+  try {
+    const stack = await openStorage(o, clock);
+    cleanups.push(() => stack.close());
+    const storage = stack.storage;
+
+    const registry = new ResourceRegistry();
+    const admission = new AdmissionChain([new NamespaceLifecycle()]);
+    const stores = new Map<ResourceDefinition, ObjectStore>();
+    // The stores' admission needs the client, which needs the stores: resolved lazily.
+    const makeStore = (def: ResourceDefinition): ObjectStore =>
+      new GenericStore(def, { storage, clock, admission, schema: compileSchema(def.schema), client: () => client });
+    const storeFor = (def: ResourceDefinition): ObjectStore => {
+      let s = stores.get(def);
+      if (!s) stores.set(def, (s = makeStore(def)));
+      return s;
+    };
+    // Stores of definitions that were removed or replaced (CRDs) are dropped.
+    registry.onChange(() => {
+      const live = new Set(registry.all());
+      for (const def of stores.keys()) if (!live.has(def)) stores.delete(def);
+    });
+    const client = new LocalClient(registry, storeFor, clock);
+
+    const signingKeyPem = o.serviceAccountSigningKeyFile ? await readFile(o.serviceAccountSigningKeyFile, "utf8") : tls.pki.serviceAccount.privateKeyPem;
+    const signer = new TokenSigner({ privateKeyPem: signingKeyPem, issuer: issuers[0]!, clock });
+    const authn = await buildAuthentication({
+      tokenAuthFile: o.tokenAuthFile,
+      serviceAccountKeyPems: await Promise.all(o.serviceAccountKeyFiles.map((f) => readFile(f, "utf8"))),
+      signingPublicKey: signer.publicKey,
+      issuers,
+      anonymous: o.anonymousAuth,
+      client,
+      clock,
+    });
+    const authz = buildAuthorization(o.authorizationModes, client, clock, logger);
+    cleanups.push(() => authz.stop());
+    registerDefinitions(registry, { makeStore, signer, client, issuers, authorizer: authz.authorizer, tokenAuthenticator: authn.tokenAuthenticator });
+
+    const controllers = await startControllers({ client, registry, clock, logger });
+    cleanups.push(() => controllers.stop());
+    await authz.start();
+    const compactor = startCompaction(storage, { intervalMs: o.compactionIntervalMs, retainedRevisions: o.compactionRetainedRevisions, clock, logger });
+    cleanups.push(() => compactor.stop());
+
+    const metrics = new Registry();
+    collectDefaultMetrics({ register: metrics });
+    const ready = createHandler({
+      registry,
+      storeFor,
+      authenticator: authn.authenticator,
+      authorizer: authz.authorizer,
+      impersonate: async (headers, user) => {
+        const as = await impersonate(headers, user, authz.authorizer);
+        removeImpersonationHeaders(headers);
+        return as;
+      },
+      forbiddenMessage,
+      clock,
+      logger,
+      metrics,
+      healthChecks: async () => [await storageCheck(() => storage.currentRevision())],
+      serverAddress: () => hostPort(clientHost(o), port),
+    });
+    handler = ready;
+
+    const adminKubeconfigPath = join(o.dataDir, "admin.kubeconfig");
+    await writeKubeconfig(adminKubeconfigPath, {
+      server: url,
+      caPem: tls.serverCaPem,
+      clusterName: "gardener-apiserver",
+      userName: "admin",
+      user: { certPem: tls.pki.admin.certPem, keyPem: tls.pki.admin.keyPem },
+    });
+
+    let stopping: Promise<void> | undefined;
+    return {
+      url,
+      port,
+      caPem: tls.serverCaPem,
+      adminKubeconfigPath,
+      registry,
+      client,
+      stop: () => (stopping ??= stopServer(server, ready, runCleanups)),
+    };
+  } catch (err) {
+    await closeListener(server);
+    await runCleanups();
+    throw err;
+  }
+}
+
+/** Stops accepting and waits for open connections (closing idle ones) up to DRAIN_MS, then cuts the rest. */
+async function closeListener(server: Server): Promise<void> {
+  let done = false;
+  const closed = new Promise<void>((resolve) => server.close(() => resolve())).then(() => {
+    done = true;
+  });
+  const deadline = Date.now() + DRAIN_MS;
+  while (!done && Date.now() < deadline) {
+    server.closeIdleConnections();
+    await Promise.race([closed, new Promise((r) => setTimeout(r, 25))]);
+  }
+  if (!done) server.closeAllConnections();
+  await closed;
+}
+
+async function stopServer(server: Server, handler: ApiHandler, runCleanups: () => Promise<void>): Promise<void> {
+  // /readyz fails and watches end with a normal end of stream, so informers re-watch (elsewhere).
+  handler.shutdown();
+  await closeListener(server);
+  await runCleanups();
+}
+
+async function storageCheck(probe: () => Promise<unknown>): Promise<{ name: string; ok: boolean; message?: string }> {
+  try {
+    await Promise.race([probe(), new Promise((_, reject) => setTimeout(() => reject(new Error("timed out")), 2000).unref())]);
+    return { name: "storage", ok: true };
+  } catch (err) {
+    return { name: "storage", ok: false, message: (err as Error).message };
+  }
+}

@@ -1,0 +1,90 @@
+// The storage stack: SQLite at <data-dir>/state.db, or etcd with --etcd-servers, wrapped in the
+// watch cache; and periodic compaction that keeps the newest revisions.
+import { join } from "node:path";
+import type { Logger } from "pino";
+import type { Clock, Timer } from "../../utils/clock.ts";
+import { Cacher } from "../storage/cacher/cacher.ts";
+import { EtcdStorage } from "../storage/etcd/etcd.ts";
+import type { Storage } from "../storage/interface.ts";
+import { SQLiteStorage } from "../storage/sqlite/sqlite.ts";
+import type { ApiServerOptions } from "./options.ts";
+
+export interface StorageStack {
+  /** What the stores use (the cache, or the backend when the cache is disabled). */
+  storage: Storage;
+  backend: Storage;
+  close(): Promise<void>;
+}
+
+/**
+ * Object keys already start with /registry/, which is kube's default --etcd-prefix; another prefix
+ * is put in front of them so several servers can share one etcd.
+ */
+export function etcdKeyPrefix(etcdPrefix: string): string {
+  const p = etcdPrefix.replace(/\/+$/, "");
+  return p === "/registry" || p === "" ? "" : p;
+}
+
+export async function openStorage(o: ApiServerOptions, clock: Clock): Promise<StorageStack> {
+  const backend: Storage =
+    o.etcdServers.length > 0
+      ? new EtcdStorage({ endpoints: o.etcdServers, prefix: etcdKeyPrefix(o.etcdPrefix) })
+      : new SQLiteStorage({ path: join(o.dataDir, "state.db") });
+  if (o.watchCacheSize === 0) return { storage: backend, backend, close: () => backend.close() };
+  const cacher = new Cacher(backend, { historySize: o.watchCacheSize, clock });
+  try {
+    await cacher.start();
+  } catch (err) {
+    await backend.close().catch(() => {});
+    throw err;
+  }
+  return {
+    storage: cacher,
+    backend,
+    // The cache closes its backend.
+    close: () => cacher.close(),
+  };
+}
+
+export interface CompactionOptions {
+  intervalMs: number;
+  retainedRevisions: number;
+  clock: Clock;
+  logger: Logger;
+}
+
+export interface Compactor {
+  /** One pass: compacts up to current - retained when that is above the compacted revision. */
+  runOnce(): Promise<number | undefined>;
+  stop(): void;
+}
+
+/** Compacts every intervalMs (0: never), keeping the newest retainedRevisions revisions. */
+export function startCompaction(storage: Storage, o: CompactionOptions): Compactor {
+  let timer: Timer | undefined;
+  let stopped = false;
+  const runOnce = async (): Promise<number | undefined> => {
+    const current = await storage.currentRevision();
+    const target = current - o.retainedRevisions;
+    if (target <= 0 || target <= (await storage.compactedRevision())) return undefined;
+    await storage.compact(target);
+    o.logger.info({ revision: target, current }, "compacted storage");
+    return target;
+  };
+  const schedule = () => {
+    if (stopped || o.intervalMs <= 0) return;
+    timer = o.clock.setTimer(o.intervalMs, () => {
+      runOnce()
+        .catch((err: unknown) => o.logger.warn({ err }, "storage compaction failed"))
+        .finally(schedule);
+    });
+  };
+  schedule();
+  return {
+    runOnce,
+    stop() {
+      stopped = true;
+      timer?.cancel();
+    },
+  };
+}
