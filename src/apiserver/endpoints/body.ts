@@ -1,5 +1,6 @@
 // Request bodies: read with a size limit (413 past it), decode JSON or YAML (400 when
 // malformed), and check an object body against the resource the URL names.
+import { duplicateFields } from "../../apimachinery/json/duplicates.ts";
 import type { IncomingMessage } from "node:http";
 import { parse as parseYaml } from "yaml";
 import type { KubeObject } from "../../apis/meta/v1/types.ts";
@@ -46,20 +47,27 @@ export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
   });
 }
 
-/** Decodes a body; an empty body is undefined. Malformed input is a 400 naming the decoder's complaint. */
-export function decodeBody(buf: Buffer, format: BodyFormat): unknown {
+/**
+ * Decodes a body; an empty body is undefined. Malformed input is a 400 naming the decoder's
+ * complaint. With `strict` (fieldValidation=Strict) duplicate fields are a 400 too.
+ */
+export function decodeBody(buf: Buffer, format: BodyFormat, strict = false): unknown {
   if (format === "protobuf") return buf.length === 0 ? undefined : decodeProtobufObject(buf);
   const text = buf.toString("utf8");
   if (!text.trim()) return undefined;
   if (format === "json") {
+    let parsed: unknown;
     try {
-      return JSON.parse(text) as unknown;
+      parsed = JSON.parse(text) as unknown;
     } catch (err) {
       throw newBadRequest(`couldn't get version/kind; json parse error: ${(err as Error).message}`);
     }
+    const duplicates = strict ? duplicateFields(text) : [];
+    if (duplicates.length) throw newBadRequest(`strict decoding error: ${duplicates.map((f) => `duplicate field ${JSON.stringify(f)}`).join(", ")}`);
+    return parsed;
   }
   try {
-    return parseYaml(text, { uniqueKeys: false }) as unknown;
+    return parseYaml(text, { uniqueKeys: strict }) as unknown;
   } catch (err) {
     throw newBadRequest(`error converting YAML to JSON: ${(err as Error).message}`);
   }

@@ -53,7 +53,11 @@ function nonNegativeInt(q: URLSearchParams, name: string): number | undefined {
   const raw = q.get(name);
   if (raw === null || raw === "") return undefined;
   if (!/^-?\d+$/.test(raw)) throw newBadRequest(`invalid value for ${name}: ${JSON.stringify(raw)}: must be an integer`);
-  return Number(raw);
+  // An int64, as kube-apiserver parses it; beyond what a list can hold it means "no bound".
+  if (BigInt(raw) > 9223372036854775807n || BigInt(raw) < -9223372036854775808n) {
+    throw newBadRequest(`invalid value for ${name}: ${JSON.stringify(raw)}: out of range for a 64-bit integer`);
+  }
+  return Math.min(Number(raw), Number.MAX_SAFE_INTEGER);
 }
 
 export interface ParsedListOptions extends WatchOptions {

@@ -77,7 +77,8 @@ function respondWrite(r: ResourceRequest, status: number, result: WriteResult): 
 }
 
 async function body(r: ResourceRequest, format: BodyFormat = bodyFormatOf(r.req.headers["content-type"])): Promise<unknown> {
-  return decodeBody(await readBody(r.req, r.maxBodyBytes), format);
+  const strict = r.url.searchParams.get("fieldValidation") === "Strict";
+  return decodeBody(await readBody(r.req, r.maxBodyBytes), format, strict);
 }
 
 async function objectBody(r: ResourceRequest, name?: string): Promise<KubeObject> {

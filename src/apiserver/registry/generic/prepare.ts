@@ -6,6 +6,8 @@ import type { KubeObject } from "../../../apis/meta/v1/types.ts";
 import { newBadRequest, newInvalid } from "../../../apimachinery/errors.ts";
 import type { FieldError } from "../../../apimachinery/field/errors.ts";
 import { validateObjectMetaCreate, validateObjectMetaUpdate } from "../../../apimachinery/validation/objectmeta.ts";
+import { compileSchema } from "../../schema/compile.ts";
+import { objectMetaSchema } from "../../schema/objectmeta.ts";
 import { groupVersionOf, type RequestContext } from "../types.ts";
 import { isObject, jsonEqual, normalizeMeta, rfc3339 } from "./codec.ts";
 import type { StoreCore } from "./core.ts";
@@ -32,6 +34,7 @@ export function decodeBody(core: StoreCore, body: unknown, fieldValidation: Writ
   if (obj.kind !== undefined && obj.kind !== "" && obj.kind !== core.def.kind) {
     throw newBadRequest(`the kind in the data (${String(obj.kind)}) does not match the expected kind (${core.def.kind})`);
   }
+  checkMetadataTypes(core, obj);
   const removed = core.schema.prune(obj);
   const warnings: string[] = [];
   if (removed.length) {
@@ -45,6 +48,19 @@ export function decodeBody(core: StoreCore, body: unknown, fieldValidation: Writ
   obj.apiVersion = gv;
   obj.kind = core.def.kind;
   return { obj, warnings };
+}
+
+const metadataOnly = compileSchema({ type: "object", properties: { metadata: objectMetaSchema } }, { resource: false });
+
+/**
+ * ObjectMeta fields of the wrong JSON type (a boolean name, a finalizer that is an object) cannot
+ * be decoded at all: 400, as kube-apiserver's decoder answers, before any code reads them.
+ */
+function checkMetadataTypes(core: StoreCore, obj: KubeObject): void {
+  const wrong = metadataOnly.validate({ metadata: obj.metadata }).filter((e) => e.type === "FieldValueTypeInvalid");
+  if (wrong.length === 0) return;
+  const { kind, version } = core.def;
+  throw newBadRequest(`${kind} in version "${version}" cannot be handled as a ${kind}: ${wrong.map((e) => e.detail).join("; ")}`);
 }
 
 /** Namespace from the request: filled in when empty, 400 when different; cleared for cluster-scoped kinds. */

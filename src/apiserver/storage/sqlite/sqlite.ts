@@ -76,7 +76,8 @@ export class SQLiteStorage implements Storage {
       });
     }
     if (revision < this.compacted) throw this.compactedError(revision);
-    const limit = options.limit && options.limit > 0 ? options.limit : 0;
+    // SQLite binds a JS number above 2^31 as REAL; no list is that long anyway.
+    const limit = options.limit && options.limit > 0 ? Math.min(Math.floor(options.limit), 2 ** 31 - 2) : 0;
     const rows: KvRow[] =
       revision === this.rev
         ? this.st.listLatest.all(start, end, limit ? limit + 1 : -1)
