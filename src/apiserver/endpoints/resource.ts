@@ -187,6 +187,7 @@ async function runWatch(r: ResourceRequest, opts: ReturnType<typeof parseListOpt
     timeoutSeconds: opts.timeoutSeconds,
     maxBuffered: r.maxWatchBuffer,
     transform: watchTransform(r.def, format, r.url.searchParams, r.clock),
+    sameObjects: format.kind !== "table" && format.kind !== "partial",
     tracker: r.watches,
   });
 }

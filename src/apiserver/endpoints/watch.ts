@@ -90,7 +90,23 @@ export interface ServeWatchOptions {
   maxBuffered?: number;
   /** Converts each non-ERROR event's object (Table, PartialObjectMetadata). */
   transform?: (event: WatchEvent) => WatchEvent;
+  /**
+   * The transform returns the store's object unchanged (plain JSON output): the encoded line of an
+   * event is then cached on that object and shared by every watcher that receives it.
+   */
+  sameObjects?: boolean;
   tracker?: WatchTracker;
+}
+
+const lines = new WeakMap<object, Map<string, string>>();
+
+/** The encoded event, computed once per (object, type) for all watchers receiving that object. */
+function sharedLine(e: WatchEvent): string {
+  let byType = lines.get(e.object);
+  if (!byType) lines.set(e.object, (byType = new Map()));
+  let line = byType.get(e.type);
+  if (line === undefined) byType.set(e.type, (line = JSON.stringify(e)));
+  return line;
 }
 
 export function defaultWatchTimeoutSeconds(): number {
@@ -127,13 +143,18 @@ export function serveWatch(out: WatchOutput, start: (sink: WatchSink) => Promise
       resolve();
     };
 
+    const encode = (event: WatchEvent): string => {
+      const e = event.type === "ERROR" || !opts.transform ? event : opts.transform(event);
+      return opts.sameObjects && event.type !== "ERROR" && event.type !== "BOOKMARK" ? sharedLine(e) : JSON.stringify(e);
+    };
+
     const sink: WatchSink = {
+      shared: true,
       onEvent(event) {
         if (finished) return false;
         try {
           out.begin();
-          const e = event.type === "ERROR" || !opts.transform ? event : opts.transform(event);
-          out.send(JSON.stringify(e));
+          out.send(encode(event));
         } catch (err) {
           // Never let a conversion or write failure escape into the store's dispatch loop.
           finish(toStatusError(err));

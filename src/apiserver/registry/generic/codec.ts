@@ -40,6 +40,21 @@ export function decode(def: ResourceDefinition, kv: KeyValue, revision: number =
   return obj;
 }
 
+const sharedDecodes = new WeakMap<KeyValue, Map<string, KubeObject>>();
+
+/**
+ * Like decode, but memoized per storage value: every watcher of one change gets the same object
+ * (the watch cache hands all of them the same KeyValue). Callers must not mutate the result.
+ */
+export function decodeShared(def: ResourceDefinition, kv: KeyValue, revision: number = kv.modRevision): KubeObject {
+  let byDef = sharedDecodes.get(kv);
+  if (!byDef) sharedDecodes.set(kv, (byDef = new Map()));
+  const key = `${groupVersionOf(def)}/${def.kind}@${revision}`;
+  let obj = byDef.get(key);
+  if (!obj) byDef.set(key, (obj = decode(def, kv, revision)));
+  return obj;
+}
+
 /** Drops empty optional metadata fields so that `labels: {}` and no labels compare (and store) alike. */
 export function normalizeMeta(meta: ObjectMeta): ObjectMeta {
   const out: ObjectMeta = {};

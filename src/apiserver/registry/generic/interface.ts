@@ -48,6 +48,11 @@ export interface DeleteResult {
 }
 
 export interface WatchSink {
+  /**
+   * The sink only reads event objects (e.g. it serializes them): the store may then hand every
+   * watcher of a change the same object, decoded once, instead of a fresh copy per watcher.
+   */
+  readonly shared?: boolean;
   /** Events in order. A sink returning false asks the store to stop (e.g. the client is too slow). */
   onEvent(event: WatchEvent): boolean | void;
   /** The watch ended: err set when it ended with an error (e.g. 410 Expired) that should be sent as an ERROR event. */

@@ -4,9 +4,9 @@
 import type { KubeObject, WatchEvent } from "../../../apis/meta/v1/types.ts";
 import { newInternalError, type StatusError } from "../../../apimachinery/errors.ts";
 import type { Timer } from "../../../utils/clock.ts";
-import type { StorageEvent, WatchHandle as StorageWatchHandle } from "../../storage/interface.ts";
+import type { KeyValue, StorageEvent, WatchHandle as StorageWatchHandle } from "../../storage/interface.ts";
 import { groupVersionOf, type RequestContext } from "../types.ts";
-import { decode, listPrefix } from "./codec.ts";
+import { decode, decodeShared, listPrefix } from "./codec.ts";
 import type { StoreCore } from "./core.ts";
 import type { WatchHandle, WatchOptions, WatchSink } from "./interface.ts";
 import { validateWatchOptions } from "./list-options.ts";
@@ -117,19 +117,23 @@ class Watcher implements WatchHandle {
     }
   }
 
+  /** The event's object: shared between watchers when the sink only reads it, else a fresh copy. */
+  private object(kv: KeyValue, revision?: number): KubeObject {
+    return this.sink.shared ? decodeShared(this.core.def, kv, revision) : decode(this.core.def, kv, revision);
+  }
+
   private transform(e: StorageEvent): WatchEvent | undefined {
     const def = this.core.def;
     if (e.type === "delete") {
       // kv holds the last value with the deletion's revision.
-      const old = decode(def, e.kv);
-      return this.selection.matches(old) ? { type: "DELETED", object: old } : undefined;
+      return this.selection.matches(decodeShared(def, e.kv)) ? { type: "DELETED", object: this.object(e.kv) } : undefined;
     }
-    const cur = decode(def, e.kv);
-    if (this.selection.everything) return { type: e.prev ? "MODIFIED" : "ADDED", object: cur };
-    const prevMatched = e.prev ? this.selection.matches(decode(def, e.prev)) : false;
-    if (this.selection.matches(cur)) return { type: prevMatched ? "MODIFIED" : "ADDED", object: cur };
+    if (this.selection.everything) return { type: e.prev ? "MODIFIED" : "ADDED", object: this.object(e.kv) };
+    // Selector checks only read, so they use the shared decodes.
+    const prevMatched = e.prev ? this.selection.matches(decodeShared(def, e.prev)) : false;
+    if (this.selection.matches(decodeShared(def, e.kv))) return { type: prevMatched ? "MODIFIED" : "ADDED", object: this.object(e.kv) };
     // Left the selection: the old object, at the revision of the change that made it leave.
-    if (prevMatched && e.prev) return { type: "DELETED", object: decode(def, e.prev, e.kv.modRevision) };
+    if (prevMatched && e.prev) return { type: "DELETED", object: this.object(e.prev, e.kv.modRevision) };
     return undefined;
   }
 
