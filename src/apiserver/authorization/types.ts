@@ -13,6 +13,8 @@ export interface AuthorizationAttributes {
   subresource?: string;
   namespace?: string;
   name?: string;
+  /** The raw `fieldSelector` of a list or watch: some authorizers grant by selector (the seed authorizer). */
+  fieldSelector?: string;
   /** Non-resource requests */
   path?: string;
 }

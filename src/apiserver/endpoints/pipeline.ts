@@ -49,6 +49,7 @@ export function attributesOf(info: RequestInfo, user: UserInfo, verb = info.verb
     subresource: info.subresource,
     namespace: info.namespace,
     name: info.name,
+    ...(info.fieldSelector ? { fieldSelector: info.fieldSelector } : {}),
   };
 }
 

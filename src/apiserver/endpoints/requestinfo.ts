@@ -21,6 +21,8 @@ export interface RequestInfo {
   parts: string[];
   /** The name came from the URL path (not from a field selector). */
   nameInPath: boolean;
+  /** The raw `fieldSelector` of a list or watch ("" otherwise), for authorizers that grant by selector. */
+  fieldSelector: string;
 }
 
 const API_PREFIXES = new Set(["api", "apis"]);
@@ -100,6 +102,7 @@ export function parseRequestInfo(method: string, url: URL | string): RequestInfo
     name: "",
     parts: [],
     nameInPath: false,
+    fieldSelector: "",
   };
 
   let parts = splitPath(path).map((p) => safeDecode(p));
@@ -145,6 +148,7 @@ export function parseRequestInfo(method: string, url: URL | string): RequestInfo
     resourceInfo.verb = parseBool(u.searchParams.get("watch")) === true ? "watch" : "list";
     const selector = u.searchParams.get("fieldSelector");
     if (selector) {
+      resourceInfo.fieldSelector = selector;
       const name = exactFieldMatch(selector, "metadata.name");
       if (name && validPathSegmentName(name)) resourceInfo.name = name;
     }

@@ -13,6 +13,7 @@ import { UnionAuthenticator, UnionTokenAuthenticator } from "../authentication/u
 import { X509Authenticator } from "../authentication/x509.ts";
 import { MastersAuthorizer } from "../authorization/masters.ts";
 import { RBACAuthorizer } from "../authorization/rbac.ts";
+import { SeedAuthorizer } from "../authorization/seed/authorizer.ts";
 import { type Authorizer, type AuthorizationResult, UnionAuthorizer } from "../authorization/types.ts";
 import type { InternalClient } from "../registry/client.ts";
 import { parsePublicKeys } from "../serviceaccount/jwt.ts";
@@ -58,12 +59,16 @@ export interface Authorization {
 }
 
 export function buildAuthorization(modes: AuthorizationMode[], client: InternalClient, clock: Clock, logger: Logger): Authorization {
-  const rbac: RBACAuthorizer[] = [];
+  const cached: (RBACAuthorizer | SeedAuthorizer)[] = [];
   const chain: Authorizer[] = [new MastersAuthorizer()];
   for (const m of modes) {
-    if (m === "RBAC") {
+    if (m === "Seed") {
+      const a = new SeedAuthorizer(client, { clock, onError: (err) => logger.warn({ err }, "seed authorizer watch failed; relisting") });
+      cached.push(a);
+      chain.push(a);
+    } else if (m === "RBAC") {
       const a = new RBACAuthorizer(client, { clock, onError: (err) => logger.warn({ err }, "RBAC cache watch failed; relisting") });
-      rbac.push(a);
+      cached.push(a);
       chain.push(a);
     } else if (m === "AlwaysAllow") chain.push(fixed("allow"));
     else chain.push(fixed("deny"));
@@ -71,10 +76,10 @@ export function buildAuthorization(modes: AuthorizationMode[], client: InternalC
   return {
     authorizer: new UnionAuthorizer(chain),
     async start() {
-      await Promise.all(rbac.map((a) => a.start()));
+      await Promise.all(cached.map((a) => a.start()));
     },
     stop() {
-      for (const a of rbac) a.stop();
+      for (const a of cached) a.stop();
     },
   };
 }

@@ -4,6 +4,7 @@ import type { Logger } from "pino";
 import type { Clock } from "../../utils/clock.ts";
 import { ClusterRoleAggregationController } from "../authorization/aggregation.ts";
 import { ensureBootstrapPolicy } from "../authorization/bootstrap.ts";
+import { ensureGardenPolicy } from "../authorization/gardenroles.ts";
 import { CRDController } from "../controllers/crd.ts";
 import { NamespaceDeletionController } from "../controllers/namespace-deletion.ts";
 import { definitionsFromCRD } from "../registry/apiextensions/customresource.ts";
@@ -15,6 +16,8 @@ export interface ControllerDeps {
   registry: ResourceRegistry;
   clock: Clock;
   logger: Logger;
+  /** Also keep Gardener's garden ClusterRoles (--enable-gardener-apis). */
+  gardenPolicy?: boolean;
 }
 
 export interface RunningControllers {
@@ -30,6 +33,7 @@ export async function startControllers(d: ControllerDeps): Promise<RunningContro
   try {
     const created = await ensureBootstrapPolicy(d.client);
     if (created.clusterRoles.length || created.clusterRoleBindings.length) d.logger.debug(created, "created bootstrap RBAC policy");
+    if (d.gardenPolicy) d.logger.debug({ clusterRoles: await ensureGardenPolicy(d.client) }, "ensured garden RBAC policy");
 
     const namespaces = new NamespaceDeletionController({
       client: d.client,

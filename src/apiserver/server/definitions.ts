@@ -1,11 +1,14 @@
 // The resources the server serves at start: the built-in kinds (namespaces with their finalize
-// subresource, serviceaccounts with token), the authorization and authentication reviews.
+// subresource, serviceaccounts with token), the authorization and authentication reviews, and
+// with --enable-gardener-apis Gardener's garden kinds.
 // CRD-defined resources are added later by the CRD controller.
 import type { TokenAuthenticator } from "../authentication/types.ts";
 import { withNamespaceFinalize } from "../controllers/namespace-finalize.ts";
 import { authenticationReviewDefinitions } from "../registry/authentication/definitions.ts";
 import { authorizationReviewDefinitions, type ReviewAuthorizer } from "../registry/authorization/definitions.ts";
 import { builtinDefinitions } from "../registry/builtin.ts";
+import { gardenDefinitions } from "../registry/garden.ts";
+import type { Clock } from "../../utils/clock.ts";
 import type { InternalClient } from "../registry/client.ts";
 import type { ObjectStore } from "../registry/generic/interface.ts";
 import type { ResourceRegistry } from "../registry/registry.ts";
@@ -14,6 +17,8 @@ import type { TokenSigner } from "../serviceaccount/signer.ts";
 import { tokenRequestSubresource } from "../serviceaccount/tokenrequest.ts";
 
 export interface DefinitionDeps {
+  /** Gardener's garden APIs (Projects, Seeds, Shoots, Bastions), with this Bastion heartbeat TTL. */
+  garden?: { bastionTTLMs: number; clock: Clock };
   makeStore(def: ResourceDefinition): ObjectStore;
   signer: TokenSigner;
   client: InternalClient;
@@ -32,7 +37,8 @@ export function serverDefinitions(d: DefinitionDeps): ResourceDefinition[] {
     }
     return def;
   });
-  return [...defs, ...authorizationReviewDefinitions(d.authorizer), ...authenticationReviewDefinitions(d.tokenAuthenticator)];
+  const garden = d.garden ? gardenDefinitions(d.garden) : [];
+  return [...defs, ...authorizationReviewDefinitions(d.authorizer), ...authenticationReviewDefinitions(d.tokenAuthenticator), ...garden];
 }
 
 export function registerDefinitions(registry: ResourceRegistry, d: DefinitionDeps): void {

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { parseDuration, parseOptions } from "./options.ts";
+import { parseOptions } from "./options.ts";
 
 function opts(argv: string[]) {
   const r = parseOptions(argv);
@@ -112,12 +112,23 @@ void describe("parseOptions", () => {
   });
 });
 
-void describe("parseDuration", () => {
-  void it("parses Go-style durations", () => {
-    assert.equal(parseDuration("5m"), 300_000);
-    assert.equal(parseDuration("250ms"), 250);
-    assert.equal(parseDuration("1h0m30s"), 3_630_000);
-    assert.equal(parseDuration("0"), 0);
-    assert.throws(() => parseDuration("5x"));
+void describe("Gardener API flags", () => {
+  void it("are off by default, with a 1h bastion time-to-live", () => {
+    const r = parseOptions(["--data-dir", "/tmp/x"]);
+    assert.equal(r.kind, "options");
+    if (r.kind !== "options") return;
+    assert.equal(r.options.gardenerApis, false);
+    assert.equal(r.options.bastionTimeToLiveMs, 3_600_000);
+  });
+
+  void it("take Go durations and refuse the seed authorizer without the garden APIs", () => {
+    const r = parseOptions(["--data-dir", "/tmp/x", "--enable-gardener-apis", "--authorization-mode", "Seed,RBAC", "--bastion-time-to-live", "1h30m"]);
+    assert.equal(r.kind, "options");
+    if (r.kind === "options") assert.deepEqual([r.options.gardenerApis, r.options.authorizationModes, r.options.bastionTimeToLiveMs], [true, ["Seed", "RBAC"], 5_400_000]);
+    const bad = parseOptions(["--data-dir", "/tmp/x", "--authorization-mode", "Seed,RBAC"]);
+    assert.equal(bad.kind === "exit" && bad.code, 2);
+    assert.match(bad.kind === "exit" ? bad.stderr : "", /Seed needs --enable-gardener-apis/);
+    const ttl = parseOptions(["--data-dir", "/tmp/x", "--bastion-time-to-live", "0s"]);
+    assert.match(ttl.kind === "exit" ? ttl.stderr : "", /--bastion-time-to-live: invalid duration "0s": must be positive/);
   });
 });

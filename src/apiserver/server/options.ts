@@ -4,8 +4,9 @@
 import { isIP } from "node:net";
 import { join } from "node:path";
 import { Command, CommanderError, Option } from "commander";
+import { DurationError, parseDuration, parsePositiveDuration } from "../../utils/duration.ts";
 
-export const AUTHORIZATION_MODES = ["RBAC", "AlwaysAllow", "AlwaysDeny"] as const;
+export const AUTHORIZATION_MODES = ["Seed", "RBAC", "AlwaysAllow", "AlwaysDeny"] as const;
 export type AuthorizationMode = (typeof AUTHORIZATION_MODES)[number];
 
 export interface ApiServerOptions {
@@ -35,25 +36,24 @@ export interface ApiServerOptions {
   /** Revisions kept by each compaction. */
   compactionRetainedRevisions: number;
   logLevel: string;
+  /** Serve core.gardener.cloud and operations.gardener.cloud (the garden cluster). */
+  gardenerApis: boolean;
+  /** Heartbeat time-to-live of garden Bastions. */
+  bastionTimeToLiveMs: number;
 }
 
 export type ParseResult = { kind: "options"; options: ApiServerOptions } | { kind: "exit"; code: number; stdout: string; stderr: string };
 
 class FlagError extends Error {}
 
-/** Go-style durations: "5m", "300s", "1h30m", "250ms"; a bare number is seconds. */
-export function parseDuration(text: string): number {
-  if (/^\d+$/.test(text)) return Number(text) * 1000;
-  const units: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
-  let total = 0;
-  let rest = text;
-  if (!/^(\d+(\.\d+)?(ms|s|m|h))+$/.test(text)) throw new FlagError(`invalid duration "${text}"`);
-  while (rest) {
-    const m = /^(\d+(?:\.\d+)?)(ms|s|m|h)/.exec(rest)!;
-    total += Number(m[1]) * units[m[2]!]!;
-    rest = rest.slice(m[0].length);
+/** A Go duration flag (e.g. "5m", "1h30m"), in milliseconds; a bad value is a flag error. */
+function durationFlag(v: unknown, name: string, positive = false): number {
+  try {
+    return positive ? parsePositiveDuration(String(v)) : parseDuration(String(v));
+  } catch (err) {
+    if (err instanceof DurationError) throw new FlagError(`${name}: ${err.message}`);
+    throw err;
   }
-  return Math.round(total);
 }
 
 function intFlag(name: string, min: number, max: number) {
@@ -81,13 +81,15 @@ function program(): Command {
     .addOption(new Option("--service-account-key-file <file>", "PEM public (or private) key(s) verifying service-account tokens; repeatable.").argParser(collect))
     .addOption(new Option("--service-account-signing-key-file <file>", "PEM private key signing service-account tokens (default: the generated <cert-dir>/sa.key)."))
     .addOption(new Option("--service-account-issuer <url>", "The iss claim of issued tokens (default https://<address>:<port>); repeatable, the first signs.").argParser(collect))
-    .addOption(new Option("--authorization-mode <modes>", `Ordered, comma-separated authorizers: ${AUTHORIZATION_MODES.join(", ")}. system:masters is always allowed.`).default("RBAC"))
+    .addOption(new Option("--authorization-mode <modes>", `Ordered, comma-separated authorizers: ${AUTHORIZATION_MODES.join(", ")} (Seed: gardenlets' access to their own seed's objects; needs --enable-gardener-apis). system:masters is always allowed.`).default("RBAC"))
     .addOption(new Option("--anonymous-auth [bool]", "Serve requests without credentials as system:anonymous.").default(false))
     .addOption(new Option("--advertise-address <ip>", "Address clients use to reach this server (kubeconfig, serving certificate, issuer)."))
     .addOption(new Option("--watch-cache-size <n>", "Events the watch cache keeps so watches can resume; 0 disables the cache.").default(10000).argParser(intFlag("--watch-cache-size", 0, 10_000_000)))
     .addOption(new Option("--etcd-compaction-interval <duration>", "How often old revisions are compacted (e.g. 5m); 0 disables.").default("5m"))
     .addOption(new Option("--compaction-retained-revisions <n>", "Revisions each compaction keeps.").default(10000).argParser(intFlag("--compaction-retained-revisions", 1, 1_000_000_000)))
     .addOption(new Option("--log-level <level>", "pino log level: trace, debug, info, warn, error.").default("info"))
+    .addOption(new Option("--enable-gardener-apis [bool]", "Serve Gardener's garden APIs (core.gardener.cloud Projects, Seeds, Shoots; operations.gardener.cloud Bastions) with their admission plugins and roles; for the garden cluster.").default(false))
+    .addOption(new Option("--bastion-time-to-live <duration>", "How long a Bastion lives after its last heartbeat (Go duration).").default("1h"))
     .helpOption("-h, --help", "Show this help.")
     .allowExcessArguments(false)
     .exitOverride();
@@ -119,6 +121,8 @@ export function parseOptions(argv: string[]): ParseResult {
     const modes = String(o.authorizationMode).split(",").map((m) => m.trim()).filter(Boolean);
     for (const m of modes) if (!(AUTHORIZATION_MODES as readonly string[]).includes(m)) throw new FlagError(`unsupported authorization mode "${m}": supported modes are ${AUTHORIZATION_MODES.join(", ")}`);
     if (modes.length === 0) throw new FlagError("--authorization-mode must name at least one mode");
+    const gardenerApis = parseBoolFlag(o.enableGardenerApis, "--enable-gardener-apis");
+    if (modes.includes("Seed") && !gardenerApis) throw new FlagError("--authorization-mode Seed needs --enable-gardener-apis");
     const etcdServers = (o.etcdServers as string[] | undefined) ?? [];
     for (const e of etcdServers) if (!/^https?:\/\/[^/]+$/.test(e)) throw new FlagError(`invalid etcd server "${e}": expected http(s)://host:port`);
     const options: ApiServerOptions = {
@@ -139,9 +143,11 @@ export function parseOptions(argv: string[]): ParseResult {
       anonymousAuth: parseBoolFlag(o.anonymousAuth, "--anonymous-auth"),
       advertiseAddress: o.advertiseAddress as string | undefined,
       watchCacheSize: o.watchCacheSize as number,
-      compactionIntervalMs: parseDuration(String(o.etcdCompactionInterval)),
+      compactionIntervalMs: durationFlag(o.etcdCompactionInterval, "--etcd-compaction-interval"),
       compactionRetainedRevisions: o.compactionRetainedRevisions as number,
       logLevel: o.logLevel as string,
+      gardenerApis,
+      bastionTimeToLiveMs: durationFlag(o.bastionTimeToLive, "--bastion-time-to-live", true),
     };
     return { kind: "options", options };
   } catch (err) {

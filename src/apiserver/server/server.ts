@@ -13,6 +13,8 @@ import { newServiceUnavailable } from "../../apimachinery/errors.ts";
 import { type Clock, realClock } from "../../utils/clock.ts";
 import { AdmissionChain } from "../admission/chain.ts";
 import { NamespaceLifecycle } from "../admission/namespace-lifecycle.ts";
+import { BastionAdmission } from "../../plugins/bastion/admission.ts";
+import { SeedRestriction } from "../../plugins/seedrestriction/admission.ts";
 import { removeImpersonationHeaders, impersonate } from "../authentication/impersonation.ts";
 import { forbiddenMessage } from "../authorization/forbidden.ts";
 import { writeKubeconfig } from "../certs/kubeconfig.ts";
@@ -106,7 +108,8 @@ export async function startApiServer(o: ApiServerOptions, deps: StartDeps = {}):
     const storage = stack.storage;
 
     const registry = new ResourceRegistry();
-    const admission = new AdmissionChain([new NamespaceLifecycle()]);
+    const gardenAdmission = o.gardenerApis ? [new BastionAdmission(), new SeedRestriction()] : [];
+    const admission = new AdmissionChain([new NamespaceLifecycle(), ...gardenAdmission]);
     const stores = new Map<ResourceDefinition, ObjectStore>();
     // The stores' admission needs the client, which needs the stores: resolved lazily.
     const makeStore = (def: ResourceDefinition): ObjectStore =>
@@ -136,9 +139,10 @@ export async function startApiServer(o: ApiServerOptions, deps: StartDeps = {}):
     });
     const authz = buildAuthorization(o.authorizationModes, client, clock, logger);
     cleanups.push(() => authz.stop());
-    registerDefinitions(registry, { makeStore, signer, client, issuers, authorizer: authz.authorizer, tokenAuthenticator: authn.tokenAuthenticator });
+    const garden = o.gardenerApis ? { bastionTTLMs: o.bastionTimeToLiveMs, clock } : undefined;
+    registerDefinitions(registry, { makeStore, signer, client, issuers, authorizer: authz.authorizer, tokenAuthenticator: authn.tokenAuthenticator, garden });
 
-    const controllers = await startControllers({ client, registry, clock, logger });
+    const controllers = await startControllers({ client, registry, clock, logger, gardenPolicy: o.gardenerApis });
     cleanups.push(() => controllers.stop());
     await authz.start();
     const compactor = startCompaction(storage, { intervalMs: o.compactionIntervalMs, retainedRevisions: o.compactionRetainedRevisions, clock, logger });

@@ -3,7 +3,8 @@ import { afterEach, beforeEach, describe, it } from "node:test";
 import type { KubeObject } from "../../../apis/meta/v1/types.ts";
 import { FakeClock } from "../../../utils/clock.ts";
 import { FakeClient } from "../testing/fake-client.ts";
-import { SeedAuthorizer, type SeedAuthorizationAttributes, selectsSeed } from "./authorizer.ts";
+import type { AuthorizationAttributes } from "../types.ts";
+import { SeedAuthorizer, selectsSeed } from "./authorizer.ts";
 import { Graph, vertex } from "./graph.ts";
 
 const BASTIONS = { group: "operations.gardener.cloud", resource: "bastions" };
@@ -11,7 +12,7 @@ const SHOOTS = { group: "core.gardener.cloud", resource: "shoots" };
 const gardenlet = (seed: string) => ({ username: `gardener.cloud:system:seed:${seed}`, groups: ["gardener.cloud:system:seeds", "system:authenticated"] });
 const obj = (name: string, seedName?: string, namespace = "garden-dev"): KubeObject => ({ metadata: { name, namespace }, spec: seedName ? { seedName } : {} });
 
-function req(verb: string, extra: Partial<SeedAuthorizationAttributes> = {}): SeedAuthorizationAttributes {
+function req(verb: string, extra: Partial<AuthorizationAttributes> = {}): AuthorizationAttributes {
   return {
     user: gardenlet("seed-1"),
     verb,
@@ -38,7 +39,7 @@ beforeEach(async () => {
 });
 afterEach(() => authz.stop());
 
-async function decide(a: SeedAuthorizationAttributes): Promise<[string, string]> {
+async function decide(a: AuthorizationAttributes): Promise<[string, string]> {
   const r = await authz.authorize(a);
   return [r.decision, r.reason];
 }
@@ -87,7 +88,7 @@ describe("seed authorizer (§8.2)", () => {
   });
 
   it("lets a gardenlet read the Shoots scheduled to its seed", async () => {
-    const shoots = (verb: string, extra: Partial<SeedAuthorizationAttributes> = {}) => req(verb, { apiGroup: "core.gardener.cloud", apiVersion: "v1beta1", resource: "shoots", ...extra });
+    const shoots = (verb: string, extra: Partial<AuthorizationAttributes> = {}) => req(verb, { apiGroup: "core.gardener.cloud", apiVersion: "v1beta1", resource: "shoots", ...extra });
     assert.deepEqual(await decide(shoots("get", { name: "shoot-a" })), ["allow", ""]);
     assert.deepEqual(await decide(shoots("get", { name: "shoot-a", user: gardenlet("seed-2") })), ["noOpinion", "no relationship found"]);
     assert.deepEqual(await decide(shoots("list", { fieldSelector: "spec.seedName=seed-1" })), ["allow", ""]);

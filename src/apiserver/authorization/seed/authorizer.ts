@@ -14,12 +14,6 @@ import { Reflector } from "../reflector.ts";
 import type { AuthorizationAttributes, AuthorizationResult, Authorizer } from "../types.ts";
 import { Graph, type VertexType, vertex } from "./graph.ts";
 
-/** The request's selectors; the request pipeline must pass them for list/watch decisions. */
-export interface SeedAuthorizationAttributes extends AuthorizationAttributes {
-  /** The raw `fieldSelector` query parameter of a list or watch. */
-  fieldSelector?: string;
-}
-
 const BASTIONS = { group: OPERATIONS_GROUP, resource: RESOURCE_BASTIONS };
 const SHOOTS = { group: CORE_GROUP, resource: "shoots" };
 
@@ -80,10 +74,10 @@ export class SeedAuthorizer implements Authorizer {
   }
 
   authorize(attrs: AuthorizationAttributes): Promise<AuthorizationResult> {
-    return Promise.resolve(this.decide(attrs as SeedAuthorizationAttributes));
+    return Promise.resolve(this.decide(attrs));
   }
 
-  private decide(attrs: SeedAuthorizationAttributes): AuthorizationResult {
+  private decide(attrs: AuthorizationAttributes): AuthorizationResult {
     if (!attrs.resourceRequest) return noOpinion("");
     const seed = seedNameOfUser(attrs.user);
     if (seed === undefined) return noOpinion("");
@@ -92,7 +86,7 @@ export class SeedAuthorizer implements Authorizer {
     return noOpinion("");
   }
 
-  private decideBastion(attrs: SeedAuthorizationAttributes, seed: string): AuthorizationResult {
+  private decideBastion(attrs: AuthorizationAttributes, seed: string): AuthorizationResult {
     if (attrs.subresource && attrs.subresource !== "status") {
       return noOpinion("only the following subresources are allowed for this resource type: [status]");
     }
@@ -104,7 +98,7 @@ export class SeedAuthorizer implements Authorizer {
     return this.byGraph("Bastion", attrs, seed);
   }
 
-  private decideShoot(attrs: SeedAuthorizationAttributes, seed: string): AuthorizationResult {
+  private decideShoot(attrs: AuthorizationAttributes, seed: string): AuthorizationResult {
     if (attrs.subresource) return noOpinion("only the following subresources are allowed for this resource type: []");
     if (!SHOOT_VERBS.includes(attrs.verb)) {
       return noOpinion(`only the following verbs are allowed for this resource type: [${SHOOT_VERBS.join(" ")}]`);
@@ -113,11 +107,11 @@ export class SeedAuthorizer implements Authorizer {
     return this.byGraph("Shoot", attrs, seed);
   }
 
-  private bySelector(attrs: SeedAuthorizationAttributes, seed: string): AuthorizationResult {
+  private bySelector(attrs: AuthorizationAttributes, seed: string): AuthorizationResult {
     return selectsSeed(attrs.fieldSelector, seed) ? allow() : noOpinion(`must specify field or label selector for name ${seed}`);
   }
 
-  private byGraph(type: VertexType, attrs: SeedAuthorizationAttributes, seed: string): AuthorizationResult {
+  private byGraph(type: VertexType, attrs: AuthorizationAttributes, seed: string): AuthorizationResult {
     if (!this.synced) return noOpinion("seed authorizer is not ready yet");
     const from = vertex(type, attrs.namespace, attrs.name ?? "");
     return this.graph.hasPath(from, vertex("Seed", undefined, seed)) ? allow() : noOpinion("no relationship found");
