@@ -55,6 +55,7 @@ void describe("pipeline", () => {
       subresource: "",
       namespace: "n1",
       name: "c1",
+      fieldSelector: "metadata.name=c1",
     });
     assert.equal(a?.user.username, "admin");
   });
