@@ -57,6 +57,9 @@ const metadataOnly = compileSchema({ type: "object", properties: { metadata: obj
  * be decoded at all: 400, as kube-apiserver's decoder answers, before any code reads them.
  */
 function checkMetadataTypes(core: StoreCore, obj: KubeObject): void {
+  // null is "unset" to a JSON decoder (kubectl 1.27 sends creationTimestamp: null).
+  const meta = obj.metadata as Record<string, unknown>;
+  for (const k of Object.keys(meta)) if (meta[k] === null) delete meta[k];
   const wrong = metadataOnly.validate({ metadata: obj.metadata }).filter((e) => e.type === "FieldValueTypeInvalid");
   if (wrong.length === 0) return;
   const { kind, version } = core.def;
