@@ -9,9 +9,27 @@ const quiet = process.argv.includes("--quiet");
 const needed = [
   ["/usr/bin/etcd", "etcd-server"],
   ["/usr/bin/etcdctl", "etcd-client"],
+  // host/: machines, networks and firewalls of the local landscape
+  ["/usr/sbin/ip", "iproute2"],
+  ["/usr/sbin/nft", "nftables"],
+  ["/usr/bin/unshare", "util-linux"],
+  ["/usr/bin/nsenter", "util-linux"],
+  ["/usr/sbin/pivot_root", "util-linux"],
+  ["/usr/bin/mount", "mount"],
+  ["/usr/sbin/sysctl", "procps"],
+  ["/usr/sbin/sshd", "openssh-server"],
+  ["/usr/bin/ssh", "openssh-client"],
+  ["/usr/bin/ssh-keygen", "openssh-client"],
+  ["/usr/bin/ssh-keyscan", "openssh-client"],
+  ["/usr/sbin/useradd", "passwd"],
+  // machines are overlays of the host root: bastion user-data writes /etc/sudoers.d/ (GEP-15 user-data)
+  ["/usr/bin/sudo", "sudo"],
+  // host/ e2e tests: connectivity checks between namespaces
+  ["/usr/bin/nc.openbsd", "netcat-openbsd"],
+  ["/usr/bin/ping", "iputils-ping"],
 ];
 
-const missing = needed.filter(([bin]) => !existsSync(bin)).map(([, pkg]) => pkg);
+const missing = [...new Set(needed.filter(([bin]) => !existsSync(bin)).map(([, pkg]) => pkg))];
 if (missing.length === 0) {
   if (!quiet) console.log("setup: all Debian packages present");
   process.exit(0);
@@ -29,5 +47,6 @@ if (r.status !== 0) {
   process.exit(1);
 }
 // Debian starts etcd as a service where systemd runs; our tests start their own etcd on other ports.
+// (The host's own sshd, if any, is left alone: machines run their own sshd in their own namespaces.)
 spawnSync("sh", ["-c", "command -v systemctl >/dev/null && systemctl disable --now etcd >/dev/null 2>&1 || true"]);
 console.log("setup: done");

@@ -1,0 +1,192 @@
+// The one way host/ runs commands: execFile-style (no shell), with errors that name the command, its
+// exit code and its stderr. Every change to the host goes through an Exec, so a RecordingExec can stand
+// in for unit tests of the operations built on it.
+import { spawn } from "node:child_process";
+import { closeSync, openSync } from "node:fs";
+import { readStartTime } from "./procs.ts";
+
+export interface RunOptions {
+  /** Run inside this named network namespace (`nsenter --net=/run/netns/<name>`). */
+  netns?: string;
+  /** Written to the command's standard input. */
+  input?: string;
+  /** Exit codes that count as success (default [0]). */
+  okExitCodes?: readonly number[];
+  /** Kill the command after this many ms (default 120000). */
+  timeoutMs?: number;
+  /** Extra environment variables. */
+  env?: Record<string, string>;
+}
+
+export interface RunResult {
+  command: string;
+  args: string[];
+  exitCode: number;
+  stdout: string;
+  stderr: string;
+}
+
+export interface DetachedOptions {
+  /** Start inside this named network namespace. */
+  netns?: string;
+  /** stdout and stderr are appended here. */
+  logFile: string;
+  env?: Record<string, string>;
+}
+
+/** A process that outlives the call (and, being in its own session, the caller's process group). */
+export interface DetachedProcess {
+  pid: number;
+  /** /proc/<pid>/stat start time: with the pid, names the process across pid reuse. */
+  startTime: string;
+  /** Resolves with the exit code (null when killed by a signal); only known to the process that spawned it. */
+  exited?: Promise<number | null>;
+}
+
+export interface Exec {
+  run(command: string, args: readonly string[], options?: RunOptions): Promise<RunResult>;
+  spawnDetached(command: string, args: readonly string[], options: DetachedOptions): Promise<DetachedProcess>;
+}
+
+/** A command that could not run or exited with an unexpected code. */
+export class CommandError extends Error {
+  override readonly name = "CommandError";
+  constructor(
+    readonly command: string,
+    readonly args: readonly string[],
+    /** -1 when the command could not be started or was killed by a signal. */
+    readonly exitCode: number,
+    readonly stderr: string,
+    readonly stdout = "",
+    options?: { cause?: unknown },
+  ) {
+    const what = exitCode === -1 ? "could not run" : `failed with exit code ${exitCode}`;
+    const detail = stderr.trim() || stdout.trim();
+    super(`${[command, ...args].join(" ")} ${what}${detail ? `: ${detail.slice(0, 2000)}` : ""}`, options);
+  }
+}
+
+/** nsenter prefix that runs a command in a named network namespace. */
+export function inNetns(netns: string | undefined, command: string, args: readonly string[]): [string, string[]] {
+  if (netns === undefined) return [command, [...args]];
+  return ["nsenter", [`--net=/run/netns/${netns}`, "--", command, ...args]];
+}
+
+const MAX_OUTPUT = 16 * 1024 * 1024;
+
+/** The real thing: runs commands on this host. */
+export class HostExec implements Exec {
+  run(command: string, args: readonly string[], options: RunOptions = {}): Promise<RunResult> {
+    const [cmd, argv] = inNetns(options.netns, command, args);
+    const ok = options.okExitCodes ?? [0];
+    return new Promise((resolve, reject) => {
+      const child = spawn(cmd, argv, {
+        stdio: ["pipe", "pipe", "pipe"],
+        env: options.env ? { ...process.env, ...options.env } : process.env,
+      });
+      // Own timer rather than spawn's `timeout`, which outlives a command that failed to start.
+      const timer = setTimeout(() => child.kill("SIGKILL"), options.timeoutMs ?? 120_000);
+      timer.unref();
+      let stdout = "";
+      let stderr = "";
+      child.stdout.setEncoding("utf8").on("data", (d: string) => {
+        if (stdout.length < MAX_OUTPUT) stdout += d;
+      });
+      child.stderr.setEncoding("utf8").on("data", (d: string) => {
+        if (stderr.length < MAX_OUTPUT) stderr += d;
+      });
+      child.once("error", (err: NodeJS.ErrnoException) => {
+        clearTimeout(timer);
+        const hint = err.code === "ENOENT" ? `${cmd} not found (run \`npm run setup\`)` : err.message;
+        reject(new CommandError(cmd, argv, -1, hint, "", { cause: err }));
+      });
+      child.once("close", (code, signal) => {
+        clearTimeout(timer);
+        const exitCode = code ?? -1;
+        if (ok.includes(exitCode)) {
+          resolve({ command: cmd, args: argv, exitCode, stdout, stderr });
+        } else {
+          const why = signal ? `${stderr}\nkilled by ${signal}` : stderr;
+          reject(new CommandError(cmd, argv, exitCode, why, stdout));
+        }
+      });
+      child.stdin.on("error", () => {
+        // The command may exit without reading its input; its exit code tells what happened.
+      });
+      child.stdin.end(options.input ?? "");
+    });
+  }
+
+  async spawnDetached(command: string, args: readonly string[], options: DetachedOptions): Promise<DetachedProcess> {
+    const [cmd, argv] = inNetns(options.netns, command, args);
+    const fd = openSync(options.logFile, "a", 0o600);
+    try {
+      const child = spawn(cmd, argv, {
+        detached: true,
+        stdio: ["ignore", fd, fd],
+        env: options.env ? { ...process.env, ...options.env } : process.env,
+      });
+      const spawned = new Promise<number>((resolve, reject) => {
+        child.once("spawn", () => resolve(child.pid ?? -1));
+        child.once("error", (err) => reject(new CommandError(cmd, argv, -1, err.message, "", { cause: err })));
+      });
+      const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+      const pid = await spawned;
+      child.unref();
+      const startTime = readStartTime(pid);
+      if (startTime === undefined) {
+        throw new CommandError(cmd, argv, -1, `exited at once; see ${options.logFile}`);
+      }
+      return { pid, startTime, exited };
+    } finally {
+      closeSync(fd);
+    }
+  }
+}
+
+export interface RecordedCall {
+  command: string;
+  args: string[];
+  netns?: string;
+  input?: string;
+  detached?: boolean;
+}
+
+/** Answers a recorded call: a partial result (exitCode defaults to 0), or undefined for empty success. */
+export type FakeAnswer = (call: RecordedCall) => Partial<RunResult> | undefined;
+
+/**
+ * An Exec that runs nothing: it records every call and answers from a function, so unit tests can check
+ * which commands an operation issues (and that a second, idempotent call issues no changes).
+ */
+export class RecordingExec implements Exec {
+  readonly calls: RecordedCall[] = [];
+  private nextPid = 100000;
+
+  constructor(private readonly answer: FakeAnswer = () => undefined) {}
+
+  async run(command: string, args: readonly string[], options: RunOptions = {}): Promise<RunResult> {
+    const call: RecordedCall = { command, args: [...args] };
+    if (options.netns !== undefined) call.netns = options.netns;
+    if (options.input !== undefined) call.input = options.input;
+    this.calls.push(call);
+    const a = this.answer(call) ?? {};
+    const result: RunResult = { command, args: [...args], exitCode: a.exitCode ?? 0, stdout: a.stdout ?? "", stderr: a.stderr ?? "" };
+    if (!(options.okExitCodes ?? [0]).includes(result.exitCode)) {
+      throw new CommandError(command, args, result.exitCode, result.stderr, result.stdout);
+    }
+    return result;
+  }
+
+  async spawnDetached(command: string, args: readonly string[], options: DetachedOptions): Promise<DetachedProcess> {
+    const call: RecordedCall = { command, args: [...args], detached: true };
+    if (options.netns !== undefined) call.netns = options.netns;
+    this.calls.push(call);
+    return { pid: this.nextPid++, startTime: "0" };
+  }
+
+  /** The calls as "netns: command args" lines, for compact assertions. */
+  lines(): string[] {
+    return this.calls.map((c) => `${c.netns ? `${c.netns}: ` : ""}${[c.command, ...c.args].join(" ")}`);
+  }
+}

@@ -1,0 +1,171 @@
+// LinuxHost: the Host interface on this Linux machine (root). A thin facade over the operation modules; the
+// state directory remembers its prefix (host.json), so a later sweep(stateDir) finds the same names.
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import type { HostContext, Owned } from "./context.ts";
+import { HostExec, type Exec, type RunOptions, type RunResult } from "./exec.ts";
+import type { Host } from "./host.ts";
+import * as links from "./links.ts";
+import { startMachine, stopMachine, type MachineSpec } from "./machine.ts";
+import { execInMachine, machineStatus, statusOf, waitMachineReady, type MachineInfo } from "./machine-status.ts";
+import { mountOverlay, unmount, type OverlaySpec } from "./mounts.ts";
+import { DEFAULT_PREFIX, HostSpecError, Names } from "./names.ts";
+import { deleteNat, ensureNat, type NatSpec } from "./nat.ts";
+import { deleteNetns, ensureNetns, execInNetns, listNetns, netnsExists } from "./netns.ts";
+import * as nft from "./nft.ts";
+import type { NftTable, SetContents } from "./nft-render.ts";
+import { processStatus, startProcess, stopProcess, type ProcessSpec, type ProcessStatus } from "./processes.ts";
+import { RecordStore, type HostRecord } from "./records.ts";
+import { inventory, removeAll, sweep, type HostInventory, type SweepOptions, type SweepReport } from "./sweep.ts";
+
+export interface LinuxHostOptions {
+  stateDir: string;
+  /** Default: the prefix stored in the state directory, else "ga-". */
+  prefix?: string;
+  exec?: Exec;
+}
+
+/** Reads or fixes the prefix of a state directory: one state directory, one prefix. */
+function statePrefix(stateDir: string, wanted: string | undefined): string {
+  const file = join(stateDir, "host.json");
+  const stored = existsSync(file) ? (JSON.parse(readFileSync(file, "utf8")) as { prefix?: string }).prefix : undefined;
+  if (stored !== undefined && wanted !== undefined && stored !== wanted) {
+    throw new HostSpecError(`state directory ${stateDir} belongs to prefix ${stored}, not ${wanted}`);
+  }
+  const prefix = stored ?? wanted ?? DEFAULT_PREFIX;
+  if (stored === undefined) {
+    mkdirSync(stateDir, { recursive: true, mode: 0o755 });
+    writeFileSync(file, `${JSON.stringify({ prefix })}\n`);
+  }
+  return prefix;
+}
+
+export class LinuxHost implements Host {
+  readonly names: Names;
+  readonly stateDir: string;
+  readonly ctx: HostContext;
+
+  constructor(options: LinuxHostOptions) {
+    this.stateDir = resolve(options.stateDir);
+    this.names = new Names(statePrefix(this.stateDir, options.prefix));
+    this.ctx = { exec: options.exec ?? new HostExec(), records: new RecordStore(this.stateDir), names: this.names, stateDir: this.stateDir };
+  }
+
+  ensureNetns(name: string, owned?: Owned): Promise<void> {
+    return ensureNetns(this.ctx, name, owned);
+  }
+  deleteNetns(name: string): Promise<void> {
+    return deleteNetns(this.ctx, name);
+  }
+  netnsExists(name: string): Promise<boolean> {
+    return netnsExists(this.ctx.exec, name);
+  }
+  listNetns(): Promise<string[]> {
+    return listNetns(this.ctx.exec);
+  }
+  execInNetns(netns: string, command: string, args: readonly string[], options?: Omit<RunOptions, "netns">): Promise<RunResult> {
+    return execInNetns(this.ctx.exec, netns, command, args, options);
+  }
+
+  ensureBridge(spec: links.BridgeSpec): Promise<void> {
+    return links.ensureBridge(this.ctx, spec);
+  }
+  ensureVeth(spec: links.VethSpec): Promise<void> {
+    return links.ensureVeth(this.ctx, spec);
+  }
+  linkExists(name: string, netns?: string): Promise<boolean> {
+    return links.linkExists(this.ctx.exec, name, netns);
+  }
+  deleteLink(name: string, netns?: string): Promise<void> {
+    return links.deleteLink(this.ctx, name, netns);
+  }
+  ensureRoute(spec: links.RouteSpec): Promise<void> {
+    return links.ensureRoute(this.ctx, spec);
+  }
+  deleteRoute(spec: links.RouteSpec): Promise<void> {
+    return links.deleteRoute(this.ctx, spec);
+  }
+  ensureNat(spec: NatSpec): Promise<void> {
+    return ensureNat(this.ctx, spec);
+  }
+  deleteNat(spec: Pick<NatSpec, "name" | "netns" | "sourceCidr">): Promise<void> {
+    return deleteNat(this.ctx, spec);
+  }
+
+  applyTable(netns: string | undefined, table: NftTable, owned?: Owned): Promise<void> {
+    return nft.applyTable(this.ctx, netns, table, owned);
+  }
+  replaceSetElements(netns: string | undefined, table: nft.TableRef, sets: readonly SetContents[]): Promise<void> {
+    return nft.replaceSetElements(this.ctx, netns, table, sets);
+  }
+  getSetElements(netns: string | undefined, table: nft.TableRef, set: string): Promise<string[]> {
+    return nft.getSetElements(this.ctx.exec, netns, table, set);
+  }
+  listTables(netns?: string): Promise<nft.TableRef[]> {
+    return nft.listTables(this.ctx.exec, netns);
+  }
+  deleteTable(netns: string | undefined, table: nft.TableRef): Promise<void> {
+    return nft.deleteTable(this.ctx, netns, table);
+  }
+
+  mountOverlay(spec: OverlaySpec): Promise<void> {
+    return mountOverlay(this.ctx, spec);
+  }
+  unmount(target: string): Promise<void> {
+    return unmount(this.ctx, target);
+  }
+
+  startProcess(spec: ProcessSpec): Promise<ProcessStatus> {
+    return startProcess(this.ctx, spec);
+  }
+  processStatus(name: string): Promise<ProcessStatus | undefined> {
+    return processStatus(this.ctx, name);
+  }
+  stopProcess(name: string): Promise<void> {
+    return stopProcess(this.ctx, name);
+  }
+
+  startMachine(spec: MachineSpec): Promise<MachineInfo> {
+    return startMachine(this.ctx, spec);
+  }
+  machineStatus(name: string): Promise<MachineInfo | undefined> {
+    return machineStatus(this.ctx, name);
+  }
+  waitMachineReady(name: string, timeoutMs?: number): Promise<MachineInfo> {
+    return waitMachineReady(this.ctx, name, timeoutMs);
+  }
+  execInMachine(name: string, command: string, args: readonly string[], options?: Omit<RunOptions, "netns">): Promise<RunResult> {
+    return execInMachine(this.ctx, name, command, args, options);
+  }
+  stopMachine(name: string): Promise<void> {
+    return stopMachine(this.ctx, name);
+  }
+  async listMachines(): Promise<MachineInfo[]> {
+    const out: MachineInfo[] = [];
+    for (const r of await this.ctx.records.list()) if (r.kind === "machine") out.push(await statusOf(r));
+    return out;
+  }
+
+  listRecords(): Promise<HostRecord[]> {
+    return this.ctx.records.list();
+  }
+  inventory(): Promise<HostInventory> {
+    return inventory(this.ctx);
+  }
+  sweep(options?: SweepOptions): Promise<SweepReport> {
+    return sweep(this.ctx, options);
+  }
+  removeAll(): Promise<SweepReport> {
+    return removeAll(this.ctx);
+  }
+}
+
+/** sweep(stateDir, { keep }) for callers that hold no LinuxHost (e.g. at process start). */
+export function sweepStateDir(stateDir: string, options: SweepOptions & { prefix?: string } = {}): Promise<SweepReport> {
+  return new LinuxHost({ stateDir, ...(options.prefix ? { prefix: options.prefix } : {}) }).sweep(options);
+}
+
+/** Removes everything recorded in or named after the state directory; throws HostLeakError on leftovers. */
+export function removeAllStateDir(stateDir: string, options: { prefix?: string } = {}): Promise<SweepReport> {
+  return new LinuxHost({ stateDir, ...options }).removeAll();
+}

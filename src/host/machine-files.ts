@@ -1,0 +1,199 @@
+// The files a machine boots from (pure text): stage1 (completes the root and pivots into it), init (PID 1:
+// runs the user-data like cloud-init, makes sure sshd runs, reaps orphans), a systemctl stand-in for the
+// machine's one service, and the sshd configuration. Inside the machine they are at /run/ga, the
+// host-side control directory <machineDir>/ctl bind-mounted there; status files written to it are how the
+// host observes the boot.
+import { HostSpecError } from "./names.ts";
+
+/** The control directory as the machine sees it. */
+export const CTL = "/run/ga";
+export type HostKeyType = "ed25519" | "ecdsa" | "rsa";
+export const DEFAULT_HOST_KEY_TYPES: readonly HostKeyType[] = ["ed25519", "ecdsa", "rsa"];
+
+export function hostKeyFile(type: HostKeyType): string {
+  return `ssh_host_${type}_key`;
+}
+
+export const STAGE1 = `#!/bin/bash
+# Stage 1 of a machine's boot: PID 1 of fresh PID, mount and UTS namespaces (the network namespace was
+# entered before). The host mounted the root overlay; this adds the machine's own proc, sys, dev, run and
+# tmp, pivots into the root, drops every host mount, and hands over to ${CTL}/init.
+# usage: stage1 <root> <ctl dir> <host keys dir> <hostname>
+set -euo pipefail
+root=$1 ctl=$2 keys=$3 name=$4
+mount -t proc -o nosuid,nodev,noexec proc "$root/proc"
+mount -t sysfs -o ro,nosuid,nodev,noexec sysfs "$root/sys"
+mount -t tmpfs -o mode=755,nosuid,size=1024k tmpfs "$root/dev"
+for d in "null 1 3" "zero 1 5" "full 1 7" "random 1 8" "urandom 1 9" "tty 5 0"; do
+  set -- $d
+  mknod -m 666 "$root/dev/$1" c "$2" "$3"
+done
+mkdir -m 755 "$root/dev/pts"
+mkdir -m 1777 "$root/dev/shm"
+mount -t devpts -o newinstance,ptmxmode=0666,mode=0620,gid=5 devpts "$root/dev/pts"
+ln -s pts/ptmx "$root/dev/ptmx"
+ln -s /proc/self/fd "$root/dev/fd"
+ln -s /proc/self/fd/0 "$root/dev/stdin"
+ln -s /proc/self/fd/1 "$root/dev/stdout"
+ln -s /proc/self/fd/2 "$root/dev/stderr"
+mount -t tmpfs -o mode=1777,nosuid,nodev tmpfs "$root/dev/shm"
+mount -t tmpfs -o mode=755,nosuid,nodev tmpfs "$root/run"
+mount -t tmpfs -o mode=1777,nosuid,nodev tmpfs "$root/tmp"
+mkdir -p "$root${CTL}" "$root/run/sshd" "$root/run/lock"
+mount --bind "$ctl" "$root${CTL}"
+mount --bind "$keys" "$root${CTL}/host-keys"
+if [ -e "$root/usr/bin/systemctl" ]; then mount --bind "$ctl/bin/systemctl" "$root/usr/bin/systemctl"; fi
+printf '%s\\n' "$name" > "$root/etc/hostname"
+printf '127.0.0.1\\tlocalhost\\n127.0.1.1\\t%s\\n::1\\tlocalhost ip6-localhost ip6-loopback\\n' "$name" > "$root/etc/hosts"
+hostname "$name"
+cd "$root"
+pivot_root . .
+umount -l .
+cd /
+exec ${CTL}/init
+`;
+
+export const INIT = `#!/bin/bash
+# PID 1 of a machine. Boots it like cloud-init: runs the user-data as root, makes sure the machine's own
+# sshd runs, reports through files in ${CTL} (the host watches them), then only reaps orphans.
+export PATH=${CTL}/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8
+umask 022
+cd /
+log() { printf '%s init: %s\\n' "$(date -u +%FT%TZ)" "$*"; }
+report() { printf '%s\\n' "$2" > "${CTL}/$1.tmp" && mv "${CTL}/$1.tmp" "${CTL}/$1"; }
+log "booting $(hostname)"
+code=0
+if [ -s ${CTL}/user-data ]; then
+  chmod 700 ${CTL}/user-data
+  if [ "$(head -c 2 ${CTL}/user-data)" = "#!" ]; then
+    ${CTL}/user-data </dev/null >${CTL}/user-data.log 2>&1 || code=$?
+  else
+    /bin/sh ${CTL}/user-data </dev/null >${CTL}/user-data.log 2>&1 || code=$?
+  fi
+fi
+report user-data.exit "$code"
+log "user-data exited with $code"
+if systemctl start sshd; then report ready ok; else report failed "sshd did not start (see ${CTL}/sshd.log)"; fi
+while :; do sleep infinity & wait $!; done
+`;
+
+export const SYSTEMCTL = `#!/bin/bash
+# systemctl inside a machine (no systemd runs there): manages the machine's one service, its own sshd
+# (units "sshd" and "ssh"), configured by ${CTL}/sshd_config with host keys in ${CTL}/host-keys.
+# Other units are "not found" (exit 5), as systemctl says for units that do not exist.
+pidfile=${CTL}/sshd.pid
+config=${CTL}/sshd_config
+running() { [ -s "$pidfile" ] && kill -0 "$(cat "$pidfile")" 2>/dev/null; }
+start() {
+  running && return 0
+  /usr/sbin/sshd -t -f "$config" || return 1
+  rm -f "$pidfile"
+  setsid /usr/sbin/sshd -D -e -f "$config" </dev/null >>${CTL}/sshd.log 2>&1 &
+  local pid=$! i
+  # sshd writes its pid file once its sockets listen: that is the moment it is started.
+  for ((i = 0; i < 600; i++)); do
+    [ -s "$pidfile" ] && return 0
+    kill -0 "$pid" 2>/dev/null || { echo "sshd exited; see ${CTL}/sshd.log" >&2; return 1; }
+    sleep 0.05
+  done
+  echo "sshd did not start listening within 30 s" >&2
+  return 1
+}
+stop() {
+  running || return 0
+  local pid i
+  pid=$(cat "$pidfile")
+  kill "$pid"
+  for ((i = 0; i < 200; i++)); do kill -0 "$pid" 2>/dev/null || break; sleep 0.05; done
+  rm -f "$pidfile"
+}
+cmd="" now=0 units=()
+for a in "$@"; do
+  case "$a" in
+    --now) now=1 ;;
+    -*) ;;
+    *) if [ -z "$cmd" ]; then cmd=$a; else units+=("$a"); fi ;;
+  esac
+done
+case "$cmd" in daemon-reload | daemon-reexec | "") exit 0 ;; esac
+rc=0
+for u in "\${units[@]}"; do
+  unit=\${u%.service}
+  case "$unit" in
+    ssh | sshd) ;;
+    *)
+      case "$cmd" in
+        is-active | status) echo inactive; rc=3 ;;
+        *) echo "Failed to $cmd $unit.service: Unit $unit.service not found." >&2; rc=5 ;;
+      esac
+      continue ;;
+  esac
+  case "$cmd" in
+    start) start || rc=1 ;;
+    stop) stop ;;
+    restart | try-restart) stop; start || rc=1 ;;
+    reload | force-reload | reload-or-restart) if running; then kill -HUP "$(cat "$pidfile")"; else start || rc=1; fi ;;
+    enable) if [ $now = 1 ]; then start || rc=1; fi ;;
+    disable) if [ $now = 1 ]; then stop; fi ;;
+    mask | unmask | preset) ;;
+    is-active | status) if running; then echo active; else echo inactive; rc=3; fi ;;
+    is-enabled) echo enabled ;;
+    *) echo "systemctl (machine): unsupported command $cmd" >&2; rc=1 ;;
+  esac
+done
+exit $rc
+`;
+
+export type SshdOptionValue = string | number | boolean | readonly string[];
+
+export interface SshdConfigInput {
+  machine: string;
+  port: number;
+  listenAddresses: readonly string[];
+  hostKeyTypes: readonly HostKeyType[];
+  /** Extra or overriding sshd_config keywords (case-insensitive; a given keyword replaces the default). */
+  options?: Readonly<Record<string, SshdOptionValue>>;
+}
+
+const DEFAULT_OPTIONS: Record<string, SshdOptionValue> = {
+  UsePAM: true,
+  PubkeyAuthentication: true,
+  PasswordAuthentication: false,
+  KbdInteractiveAuthentication: false,
+  PermitRootLogin: false,
+  AuthorizedKeysFile: ".ssh/authorized_keys",
+  PrintMotd: false,
+  Subsystem: ["sftp", "/usr/lib/openssh/sftp-server"],
+};
+
+function optionValue(key: string, v: SshdOptionValue): string {
+  const text = typeof v === "boolean" ? (v ? "yes" : "no") : typeof v === "number" ? String(v) : typeof v === "string" ? v : v.join(" ");
+  if (!/^[A-Za-z][A-Za-z0-9]*$/.test(key) || /[\n\r]/.test(text) || text.trim() === "") {
+    throw new HostSpecError(`invalid sshd option ${key} ${JSON.stringify(v)}`);
+  }
+  return text;
+}
+
+function listenAddress(addr: string, port: number): string {
+  return addr.includes(":") ? `[${addr}]:${port}` : `${addr}:${port}`;
+}
+
+/** A standalone sshd_config (the host's /etc/ssh is never read): the machine's own host keys and pid file. */
+export function renderSshdConfig(input: SshdConfigInput): string {
+  if (!Number.isInteger(input.port) || input.port < 1 || input.port > 65535) throw new HostSpecError(`invalid sshd port ${input.port}`);
+  const fixed = new Set(["port", "listenaddress", "hostkey", "pidfile"]);
+  const merged = new Map<string, [string, SshdOptionValue]>();
+  for (const [k, v] of [...Object.entries(DEFAULT_OPTIONS), ...Object.entries(input.options ?? {})]) {
+    if (fixed.has(k.toLowerCase())) throw new HostSpecError(`sshd option ${k} is set by the machine spec`);
+    merged.set(k.toLowerCase(), [k, v]);
+  }
+  const lines = [
+    `# sshd of machine ${input.machine}, written by host/ (the host's /etc/ssh is not used)`,
+    `Port ${input.port}`,
+    ...input.listenAddresses.map((a) => `ListenAddress ${listenAddress(a, input.port)}`),
+    ...input.hostKeyTypes.map((t) => `HostKey ${CTL}/host-keys/${hostKeyFile(t)}`),
+    `PidFile ${CTL}/sshd.pid`,
+    ...[...merged.values()].map(([k, v]) => `${k} ${optionValue(k, v)}`),
+  ];
+  return lines.join("\n") + "\n";
+}

@@ -1,0 +1,202 @@
+// Machines: a network namespace with veths to bridges, plus mount, PID and UTS namespaces over an overlay of
+// the host root. The supervisor is `nsenter --net=<netns> unshare --fork --kill-child --pid --mount --uts`;
+// its child is the machine's PID 1, which the kernel kills when the supervisor dies (kill-child), and with
+// PID 1 every process of the machine. It boots by running its user-data, then its own sshd (fresh host keys
+// of its own, never the host's).
+import { existsSync } from "node:fs";
+import { chmod, mkdir, rm, writeFile } from "node:fs/promises";
+import { join, resolve } from "node:path";
+import { deleteRecords, ownedFields, type HostContext, type Owned } from "./context.ts";
+import { addressOf, familyOf } from "./cidr.ts";
+import { deleteLink, ensureRoute, ensureVeth } from "./links.ts";
+import { DEFAULT_HOST_KEY_TYPES, INIT, STAGE1, SYSTEMCTL, hostKeyFile, renderSshdConfig, type HostKeyType, type SshdOptionValue } from "./machine-files.ts";
+import { getMachineRecord, statusOf, supervisorExits, waitMachineReady, type MachineInfo } from "./machine-status.ts";
+import { mountOverlay, unmount } from "./mounts.ts";
+import { HostSpecError, validateIfname, validateLogicalName } from "./names.ts";
+import { deleteNetns, ensureNetns, killProcesses } from "./netns.ts";
+import { applyTable } from "./nft.ts";
+import type { NftTable } from "./nft-render.ts";
+import { childrenOf, isAlive, ref, type ProcessRef } from "./procs.ts";
+import type { MachineRecord } from "./records.ts";
+
+export interface MachineNetwork {
+  /** The bridge to attach to. */
+  bridge: string;
+  /** The bridge's network namespace; omitted = the host's. */
+  bridgeNetns?: string;
+  /** The machine's address on this network, with prefix length ("10.250.0.10/16"). */
+  address: string;
+  /** A router on this network; the first network with one carries the default route. */
+  gateway?: string;
+  /** Destinations routed via `gateway` (default: ["default"] on the first network with a gateway). */
+  routes?: readonly string[];
+  /** Interface name inside the machine (default eth<index>). */
+  interface?: string;
+}
+
+export interface SshdSpec {
+  port?: number;
+  /** Addresses sshd listens on (default: every network address of the machine). */
+  listenAddresses?: readonly string[];
+  /** Where the host keys live (default <machineDir>/host-keys); missing keys are generated there. */
+  hostKeysDir?: string;
+  hostKeyTypes?: readonly HostKeyType[];
+  /** sshd_config keywords on top of the defaults (public key only, no root login, PAM). */
+  options?: Readonly<Record<string, SshdOptionValue>>;
+}
+
+export interface MachineSpec extends Owned {
+  name: string;
+  /** Default: the name (must then be at most 64 characters). */
+  hostname?: string;
+  networks: readonly MachineNetwork[];
+  /** Run as root at boot, like cloud-init (a script with "#!" runs as such, otherwise with /bin/sh). */
+  userData?: string;
+  sshd?: SshdSpec;
+  /** nftables tables applied in the machine's namespace before it boots. */
+  nftTables?: readonly NftTable[];
+  /** Wait for readiness before returning (default true). */
+  wait?: boolean;
+  readyTimeoutMs?: number;
+}
+
+function machinePaths(ctx: Pick<HostContext, "stateDir">, name: string) {
+  const dir = join(ctx.stateDir, "machines", name);
+  return { dir, ctl: join(dir, "ctl"), root: join(dir, "root"), upper: join(dir, "upper"), work: join(dir, "work"), console: join(dir, "console.log") };
+}
+
+/** The record a machine spec will have: validated names, interfaces, sshd listen addresses, paths. */
+export function planMachine(ctx: Pick<HostContext, "names" | "stateDir">, spec: MachineSpec): MachineRecord {
+  const name = validateLogicalName("machine name", spec.name);
+  const hostname = spec.hostname ?? name;
+  if (hostname.length > 64 || !/^[a-z0-9]([a-z0-9.-]*[a-z0-9])?$/.test(hostname)) throw new HostSpecError(`invalid hostname ${hostname}`);
+  const paths = machinePaths(ctx, name);
+  const inner = new Set<string>();
+  const interfaces = spec.networks.map((n, i) => {
+    const ifname = validateIfname(n.interface ?? `eth${i}`);
+    if (inner.has(ifname)) throw new HostSpecError(`machine ${name}: interface ${ifname} twice`);
+    inner.add(ifname);
+    if (!n.address.includes("/")) throw new HostSpecError(`machine ${name}: address ${n.address} needs a prefix length`);
+    familyOf(n.address);
+    return { name: ifname, address: n.address, hostLink: ctx.names.machineLink(name, i), bridge: validateIfname(n.bridge), ...(n.bridgeNetns ? { bridgeNetns: n.bridgeNetns } : {}) };
+  });
+  const sshd = spec.sshd ?? {};
+  const types = sshd.hostKeyTypes ?? DEFAULT_HOST_KEY_TYPES;
+  return {
+    kind: "machine",
+    name,
+    hostname,
+    netns: ctx.names.machineNetns(name),
+    dir: paths.dir,
+    hostKeysDir: resolve(sshd.hostKeysDir ?? join(paths.dir, "host-keys")),
+    interfaces,
+    sshd: {
+      port: sshd.port ?? 22,
+      listenAddresses: [...(sshd.listenAddresses ?? interfaces.map((i) => addressOf(i.address)))],
+      hostKeyFiles: types.map(hostKeyFile),
+    },
+    ...ownedFields(spec),
+    state: "creating",
+    createdAt: new Date().toISOString(),
+  };
+}
+
+async function ensureHostKeys(ctx: HostContext, dir: string, types: readonly HostKeyType[]): Promise<void> {
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  for (const t of types) {
+    const file = join(dir, hostKeyFile(t));
+    if (existsSync(file) && existsSync(`${file}.pub`)) continue;
+    await rm(file, { force: true });
+    await rm(`${file}.pub`, { force: true });
+    await ctx.exec.run("ssh-keygen", ["-q", "-t", t, "-N", "", "-C", "", "-f", file]);
+  }
+}
+
+async function writeControlFiles(rec: MachineRecord, spec: MachineSpec, ctl: string): Promise<void> {
+  await rm(ctl, { recursive: true, force: true });
+  await mkdir(join(ctl, "bin"), { recursive: true });
+  await mkdir(join(ctl, "host-keys"));
+  await writeFile(join(ctl, "stage1"), STAGE1, { mode: 0o755 });
+  await writeFile(join(ctl, "init"), INIT, { mode: 0o755 });
+  await writeFile(join(ctl, "bin", "systemctl"), SYSTEMCTL, { mode: 0o755 });
+  const types = rec.sshd.hostKeyFiles.map((f) => f.replace(/^ssh_host_(.*)_key$/, "$1") as HostKeyType);
+  const config = renderSshdConfig({ machine: rec.name, port: rec.sshd.port, listenAddresses: rec.sshd.listenAddresses, hostKeyTypes: types, options: spec.sshd?.options ?? {} });
+  await writeFile(join(ctl, "sshd_config"), config, { mode: 0o644 });
+  if (spec.userData !== undefined) await writeFile(join(ctl, "user-data"), spec.userData, { mode: 0o700 });
+  await chmod(ctl, 0o755);
+}
+
+/**
+ * Starts the machine unless it already runs (then only waits for it, if asked): a running machine is never
+ * rebuilt; stop it first to change it. Leftovers of a dead one are removed first.
+ */
+export async function startMachine(ctx: HostContext, spec: MachineSpec): Promise<MachineInfo> {
+  const planned = planMachine(ctx, spec);
+  const id = `machine/${planned.name}`;
+  const existing = await getMachineRecord(ctx, planned.name);
+  if (existing?.supervisor && isAlive(existing.supervisor)) {
+    return spec.wait === false ? statusOf(existing) : waitMachineReady(ctx, planned.name, spec.readyTimeoutMs);
+  }
+  if (existing || existsSync(planned.dir)) await stopMachine(ctx, planned.name);
+  const { state: _s, createdAt: _c, ...input } = planned;
+  await ctx.records.put(input, "creating");
+  const paths = machinePaths(ctx, planned.name);
+  await mkdir(paths.dir, { recursive: true, mode: 0o755 });
+  const child = { parent: id };
+  await ensureNetns(ctx, planned.netns, child);
+  let defaultRouted = false;
+  for (const [i, n] of spec.networks.entries()) {
+    const iface = planned.interfaces[i]!;
+    const peer = { name: iface.hostLink, master: iface.bridge, ...(iface.bridgeNetns ? { netns: iface.bridgeNetns } : {}) };
+    await ensureVeth(ctx, { name: iface.name, netns: planned.netns, addresses: [iface.address], peer, ...child });
+    if (n.gateway === undefined) continue;
+    const routes = n.routes ?? (defaultRouted ? [] : ["default"]);
+    for (const destination of routes) {
+      await ensureRoute(ctx, { netns: planned.netns, destination, via: n.gateway, dev: iface.name, ...child });
+      if (destination === "default") defaultRouted = true;
+    }
+  }
+  for (const t of spec.nftTables ?? []) await applyTable(ctx, planned.netns, t, child);
+  await ensureHostKeys(ctx, planned.hostKeysDir, spec.sshd?.hostKeyTypes ?? DEFAULT_HOST_KEY_TYPES);
+  await writeControlFiles(planned, spec, paths.ctl);
+  await mountOverlay(ctx, { target: paths.root, upper: paths.upper, work: paths.work, ...child });
+  const supervisor = await ctx.exec.spawnDetached(
+    "unshare",
+    ["--fork", "--kill-child", "--pid", "--mount", "--uts", "--propagation", "private", "--", "/bin/bash", join(paths.ctl, "stage1"), paths.root, paths.ctl, planned.hostKeysDir, planned.hostname],
+    { netns: planned.netns, logFile: paths.console },
+  );
+  const sup: ProcessRef = { pid: supervisor.pid, startTime: supervisor.startTime };
+  if (supervisor.exited) supervisorExits.set(`${sup.pid}:${sup.startTime}`, supervisor.exited);
+  const rec = (await ctx.records.put({ ...input, supervisor: sup }, "created")) as MachineRecord;
+  if (spec.wait === false) return statusOf(rec);
+  return waitMachineReady(ctx, planned.name, spec.readyTimeoutMs);
+}
+
+/**
+ * Kills every process of the machine (its PID namespace dies with PID 1), unmounts its root, deletes its
+ * links and namespace, removes its directory (host keys outside it are kept) and its records. Idempotent;
+ * also cleans up a machine whose record was lost, by name.
+ */
+export async function stopMachine(ctx: HostContext, name: string): Promise<void> {
+  validateLogicalName("machine name", name);
+  const rec = await getMachineRecord(ctx, name);
+  const paths = machinePaths(ctx, name);
+  const id = `machine/${name}`;
+  const refs: ProcessRef[] = [];
+  if (rec?.supervisor && isAlive(rec.supervisor)) {
+    refs.push(rec.supervisor);
+    for (const c of childrenOf(rec.supervisor.pid)) {
+      const r = ref(c);
+      if (r) refs.push(r);
+    }
+  }
+  if (rec?.init) refs.push(rec.init);
+  await killProcesses(ctx.exec, refs);
+  if (rec?.supervisor) supervisorExits.delete(`${rec.supervisor.pid}:${rec.supervisor.startTime}`);
+  await unmount(ctx, paths.dir);
+  for (const i of rec?.interfaces ?? []) await deleteLink(ctx, i.hostLink, i.bridgeNetns);
+  await deleteNetns(ctx, rec?.netns ?? ctx.names.machineNetns(name));
+  // Host keys in a caller's directory outside the machine directory survive; the default ones do not.
+  await rm(paths.dir, { recursive: true, force: true });
+  await deleteRecords(ctx, (r) => r.parent === id || (r.kind === "machine" && r.name === name));
+}

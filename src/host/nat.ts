@@ -1,0 +1,62 @@
+// One-way NAT: hosts of a source network (a shoot's node network) reach the outside (the public network)
+// masqueraded behind the router namespace's outside address; nothing outside can open a connection in.
+import { HostSpecError, type Names } from "./names.ts";
+import { familyOf, normalizeCidr } from "./cidr.ts";
+import { ownNetns, ownedFields, type HostContext, type Owned } from "./context.ts";
+import { applyTable, deleteTable } from "./nft.ts";
+import type { NftTable } from "./nft-render.ts";
+
+export interface NatSpec extends Owned {
+  /** Logical name; the table is names.table("nat", name). */
+  name: string;
+  /** The router namespace that forwards between the two networks (required: host/ never NATs the host). */
+  netns: string;
+  /** The network whose hosts are masqueraded, e.g. "10.250.0.0/16". */
+  sourceCidr: string;
+  /** The router's interface towards the outside. */
+  outInterface: string;
+}
+
+export function natTableName(names: Names, name: string): string {
+  return names.table("nat", name);
+}
+
+/** The table: masquerade source -> out; in forward, replies pass and new connections from out to source drop. */
+export function natTable(names: Names, spec: NatSpec): NftTable {
+  const source = normalizeCidr(spec.sourceCidr);
+  const family = familyOf(source) === 4 ? "ip" : "ip6";
+  return {
+    family,
+    name: natTableName(names, spec.name),
+    chains: [
+      {
+        name: "postrouting",
+        base: { type: "nat", hook: "postrouting", priority: "srcnat", policy: "accept" },
+        rules: [{ oif: spec.outInterface, saddr: source, verdict: "masquerade" }],
+      },
+      {
+        name: "forward",
+        base: { type: "filter", hook: "forward", priority: "filter", policy: "accept" },
+        rules: [
+          { ct: ["established", "related"], verdict: "accept" },
+          { iif: spec.outInterface, daddr: source, verdict: "drop" },
+        ],
+      },
+    ],
+  };
+}
+
+export async function ensureNat(ctx: HostContext, spec: NatSpec): Promise<void> {
+  if (!spec.netns) throw new HostSpecError("NAT needs a router namespace");
+  ownNetns(ctx, spec.netns);
+  const table = natTable(ctx.names, spec);
+  const key = table.family === "ip" ? "net.ipv4.ip_forward=1" : "net.ipv6.conf.all.forwarding=1";
+  // /proc/sys/net is per namespace: this only turns on forwarding inside the router namespace.
+  await ctx.exec.run("sysctl", ["-q", "-w", key], { netns: spec.netns });
+  await applyTable(ctx, spec.netns, table, ownedFields(spec));
+}
+
+export async function deleteNat(ctx: HostContext, spec: Pick<NatSpec, "name" | "netns" | "sourceCidr">): Promise<void> {
+  const family = familyOf(spec.sourceCidr) === 4 ? "ip" : "ip6";
+  await deleteTable(ctx, spec.netns, { family, name: natTableName(ctx.names, spec.name) });
+}

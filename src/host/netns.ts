@@ -1,0 +1,93 @@
+// Named network namespaces (/run/netns/<name>, as `ip netns` makes them). Creation is idempotent; deletion
+// first kills the processes still inside and deletes the links, so veth peers elsewhere vanish at once
+// rather than whenever the kernel frees the namespace.
+import { deleteRecords, ipNs, ownNetns, ownedFields, recorded, type HostContext, type Owned } from "./context.ts";
+import type { Exec, RunOptions, RunResult } from "./exec.ts";
+import { isAlive, ref, waitGone, type ProcessRef } from "./procs.ts";
+
+export async function listNetns(exec: Exec): Promise<string[]> {
+  const r = await exec.run("ip", ["netns", "list"]);
+  return r.stdout
+    .split("\n")
+    .map((l) => l.trim().split(/\s+/)[0] ?? "")
+    .filter((n) => n !== "");
+}
+
+export async function netnsExists(exec: Exec, name: string): Promise<boolean> {
+  return (await listNetns(exec)).includes(name);
+}
+
+/** Creates the namespace (with loopback up) unless it exists. */
+export async function ensureNetns(ctx: HostContext, name: string, owned: Owned = {}): Promise<void> {
+  ownNetns(ctx, name);
+  await recorded(ctx, { kind: "netns", name, ...ownedFields(owned) }, async () => {
+    if (!(await netnsExists(ctx.exec, name))) await ctx.exec.run("ip", ["netns", "add", name]);
+    await ctx.exec.run("ip", ["-n", name, "link", "set", "dev", "lo", "up"]);
+  });
+}
+
+/** Names of the links in a namespace (or the host), without "@peer" suffixes. */
+export async function listLinks(exec: Exec, netns?: string): Promise<string[]> {
+  const r = await exec.run("ip", [...ipNs(netns), "-o", "link", "show"]);
+  const names: string[] = [];
+  for (const line of r.stdout.split("\n")) {
+    const m = /^\d+:\s+([^:@\s]+)/.exec(line);
+    if (m?.[1]) names.push(m[1]);
+  }
+  return names;
+}
+
+/** Processes whose network namespace is this one. */
+export async function netnsPids(exec: Exec, name: string): Promise<number[]> {
+  const r = await exec.run("ip", ["netns", "pids", name], { okExitCodes: [0, 1] });
+  return r.stdout.split(/\s+/).filter(Boolean).map(Number);
+}
+
+/** Kills the processes that are still the recorded ones; with graceMs, SIGTERM first and SIGKILL after. */
+export async function killProcesses(exec: Exec, refs: readonly ProcessRef[], graceMs = 0): Promise<void> {
+  let alive = refs.filter(isAlive);
+  if (alive.length === 0) return;
+  if (graceMs > 0) {
+    await exec.run("kill", ["-TERM", ...alive.map((r) => String(r.pid))], { okExitCodes: [0, 1] });
+    if (await waitGone(alive, graceMs)) return;
+    alive = alive.filter(isAlive);
+  }
+  // kill exits 1 when some pid is gone already; whatever is still alive is checked below.
+  await exec.run("kill", ["-KILL", ...alive.map((r) => String(r.pid))], { okExitCodes: [0, 1] });
+  if (!(await waitGone(alive))) {
+    throw new Error(`processes ${alive.map((r) => r.pid).join(", ")} did not exit after SIGKILL`);
+  }
+}
+
+/** Kills what runs inside, deletes its links, deletes the namespace and every record that lived in it. */
+export async function deleteNetns(ctx: HostContext, name: string): Promise<void> {
+  ownNetns(ctx, name);
+  if (await netnsExists(ctx.exec, name)) {
+    const refs = (await netnsPids(ctx.exec, name)).map(ref).filter((r): r is ProcessRef => r !== undefined);
+    await killProcesses(ctx.exec, refs);
+    for (const link of await listLinks(ctx.exec, name)) {
+      if (link === "lo") continue;
+      // A veth deleted from its other end takes this one with it; "Cannot find device" is fine.
+      await ctx.exec.run("ip", ["-n", name, "link", "del", "dev", link], { okExitCodes: [0, 1] });
+    }
+    await ctx.exec.run("ip", ["netns", "del", name]);
+  }
+  await deleteRecords(ctx, (r) => {
+    switch (r.kind) {
+      case "netns":
+        return r.name === name;
+      case "link":
+        return r.netns === name || r.peer?.netns === name;
+      case "route":
+      case "nftTable":
+        return r.netns === name;
+      default:
+        return false;
+    }
+  });
+}
+
+/** Runs a command inside a namespace. */
+export function execInNetns(exec: Exec, netns: string, command: string, args: readonly string[], options: RunOptions = {}): Promise<RunResult> {
+  return exec.run(command, args, { ...options, netns });
+}

@@ -1,0 +1,176 @@
+// Records of host objects: one JSON file per object under <stateDir>/records/, written atomically (temp file +
+// rename) before the object is created ("creating") and again after ("created"), and removed only after the
+// object is gone. A restarted process finds every object again from these files; sweep() removes what no
+// owner claims.
+import { mkdir, readFile, readdir, rename, rm, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import type { NftFamily } from "./nft-render.ts";
+import type { ProcessRef } from "./procs.ts";
+
+interface RecordBase {
+  /** Caller-chosen owner (e.g. "bastion/shoot--p--s/b1"): sweep's keep() decides by it. */
+  owner?: string;
+  /** Id of the composite record (a machine) this object belongs to; it lives and dies with that one. */
+  parent?: string;
+  state: "creating" | "created";
+  createdAt: string;
+}
+
+export interface NetnsRecord extends RecordBase {
+  kind: "netns";
+  name: string;
+}
+
+export interface LinkRecord extends RecordBase {
+  kind: "link";
+  type: "bridge" | "veth";
+  name: string;
+  netns?: string;
+  peer?: { name: string; netns?: string };
+}
+
+export interface RouteRecord extends RecordBase {
+  kind: "route";
+  netns?: string;
+  destination: string;
+  via?: string;
+  dev?: string;
+}
+
+export interface NftTableRecord extends RecordBase {
+  kind: "nftTable";
+  netns?: string;
+  family: NftFamily;
+  name: string;
+}
+
+export interface MountRecord extends RecordBase {
+  kind: "mount";
+  target: string;
+}
+
+export interface ProcessRecord extends RecordBase {
+  kind: "process";
+  name: string;
+  netns?: string;
+  process?: ProcessRef;
+  command: string[];
+  logFile: string;
+}
+
+export interface MachineRecord extends RecordBase {
+  kind: "machine";
+  name: string;
+  hostname: string;
+  netns: string;
+  /** <stateDir>/machines/<name>: control files, overlay upper/work, mounted root, console log. */
+  dir: string;
+  hostKeysDir: string;
+  /** The `nsenter ... unshare` process; its child is the machine's PID 1. */
+  supervisor?: ProcessRef;
+  /** The machine's PID 1 as seen from the host. */
+  init?: ProcessRef;
+  interfaces: { name: string; address: string; hostLink: string; bridge: string; bridgeNetns?: string }[];
+  /** Addresses sshd listens on and its port, for readiness. */
+  sshd: { port: number; listenAddresses: string[]; hostKeyFiles: string[] };
+}
+
+export type HostRecord = NetnsRecord | LinkRecord | RouteRecord | NftTableRecord | MountRecord | ProcessRecord | MachineRecord;
+export type RecordKind = HostRecord["kind"];
+
+/** Distributes Omit over the union, so a record can be written without its bookkeeping fields. */
+export type RecordInput = HostRecord extends infer R ? (R extends HostRecord ? Omit<R, "state" | "createdAt"> : never) : never;
+
+/** The identity of a record: kind plus the key that names its object on the host. */
+export function recordId(r: RecordInput | HostRecord): string {
+  const ns = (n: string | undefined) => n ?? "-";
+  switch (r.kind) {
+    case "netns":
+      return `netns/${r.name}`;
+    case "link":
+      return `link/${ns(r.netns)}/${r.name}`;
+    case "route":
+      return `route/${ns(r.netns)}/${r.destination}`;
+    case "nftTable":
+      return `nftTable/${ns(r.netns)}/${r.family}/${r.name}`;
+    case "mount":
+      return `mount/${r.target}`;
+    case "process":
+      return `process/${r.name}`;
+    case "machine":
+      return `machine/${r.name}`;
+  }
+}
+
+export function describeRecord(r: HostRecord): string {
+  return recordId(r);
+}
+
+export class RecordStore {
+  readonly dir: string;
+
+  constructor(stateDir: string) {
+    this.dir = join(stateDir, "records");
+  }
+
+  private file(id: string): string {
+    return join(this.dir, `${encodeURIComponent(id)}.json`);
+  }
+
+  /** Writes a record atomically; keeps createdAt of an existing record. */
+  async put(input: RecordInput, state: HostRecord["state"]): Promise<HostRecord> {
+    const id = recordId(input);
+    const existing = await this.get(id);
+    const record = { ...input, state, createdAt: existing?.createdAt ?? new Date().toISOString() } as HostRecord;
+    await mkdir(this.dir, { recursive: true });
+    const tmp = `${this.file(id)}.tmp-${process.pid}-${Math.random().toString(36).slice(2)}`;
+    await writeFile(tmp, `${JSON.stringify(record, null, 2)}\n`, { mode: 0o600 });
+    await rename(tmp, this.file(id));
+    return record;
+  }
+
+  async get(id: string): Promise<HostRecord | undefined> {
+    try {
+      return JSON.parse(await readFile(this.file(id), "utf8")) as HostRecord;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+      throw err;
+    }
+  }
+
+  /** Every record; files that are not complete records (stray temp files) are skipped. */
+  async list(): Promise<HostRecord[]> {
+    let names: string[];
+    try {
+      names = await readdir(this.dir);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === "ENOENT") return [];
+      throw err;
+    }
+    const out: HostRecord[] = [];
+    for (const n of names.filter((x) => x.endsWith(".json")).sort()) {
+      try {
+        const r = JSON.parse(await readFile(join(this.dir, n), "utf8")) as HostRecord;
+        if (typeof r === "object" && r !== null && typeof r.kind === "string") out.push(r);
+      } catch {
+        // unreadable: not ours, or removed meanwhile
+      }
+    }
+    return out;
+  }
+
+  async delete(id: string): Promise<void> {
+    await rm(this.file(id), { force: true });
+  }
+
+  /** Removes temp files left by a crash between write and rename. */
+  async removeTempFiles(): Promise<void> {
+    let names: string[] = [];
+    try {
+      names = await readdir(this.dir);
+    } catch {
+      return;
+    }
+    await Promise.all(names.filter((n) => n.includes(".json.tmp-")).map((n) => rm(join(this.dir, n), { force: true })));
+  }
+}

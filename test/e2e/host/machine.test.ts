@@ -1,0 +1,170 @@
+// A real machine: boots over an overlay of the host root, runs user-data that creates user gardener with an
+// authorized key and starts sshd through the systemctl stand-in; a real ssh from another namespace prints
+// the machine's hostname, checked against the host keys the machine reports. The host's /etc stays as it
+// was; a restarted host object finds the machine again; kill -9 of the supervisor leaves no process behind.
+import { after, before, describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { createHash } from "node:crypto";
+import { existsSync } from "node:fs";
+import { readFile, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { LinuxHost, MachineBootError, type MachineInfo } from "../../../src/host/index.ts";
+import { isAlive, waitGone } from "../../../src/host/procs.ts";
+import { cleanUpAndAssertNoLeaks, newTestHost, skipUnlessRoot, type TestHost } from "./support.ts";
+
+/** user-data as the gardenlet writes it (bastion.md §10.3): the key only as base64. */
+function userData(publicKey: string): string {
+  const b64 = Buffer.from(publicKey.trim()).toString("base64");
+  return `#!/bin/bash -eu
+id gardener >/dev/null 2>&1 || useradd -m -d /home/gardener -U -s /bin/bash gardener
+install -d -o gardener -g gardener -m 0700 /home/gardener/.ssh
+echo '${b64}' | base64 -d > /home/gardener/.ssh/authorized_keys
+echo >> /home/gardener/.ssh/authorized_keys
+chown gardener:gardener /home/gardener/.ssh/authorized_keys
+chmod 0600 /home/gardener/.ssh/authorized_keys
+echo 'gardener ALL=(ALL) NOPASSWD:ALL' > /etc/sudoers.d/99-gardener-user
+chmod 0440 /etc/sudoers.d/99-gardener-user
+systemctl start sshd || systemctl start ssh
+`;
+}
+
+const sha = async (path: string) => createHash("sha256").update(await readFile(path)).digest("hex");
+
+describe("host e2e: machines", { skip: skipUnlessRoot }, () => {
+  let t: TestHost | undefined;
+  let ns: (n: string) => string;
+  let key: string;
+  let info: MachineInfo;
+  let passwdBefore: string;
+  const addr = "192.168.250.10";
+
+  const ssh = (knownHosts: string, ...command: string[]) =>
+    t!.host.execInNetns(
+      ns("client"),
+      "ssh",
+      ["-i", key, "-o", "BatchMode=yes", "-o", "StrictHostKeyChecking=yes", "-o", `UserKnownHostsFile=${knownHosts}`, "-o", "ConnectTimeout=5", `gardener@${addr}`, ...command],
+      { okExitCodes: [0, 255] },
+    );
+
+  before(async () => {
+    t = await newTestHost();
+    const { host, stateDir } = t;
+    ns = (n) => host.names.netns(n);
+    passwdBefore = await sha("/etc/passwd");
+    const br = host.names.link("pub");
+    await host.ensureNetns(ns("pub"));
+    await host.ensureBridge({ name: br, netns: ns("pub") });
+    await host.ensureNetns(ns("client"));
+    t.tracker.netns(ns("client"));
+    await host.ensureVeth({ name: "eth0", netns: ns("client"), addresses: ["192.168.250.9/24"], peer: { name: host.names.link("client", "0"), netns: ns("pub"), master: br } });
+    key = join(stateDir, "id_ed25519");
+    await host.ctx.exec.run("ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-C", "operator", "-f", key]);
+    info = await host.startMachine({
+      name: "bastion-one",
+      hostname: "bastion-one.local",
+      owner: "test",
+      networks: [{ bridge: br, bridgeNetns: ns("pub"), address: `${addr}/24` }],
+      userData: userData(await readFile(`${key}.pub`, "utf8")),
+      sshd: { hostKeyTypes: ["ed25519", "ecdsa"], options: { AllowUsers: "gardener", AllowTcpForwarding: true } },
+      readyTimeoutMs: 30_000,
+    });
+    t.tracker.netns(info.netns);
+    t.tracker.pidnsOf(info.init!.pid);
+  });
+
+  after(() => cleanUpAndAssertNoLeaks(t));
+
+  test("the machine is ready: user-data ran, sshd listens, its own host keys are reported", async () => {
+    assert.equal(info.ready, true);
+    assert.equal(info.userDataExitCode, 0);
+    assert.deepEqual(info.sshd, { port: 22, listenAddresses: [addr] });
+    assert.deepEqual(info.hostKeys.map((k) => k.split(" ")[0]), ["ecdsa-sha2-nistp256", "ssh-ed25519"]);
+    for (const k of info.hostKeys) {
+      for (const f of ["ssh_host_ed25519_key.pub", "ssh_host_ecdsa_key.pub"]) {
+        if (existsSync(`/etc/ssh/${f}`)) assert.ok(!(await readFile(`/etc/ssh/${f}`, "utf8")).includes(k.split(" ")[1]!), "never the host's keys");
+      }
+    }
+  });
+
+  test("a real ssh from another namespace, verifying the reported host keys, prints the machine's hostname", async () => {
+    const known = join(t!.stateDir, "known_hosts");
+    await writeFile(known, info.hostKeys.map((k) => `${addr} ${k}\n`).join(""));
+    const r = await ssh(known, "hostname");
+    assert.equal(r.exitCode, 0, r.stderr);
+    assert.equal(r.stdout.trim(), "bastion-one.local");
+    const who = await ssh(known, "id", "-un");
+    assert.equal(who.stdout.trim(), "gardener");
+    const scanned = await t!.host.execInNetns(ns("client"), "ssh-keyscan", ["-T", "5", addr]);
+    const served = scanned.stdout.split("\n").filter((l) => l.startsWith(addr)).map((l) => l.split(" ").slice(1, 3).join(" ")).sort();
+    assert.deepEqual(served, info.hostKeys, "sshd serves exactly the reported keys");
+    await writeFile(known, `${addr} ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIKf8wz1bn5a3y1uY9Xv6dVf0rJdJcDJ1pLTtfu1bTR2k\n`);
+    assert.equal((await ssh(known, "hostname")).exitCode, 255, "a wrong host key is refused");
+  });
+
+  test("users live in the machine's upper layer; the host's /etc is unchanged", async () => {
+    assert.equal(await sha("/etc/passwd"), passwdBefore);
+    assert.ok(!(await readFile("/etc/passwd", "utf8")).includes("\ngardener:"));
+    assert.ok(!existsSync("/etc/sudoers.d/99-gardener-user"));
+    assert.match(await readFile(join(info.upperDir, "etc/passwd"), "utf8"), /^gardener:x:/m);
+    assert.ok(existsSync(join(info.upperDir, "etc/sudoers.d/99-gardener-user")));
+    const r = await t!.host.execInMachine("bastion-one", "getent", ["passwd", "gardener"]);
+    assert.match(r.stdout, /^gardener:x:\d+:\d+::\/home\/gardener:\/bin\/bash$/m);
+  });
+
+  test("inside, the machine has its own PID namespace, hostname and a systemctl that knows its sshd", async () => {
+    const { host } = t!;
+    const ps = await host.execInMachine("bastion-one", "ps", ["-eo", "pid=,comm="]);
+    const procs = ps.stdout.trim().split("\n").map((l) => l.trim());
+    assert.ok(procs.some((l) => /^1 init$/.test(l) || /^1 bash$/.test(l)), ps.stdout);
+    assert.ok(procs.some((l) => l.endsWith("sshd")), ps.stdout);
+    const zombies = (await host.execInMachine("bastion-one", "ps", ["-eo", "stat=,pid,comm"])).stdout.split("\n").filter((l) => l.startsWith("Z"));
+    assert.deepEqual(zombies, [], "PID 1 reaps finished ssh sessions");
+    assert.equal((await host.execInMachine("bastion-one", "hostname", [])).stdout.trim(), "bastion-one.local");
+    assert.equal((await host.execInMachine("bastion-one", "systemctl", ["is-active", "sshd"])).stdout.trim(), "active");
+    const none = await host.execInMachine("bastion-one", "systemctl", ["start", "nginx"], { okExitCodes: [5] });
+    assert.match(none.stderr, /not found/);
+  });
+
+  test("a restarted host object finds the running machine and does not rebuild it", async () => {
+    const again = new LinuxHost({ stateDir: t!.stateDir });
+    assert.equal(again.names.prefix, t!.prefix, "the state directory remembers its prefix");
+    const status = await again.machineStatus("bastion-one");
+    assert.equal(status?.running, true);
+    assert.equal(status?.ready, true);
+    const started = await again.startMachine({ name: "bastion-one", networks: [] });
+    assert.deepEqual(started.supervisor, info.supervisor);
+  });
+
+  test("a failing user-data is reported as a boot error with its output", async () => {
+    const { host } = t!;
+    const err = await host
+      .startMachine({ name: "broken", networks: [], userData: "#!/bin/sh\necho 'cannot do it' >&2\nexit 3\n", sshd: { hostKeyTypes: ["ed25519"], listenAddresses: ["127.0.0.1"] }, readyTimeoutMs: 30_000 })
+      .catch((e: unknown) => e);
+    assert.ok(err instanceof MachineBootError, String(err));
+    assert.match(err.message, /user-data exited with 3:\ncannot do it/);
+    t!.tracker.netns(host.names.machineNetns("broken"));
+    await host.stopMachine("broken");
+    assert.equal(await host.machineStatus("broken"), undefined);
+  });
+
+  test("kill -9 of the supervisor takes every process of the machine with it; stopMachine cleans the rest", async () => {
+    const { host } = t!;
+    const sup = info.supervisor!;
+    const before = t!.tracker.processes();
+    assert.ok(before.length >= 2, "init and sshd run in the machine");
+    process.kill(sup.pid, "SIGKILL");
+    assert.ok(await waitGone([sup]));
+    assert.ok(await waitGone([info.init!]), "PID 1 died with its supervisor");
+    // The kernel kills the rest of the PID namespace with its PID 1.
+    const deadline = Date.now() + 5000;
+    while (t!.tracker.processes().length > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+    assert.deepEqual(t!.tracker.processes(), [], "no sshd or anything else survives");
+    const status = await host.machineStatus("bastion-one");
+    assert.equal(status?.running, false);
+    assert.ok(!isAlive(sup));
+    await host.stopMachine("bastion-one");
+    assert.ok(!(await host.netnsExists(info.netns)));
+    assert.ok(!existsSync(info.dir));
+    assert.equal(await host.linkExists(info.interfaces[0]!.hostLink, ns("pub")), false);
+  });
+});
