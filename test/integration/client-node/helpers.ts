@@ -2,6 +2,7 @@
 import assert from "node:assert/strict";
 import { ApiException, KubeConfig, type ApiextensionsV1Api, type V1CustomResourceDefinition } from "@kubernetes/client-node";
 import type { Status } from "../../../src/apis/meta/v1/types.ts";
+import { gadgetCrd } from "../../support/crds.ts";
 import { eventually } from "../../support/http.ts";
 
 export function kubeConfigFrom(path: string): KubeConfig {
@@ -26,33 +27,8 @@ export async function expectApiError(p: Promise<unknown>, code: number): Promise
   assert.fail(`expected the call to fail with HTTP ${code}, but it succeeded`);
 }
 
-export const widgetCrdObject: V1CustomResourceDefinition = {
-  apiVersion: "apiextensions.k8s.io/v1",
-  kind: "CustomResourceDefinition",
-  metadata: { name: "gadgets.example.com" },
-  spec: {
-    group: "example.com",
-    scope: "Namespaced",
-    names: { plural: "gadgets", singular: "gadget", kind: "Gadget", listKind: "GadgetList" },
-    versions: [
-      {
-        name: "v1",
-        served: true,
-        storage: true,
-        subresources: { status: {} },
-        schema: {
-          openAPIV3Schema: {
-            type: "object",
-            properties: {
-              spec: { type: "object", properties: { size: { type: "integer" }, tags: { type: "array", items: { type: "string" } } } },
-              status: { type: "object", properties: { phase: { type: "string" } } },
-            },
-          },
-        },
-      },
-    ],
-  },
-};
+/** The shared gadgets.example.com CRD, typed for client-node. */
+export const widgetCrdObject = gadgetCrd as unknown as V1CustomResourceDefinition;
 
 /** Creates the CRD and waits for its Established condition. */
 export async function createEstablishedCrd(api: ApiextensionsV1Api, crd: V1CustomResourceDefinition): Promise<void> {

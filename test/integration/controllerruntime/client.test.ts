@@ -9,6 +9,7 @@ import { StatusError, isAlreadyExists, isConflict, isInvalid, isNotFound } from 
 import { ConfigMaps } from "../../../src/client/builtins.ts";
 import { addFinalizer, createOrPatch, patchStatus, removeFinalizer, retryOnConflict } from "../../../src/client/helpers.ts";
 import { resourceType } from "../../../src/client/resource.ts";
+import { gadgetCrd } from "../../support/crds.ts";
 import { type TestServer, ensureNamespace, eventually, startTestServer } from "./support.ts";
 
 interface Gadget extends KubeObject {
@@ -24,31 +25,7 @@ const ns = "client";
 before(async () => {
   ts = await startTestServer("sqlite");
   await ensureNamespace(ts.client, ns);
-  await ts.client.create(Crds, {
-    metadata: { name: "gadgets.example.com" },
-    spec: {
-      group: "example.com",
-      scope: "Namespaced",
-      names: { plural: "gadgets", singular: "gadget", kind: "Gadget", listKind: "GadgetList" },
-      versions: [
-        {
-          name: "v1",
-          served: true,
-          storage: true,
-          subresources: { status: {} },
-          schema: {
-            openAPIV3Schema: {
-              type: "object",
-              properties: {
-                spec: { type: "object", properties: { size: { type: "integer" }, tags: { type: "array", items: { type: "string" } } } },
-                status: { type: "object", properties: { phase: { type: "string" } } },
-              },
-            },
-          },
-        },
-      ],
-    },
-  });
+  await ts.client.create(Crds, gadgetCrd);
   await eventually("the Gadget CRD to be served", async () => (await ts.client.list(Gadgets, { namespace: ns })) && true);
 });
 after(async () => {

@@ -39,10 +39,10 @@ describe("GenericStore.create", () => {
   it("treats null metadata fields as unset and wrongly typed ones as undecodable (400)", async () => {
     const t = await newTestStore(widgetDefinition());
     // kubectl 1.27 sends the zero time as null.
-    const nulls = { creationTimestamp: null, labels: null } as unknown as KubeObject["metadata"];
+    const nulls: Record<string, unknown> = { creationTimestamp: null, labels: null };
     const { object } = await t.store.create(t.ctx("ns1"), widget("w1", {}, nulls));
     assert.equal(object.metadata.creationTimestamp, "2026-01-01T12:00:00Z");
-    const wrong = { name: true } as unknown as KubeObject["metadata"];
+    const wrong: Record<string, unknown> = { name: true };
     await rejects(t.store.create(t.ctx("ns1"), widget("w2", {}, wrong)), 400, "BadRequest", /metadata\.name in body must be of type string/);
   });
 
