@@ -1,0 +1,59 @@
+// The RoleBindings a Project's membership implies (spec/bastion.md §3.1), pure: in the project
+// namespace, `gardener.cloud:system:project-member` binds the owner and every member holding
+// `admin` or `owner`; `gardener.cloud:system:project-viewer` binds every member holding `viewer`.
+// Each binds the ClusterRole of its own name and is controlled by the Project.
+import { API_VERSION, PROJECT_ROLE_ADMIN, PROJECT_ROLE_OWNER, PROJECT_ROLE_VIEWER } from "../../../apis/gardencore/v1beta1/types.ts";
+import type { Project, ProjectMember, ProjectSubject } from "../../../apis/gardencore/v1beta1/types.ts";
+import type { RoleBinding, Subject } from "../../../apis/rbac/v1/types.ts";
+
+export const PROJECT_MEMBER = "gardener.cloud:system:project-member";
+export const PROJECT_VIEWER = "gardener.cloud:system:project-viewer";
+const RBAC_GROUP = "rbac.authorization.k8s.io";
+
+function rolesOf(m: ProjectMember): string[] {
+  return [...(m.role ? [m.role] : []), ...(m.roles ?? [])];
+}
+
+/** The RBAC subject of a project subject (User and Group in the RBAC group, ServiceAccounts in the core group). */
+export function rbacSubject(s: ProjectSubject): Subject {
+  if (s.kind === "ServiceAccount") return { kind: s.kind, apiGroup: "", name: s.name, namespace: s.namespace ?? "" };
+  return { kind: s.kind, apiGroup: s.apiGroup || RBAC_GROUP, name: s.name };
+}
+
+function dedupe(subjects: Subject[]): Subject[] {
+  const seen = new Set<string>();
+  return subjects.filter((s) => {
+    const id = `${s.kind}/${s.namespace ?? ""}/${s.name}`;
+    if (seen.has(id)) return false;
+    seen.add(id);
+    return true;
+  });
+}
+
+export function memberSubjects(project: Project): Subject[] {
+  const out: Subject[] = [];
+  if (project.spec?.owner) out.push(rbacSubject(project.spec.owner));
+  for (const m of project.spec?.members ?? []) {
+    const roles = rolesOf(m);
+    if (roles.includes(PROJECT_ROLE_ADMIN) || roles.includes(PROJECT_ROLE_OWNER)) out.push(rbacSubject(m));
+  }
+  return dedupe(out);
+}
+
+export function viewerSubjects(project: Project): Subject[] {
+  return dedupe((project.spec?.members ?? []).filter((m) => rolesOf(m).includes(PROJECT_ROLE_VIEWER)).map(rbacSubject));
+}
+
+/** The two desired RoleBindings (namespace from spec.namespace, which must be set). */
+export function desiredRoleBindings(project: Project): RoleBinding[] {
+  const namespace = project.spec?.namespace ?? "";
+  const owner = { apiVersion: API_VERSION, kind: "Project", name: project.metadata.name ?? "", uid: project.metadata.uid ?? "", controller: true, blockOwnerDeletion: true };
+  const binding = (name: string, subjects: Subject[]): RoleBinding => ({
+    apiVersion: `${RBAC_GROUP}/v1`,
+    kind: "RoleBinding",
+    metadata: { name, namespace, ownerReferences: [owner] },
+    roleRef: { apiGroup: RBAC_GROUP, kind: "ClusterRole", name },
+    subjects,
+  });
+  return [binding(PROJECT_MEMBER, memberSubjects(project)), binding(PROJECT_VIEWER, viewerSubjects(project))];
+}

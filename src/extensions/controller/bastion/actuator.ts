@@ -1,0 +1,28 @@
+// What a provider implements for Bastions (spec/bastion.md §12.4); the generic reconciler
+// (reconciler.ts) does everything else: finalizer, lastOperation/lastError, validation, retries.
+import type { Logger } from "pino";
+import type { Cluster, ExtensionBastion } from "../../../apis/extensions/v1alpha1/types.ts";
+
+export interface ActuatorContext {
+  log: Logger;
+  /** Aborted when the reconcile times out (20 min) or the controller stops; pass it on. */
+  signal: AbortSignal;
+}
+
+/**
+ * Errors: throw a RequeueAfterError ("not done yet, look again in D") to be retried after D
+ * without backoff; ErrorWithCodes to set `lastError.codes`; anything else backs off exponentially.
+ */
+export interface Actuator {
+  /**
+   * Creates or updates, idempotently, a host booted with `spec.userData` that accepts TCP 22 only
+   * from `spec.ingress` (honouring `except`) and may open only TCP 22 to the shoot's workers; lets
+   * the workers accept SSH from it; applies ingress changes in place. Writes `status.ingress` and
+   * `status.providerStatus.sshHostKeys` (through the status subresource) before returning.
+   */
+  reconcile(ctx: ActuatorContext, bastion: ExtensionBastion, cluster: Cluster): Promise<void>;
+  /** Reverts everything reconcile created or changed; throws a RequeueAfterError while anything remains. */
+  delete(ctx: ActuatorContext, bastion: ExtensionBastion, cluster: Cluster): Promise<void>;
+  /** Force deletion: removes what can be removed without blocking on unreachable infrastructure, then succeeds. */
+  forceDelete(ctx: ActuatorContext, bastion: ExtensionBastion, cluster: Cluster): Promise<void>;
+}

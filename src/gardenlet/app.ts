@@ -1,0 +1,79 @@
+// The gardenlet of one seed assembled: a manager on the garden whose cache holds only this seed's
+// Bastions and Shoots (the only lists the seed authorizer permits), a second cache on the seed
+// (extension Bastions, Clusters), and the bastion controllers (§10). The command (src/cmd/) only
+// parses flags and calls this; tests call it directly.
+import type { Logger } from "pino";
+import type { Registry } from "prom-client";
+import type { Client } from "../client/client.ts";
+import { Cache } from "../controllerruntime/cache/cache.ts";
+import type { InformerBackoff } from "../controllerruntime/cache/informer.ts";
+import { Manager, type ManagerOptions } from "../controllerruntime/manager.ts";
+import type { Clock } from "../utils/clock.ts";
+import { type BastionControllers, addBastionControllers } from "./controller/bastion/add.ts";
+import { Bastions, Shoots } from "./resources.ts";
+
+export interface GardenletOptions {
+  /** A client of the garden API server, as this seed's gardenlet (`gardener.cloud:system:seed:<seed>`). */
+  gardenClient: Client;
+  /** A client of the seed API server. */
+  seedClient: Client;
+  seedName: string;
+  clock?: Clock;
+  logger?: Logger;
+  server?: ManagerOptions["server"];
+  registry?: Registry;
+  defaultMetrics?: boolean;
+  cacheBackoff?: InformerBackoff;
+}
+
+export interface Gardenlet {
+  manager: Manager;
+  seedCache: Cache;
+  bastion: BastionControllers;
+  start(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export function createGardenlet(o: GardenletOptions): Gardenlet {
+  if (!o.seedName) throw new Error("gardenlet: the seed name must not be empty");
+  const ownSeed = `spec.seedName=${o.seedName}`;
+  const manager = new Manager({
+    client: o.gardenClient,
+    clock: o.clock,
+    logger: o.logger?.child({ seed: o.seedName }),
+    server: o.server,
+    registry: o.registry,
+    defaultMetrics: o.defaultMetrics,
+    cache: {
+      byObject: [
+        { type: Bastions, fieldSelector: ownSeed },
+        { type: Shoots, fieldSelector: ownSeed },
+      ],
+      backoff: o.cacheBackoff,
+    },
+  });
+  const seedCache = new Cache(o.seedClient, { clock: manager.clock, logger: manager.logger, metrics: manager.metrics, backoff: o.cacheBackoff });
+  manager.addReadyzCheck("seed-informers-synced", () => {
+    if (!seedCache.hasSynced()) throw new Error("seed caches are not synced yet");
+  });
+  const bastion = addBastionControllers(manager, { seedClient: o.seedClient, seedCache });
+  let stopped: Promise<void> | undefined;
+  return {
+    manager,
+    seedCache,
+    bastion,
+    async start() {
+      seedCache.start();
+      try {
+        await manager.start();
+      } catch (err) {
+        await seedCache.stop();
+        throw err;
+      }
+    },
+    stop() {
+      stopped ??= manager.stop().finally(() => seedCache.stop());
+      return stopped;
+    },
+  };
+}

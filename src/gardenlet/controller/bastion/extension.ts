@@ -1,0 +1,64 @@
+// The extension Bastion the gardenlet wants for a garden Bastion, and what the existing one says
+// (spec/bastion.md §10.2 steps 3-4, §10.4), pure.
+import type { ExtensionBastion } from "../../../apis/extensions/v1alpha1/types.ts";
+import type { Bastion, BastionIngressPolicy, LoadBalancerIngress } from "../../../apis/operations/v1alpha1/types.ts";
+import { semanticEqual } from "../../../api/equality.ts";
+import { bastionUserDataBase64 } from "../../../api/extensions/userdata.ts";
+
+export interface DesiredSpec {
+  type: string;
+  userData: string;
+  ingress: BastionIngressPolicy[];
+}
+
+export function desiredSpec(bastion: Bastion): DesiredSpec {
+  const type = bastion.spec.providerType;
+  if (!type) throw new Error(`bastion ${bastion.metadata.namespace}/${bastion.metadata.name} has no spec.providerType`);
+  const ingress = (bastion.spec.ingress ?? []).map((i) => ({
+    ipBlock: { cidr: i.ipBlock.cidr, ...(i.ipBlock.except !== undefined ? { except: [...i.ipBlock.except] } : {}) },
+  }));
+  return { type, userData: bastionUserDataBase64(bastion.spec.sshPublicKey), ingress };
+}
+
+export interface Observation {
+  mustCreate: boolean;
+  mustPatch: boolean;
+  /** Why the extension is not (yet) ready, if it says so. */
+  observedError?: string;
+}
+
+export function observe(ext: ExtensionBastion | undefined, desired: DesiredSpec): Observation {
+  if (!ext) return { mustCreate: true, mustPatch: false };
+  const spec = ext.spec ?? ({} as ExtensionBastion["spec"]);
+  let mustPatch =
+    spec.type !== desired.type || spec.userData !== desired.userData || !semanticEqual(spec.ingress, desired.ingress) || spec.providerConfig !== undefined;
+  const last = ext.status?.lastOperation;
+  const lastError = ext.status?.lastError;
+  let observedError: string | undefined;
+  if (!last) observedError = "extension did not record a last operation yet";
+  else if (lastError || last.state === "Error" || last.state === "Failed") {
+    observedError = lastError ? `error during reconciliation: ${lastError.description}` : `extension state is not Succeeded but ${last.state}`;
+  }
+  if (last?.state === "Failed") mustPatch = true;
+  return { mustCreate: false, mustPatch, ...(observedError !== undefined ? { observedError } : {}) };
+}
+
+/** A merge-patch value replacing `status.ingress` wholly (known fields absent in `next` become null). */
+export function ingressPatch(next: LoadBalancerIngress | undefined): Record<string, unknown> | null {
+  if (!next) return null;
+  return { ip: null, hostname: null, ipMode: null, ports: null, ...next };
+}
+
+/** `providerStatus.sshHostKeys` when it is a list of strings. */
+export function hostKeysOf(ext: ExtensionBastion): string[] | undefined {
+  const keys = ext.status?.providerStatus?.sshHostKeys;
+  return Array.isArray(keys) && keys.every((k) => typeof k === "string") ? [...(keys as string[])] : undefined;
+}
+
+/** Go's time.RFC3339Nano in UTC (fraction without trailing zeros), for `gardener.cloud/timestamp`. */
+export function rfc3339Nano(ms: number): string {
+  const iso = new Date(ms).toISOString();
+  const [base, frac] = iso.slice(0, -1).split(".");
+  const digits = `${frac ?? ""}000000`.replace(/0+$/, "");
+  return digits ? `${base}.${digits}Z` : `${base}Z`;
+}

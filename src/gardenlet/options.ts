@@ -1,0 +1,58 @@
+// Command-line flags of the gardenlet. Parsing never exits the process: it returns the options,
+// or what to print and the exit code (help: 0; bad flags: one line and 2).
+import { Command, CommanderError, Option } from "commander";
+import { type BindAddress, FlagError, parseBindAddress } from "../controllermanager/flags.ts";
+
+export interface GardenletFlags {
+  gardenKubeconfig: string;
+  seedKubeconfig: string;
+  seedName: string;
+  metricsBindAddress: BindAddress | undefined;
+  logLevel: string;
+}
+
+export type ParseResult = { kind: "options"; options: GardenletFlags } | { kind: "exit"; code: number; stdout: string; stderr: string };
+
+function program(): Command {
+  return new Command("gardenlet")
+    .description("The gardenlet of one seed: replicates the seed's Bastions from the garden into the seed and reports back.")
+    .addOption(new Option("--garden-kubeconfig <file>", "Kubeconfig of the garden, as gardener.cloud:system:seed:<seed> (required)."))
+    .addOption(new Option("--seed-kubeconfig <file>", "Kubeconfig of the seed cluster (required)."))
+    .addOption(new Option("--seed-name <name>", "Name of the Seed this gardenlet runs for (required)."))
+    .addOption(new Option("--metrics-bind-address <host:port>", 'Where /metrics, /healthz and /readyz listen; "0" disables.').default("127.0.0.1:2728"))
+    .addOption(new Option("--log-level <level>", "pino log level: trace, debug, info, warn, error.").default("info"))
+    .helpOption("-h, --help", "Show this help.")
+    .allowExcessArguments(false)
+    .exitOverride();
+}
+
+export function parseGardenletFlags(argv: string[]): ParseResult {
+  let stdout = "";
+  const cmd = program().configureOutput({ writeOut: (s) => (stdout += s), writeErr: () => undefined });
+  try {
+    cmd.parse(argv, { from: "user" });
+    const o = cmd.opts<Record<string, string | undefined>>();
+    for (const [flag, value] of [
+      ["--garden-kubeconfig", o.gardenKubeconfig],
+      ["--seed-kubeconfig", o.seedKubeconfig],
+      ["--seed-name", o.seedName],
+    ] as const) {
+      if (!value) throw new FlagError(`${flag} is required`);
+    }
+    const options: GardenletFlags = {
+      gardenKubeconfig: o.gardenKubeconfig!,
+      seedKubeconfig: o.seedKubeconfig!,
+      seedName: o.seedName!,
+      metricsBindAddress: parseBindAddress(String(o.metricsBindAddress), "--metrics-bind-address"),
+      logLevel: String(o.logLevel),
+    };
+    return { kind: "options", options };
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      if (err.exitCode === 0) return { kind: "exit", code: 0, stdout, stderr: "" };
+      return { kind: "exit", code: 2, stdout: "", stderr: `error: ${err.message.replace(/^error: /, "").split("\n")[0]}\n` };
+    }
+    if (err instanceof FlagError) return { kind: "exit", code: 2, stdout: "", stderr: `error: ${err.message}\n` };
+    throw err;
+  }
+}

@@ -1,0 +1,65 @@
+// The bastion flows with kubectl as the client: `kubectl get bastions` with the Bastion columns,
+// `kubectl annotate ... gardener.cloud/operation=keepalive` as the heartbeat, `kubectl delete`.
+import { after, before, describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { stringify } from "yaml";
+import { Bastions } from "../../../src/controllermanager/resources.ts";
+import { type Kubectl, kubectlAvailable, kubectlFor, latestKubectl } from "../../support/kubectl.ts";
+import { parseTable, rowWhere } from "../../support/table.ts";
+import { ipFor } from "./actuator.ts";
+import { type Landscape, PROJECT_NS, bastionFor, createShoot, gone, ready, startLandscape } from "./landscape.ts";
+
+describe("bastions with kubectl", { skip: kubectlAvailable(latestKubectl) ? false : `kubectl ${latestKubectl} is not installed` }, () => {
+  let ls: Landscape;
+  let k: Kubectl;
+  before(async () => {
+    ls = await startLandscape();
+    await createShoot(ls, "s");
+    k = kubectlFor(await ls.kubeconfigFor("alice"));
+  });
+  after(async () => {
+    await ls?.stop();
+  });
+
+  test("kubectl create and get show the bastion columns", async () => {
+    const manifest = join(ls.dir, "bastion.yaml");
+    const b = bastionFor("s", "cli-1");
+    writeFileSync(manifest, stringify({ apiVersion: "operations.gardener.cloud/v1alpha1", kind: "Bastion", ...b }));
+    assert.match(await k.ok(["create", "-f", manifest]), /bastion.operations.gardener.cloud\/cli-1 created/);
+    await ready(ls, "cli-1");
+    const table = parseTable(await k.ok(["get", "bastions", "-n", PROJECT_NS]));
+    assert.deepEqual(table.header, ["NAME", "SHOOT", "SEED", "IP", "HEARTBEAT", "EXPIRES", "AGE"]);
+    const row = rowWhere(table, "NAME", "cli-1");
+    assert.equal(row.SHOOT, "s");
+    assert.equal(row.SEED, "a");
+    assert.equal(row.IP, ipFor("cli-1"));
+    assert.equal(row.HEARTBEAT, "0s ago", "the garden's clock has not moved since the creation");
+    assert.equal(row.EXPIRES, "60m");
+    assert.match(row.AGE!, /^\d+s$/);
+  });
+
+  test("kubectl annotate gardener.cloud/operation=keepalive heartbeats", async () => {
+    const before = await ls.gardenAdmin.get(Bastions, { namespace: PROJECT_NS, name: "cli-1" });
+    ls.clock.step(10 * 60_000); // the garden's clock: heartbeats and the table's "now"
+    const stale = rowWhere(parseTable(await k.ok(["get", "bastions", "-n", PROJECT_NS])), "NAME", "cli-1");
+    assert.deepEqual([stale.HEARTBEAT, stale.EXPIRES], ["10m ago", "50m"]);
+    assert.match(await k.ok(["annotate", "bastion", "cli-1", "-n", PROJECT_NS, "gardener.cloud/operation=keepalive"]), /bastion.operations.gardener.cloud\/cli-1 annotated/);
+    const after = await ls.gardenAdmin.get(Bastions, { namespace: PROJECT_NS, name: "cli-1" });
+    assert.equal(Date.parse(after.status!.lastHeartbeatTimestamp!) - Date.parse(before.status!.lastHeartbeatTimestamp!), 10 * 60_000);
+    assert.equal(Date.parse(after.status!.expirationTimestamp!), ls.clock.nowMs() + 60 * 60_000);
+    assert.equal(after.metadata.annotations?.["gardener.cloud/operation"], undefined);
+    assert.equal(after.metadata.generation, before.metadata.generation, "a keepalive does not bump the generation");
+    const fresh = rowWhere(parseTable(await k.ok(["get", "bastions", "-n", PROJECT_NS])), "NAME", "cli-1");
+    assert.deepEqual([fresh.HEARTBEAT, fresh.EXPIRES], ["0s ago", "60m"]);
+    // A second keepalive right away works too: the annotation was consumed.
+    await k.ok(["annotate", "bastion", "cli-1", "-n", PROJECT_NS, "gardener.cloud/operation=keepalive"]);
+  });
+
+  test("kubectl delete: the bastion goes away through the seed", async () => {
+    await k.ok(["delete", "bastion", "cli-1", "-n", PROJECT_NS, "--wait=false"]);
+    await gone(ls, "s", "cli-1");
+    assert.equal((await k.ok(["get", "bastions", "-n", PROJECT_NS, "-o", "name"])).trim(), "");
+  });
+});

@@ -1,0 +1,79 @@
+// A Shoot that goes away, moves to another seed, hibernates or loses SSH access takes its
+// Bastions with it: the controller manager deletes the garden Bastions, the gardenlet and the
+// provider remove what is in the seed.
+import { after, before, describe, test } from "node:test";
+import assert from "node:assert/strict";
+import type { Shoot } from "../../../src/apis/gardencore/v1beta1/types.ts";
+import { isInvalid } from "../../../src/apimachinery/errors.ts";
+import type { Client } from "../../../src/client/client.ts";
+import { Bastions, Shoots } from "../../../src/controllermanager/resources.ts";
+import { type Landscape, PROJECT_NS, bastionFor, createShoot, extensionOf, getOrUndefined, gone, ready, startLandscape, technicalID } from "./landscape.ts";
+
+describe("bastions follow their shoot", () => {
+  let ls: Landscape;
+  let alice: Client;
+  before(async () => {
+    ls = await startLandscape();
+    alice = await ls.clientFor("alice");
+  });
+  after(async () => {
+    await ls?.stop();
+  });
+
+  async function twoReadyBastions(shoot: string, finalizers?: string[]): Promise<void> {
+    await createShoot(ls, shoot, { finalizers });
+    await alice.create(Bastions, bastionFor(shoot, `${shoot}-1`));
+    await alice.create(Bastions, bastionFor(shoot, `${shoot}-2`));
+    await ready(ls, `${shoot}-1`);
+    await ready(ls, `${shoot}-2`);
+  }
+
+  async function bothGone(shoot: string): Promise<void> {
+    await gone(ls, shoot, `${shoot}-1`);
+    await gone(ls, shoot, `${shoot}-2`);
+    for (const n of [`${shoot}-1`, `${shoot}-2`]) assert.equal(ls.actuator.count("delete", `${technicalID(shoot)}/${n}`), 1, `provider deleted ${n}`);
+  }
+
+  const patchShoot = (name: string, spec: Partial<Shoot["spec"]>) => ls.gardenAdmin.patch(Shoots, { namespace: PROJECT_NS, name }, { type: "merge", body: { spec } });
+
+  test("shoot deleted", async () => {
+    // As in a real garden, the Shoot's own finalizer keeps it (in deletion) while its Bastions are
+    // cleaned up: Bastion admission refuses every update, the gardenlet's finalizer removal
+    // included, once the Shoot is gone.
+    await twoReadyBastions("s-del", ["gardener"]);
+    await ls.gardenAdmin.delete(Shoots, { namespace: PROJECT_NS, name: "s-del" });
+    await bothGone("s-del");
+    await ls.gardenAdmin.patch(Shoots, { namespace: PROJECT_NS, name: "s-del" }, { type: "merge", body: { metadata: { finalizers: null } } });
+    assert.equal(await getOrUndefined(ls.gardenAdmin, Shoots, "s-del"), undefined);
+  });
+
+  test("shoot moved to another seed (bastions are never migrated)", async () => {
+    await twoReadyBastions("s-move");
+    await patchShoot("s-move", { seedName: "b" });
+    await bothGone("s-move");
+  });
+
+  test("shoot hibernated; new bastions are refused", async () => {
+    await twoReadyBastions("s-hib");
+    await patchShoot("s-hib", { hibernation: { enabled: true } });
+    await bothGone("s-hib");
+    await assert.rejects(alice.create(Bastions, bastionFor("s-hib", "s-hib-3")), (err) => isInvalid(err) && /shoot is hibernated/.test(String(err)));
+  });
+
+  test("SSH access disabled; new bastions are refused", async () => {
+    await twoReadyBastions("s-ssh");
+    await patchShoot("s-ssh", { provider: { type: "local", workers: [{ name: "worker", minimum: 1, maximum: 2 }], workersSettings: { sshAccess: { enabled: false } } } });
+    await bothGone("s-ssh");
+    await assert.rejects(alice.create(Bastions, bastionFor("s-ssh", "s-ssh-3")), (err) => isInvalid(err) && /ssh access is disabled for worker nodes/.test(String(err)));
+    assert.equal(await extensionOf(ls, "s-ssh", "s-ssh-3"), undefined);
+  });
+
+  test("other shoot changes leave bastions alone", async () => {
+    await createShoot(ls, "s-calm");
+    await alice.create(Bastions, bastionFor("s-calm", "calm"));
+    await ready(ls, "calm");
+    await patchShoot("s-calm", { maintenance: { timeWindow: { begin: "220000+0000", end: "230000+0000" } } });
+    await new Promise((r) => setTimeout(r, 300));
+    assert.ok(await ready(ls, "calm"), "an unrelated shoot change leaves the bastion alone");
+  });
+});
