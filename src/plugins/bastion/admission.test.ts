@@ -113,6 +113,9 @@ describe("admission plugin Bastion (§7)", () => {
     assert.deepEqual([err.code, err.message], [422, 'Bastion.operations.gardener.cloud "cli-1" is invalid: spec.shootRef.name: Invalid value: "local": shoot garden-dev/local not found']);
     err = await rejection(plugin, attrs("UPDATE", bastion(), { oldObject: bastion() }));
     assert.equal(err.code, 422);
+    // ... but a Bastion being deleted may still drop its finalizers when its Shoot is gone.
+    const deleting = bastion({}, { deletionTimestamp: "2026-01-01T00:00:00Z", finalizers: [] });
+    await plugin.admit(attrs("UPDATE", deleting, { oldObject: bastion({}, { deletionTimestamp: "2026-01-01T00:00:00Z", finalizers: ["gardener"] }) }), client);
     const broken = { ...client, get: () => Promise.reject(new Error("etcd is down")) } as unknown as InternalClient;
     err = await rejection(plugin, attrs("CREATE", bastion()), broken);
     assert.deepEqual([err.code, err.message], [500, "Internal error occurred: could not get shoot garden-dev/local: etcd is down"]);

@@ -83,6 +83,10 @@ export class BastionAdmission implements AdmissionPlugin {
       const msg = err instanceof Error ? err.message : String(err);
       throw newInternalError(new Error(`could not get shoot ${namespace}/${shootName}: ${msg}`));
     }
+    // Decision: a Bastion being deleted stays updatable once its Shoot is gone, so that its
+    // finalizers can be removed (Gardener relies on Shoot deletion waiting for its Bastions,
+    // which would otherwise strand them when a Shoot disappears first).
+    if (!shoot && !isCreate && bastion.metadata.deletionTimestamp) return;
     if (!shoot) throw rejectFor(`shoot ${namespace}/${shootName} not found`);
     if (isCreate && shoot.metadata.deletionTimestamp) throw rejectFor("shoot is in deletion");
     if (seedNameOf(shoot) === "") throw rejectFor("shoot is not yet assigned to a seed");
