@@ -141,16 +141,15 @@ export function singleNameOf(selector: FieldSelector): string | undefined {
 }
 
 /**
- * Rejects fields the resource does not support with Kubernetes' message, e.g.
- * `"spec.x" is not a known field selector: only "metadata.name", "metadata.namespace"`.
+ * Rejects fields the resource does not support with Kubernetes' messages: for custom resources
+ * `"spec.x" is not a known field selector: only "metadata.name", "metadata.namespace"`, for
+ * built-in kinds (`style: "builtin"`) `field label not supported: spec.x`.
  */
-export function checkKnownFields(selector: FieldSelector, known: readonly string[]): void {
+export function checkKnownFields(selector: FieldSelector, known: readonly string[], style: "custom" | "builtin" = "custom"): void {
   for (const r of selector.requirements) {
-    if (!known.includes(r.field)) {
-      throw newBadRequest(
-        `${JSON.stringify(r.field)} is not a known field selector: only ${known.map((k) => JSON.stringify(k)).join(", ")}`,
-      );
-    }
+    if (known.includes(r.field)) continue;
+    if (style === "builtin") throw newBadRequest(`field label not supported: ${r.field}`);
+    throw newBadRequest(`${JSON.stringify(r.field)} is not a known field selector: only ${known.map((k) => JSON.stringify(k)).join(", ")}`);
   }
 }
 

@@ -26,7 +26,7 @@ export function knownFieldSelectors(def: ResourceDefinition): string[] {
 export function parseSelection(def: ResourceDefinition, options: { labelSelector?: string; fieldSelector?: string }): Selection {
   const labels: LabelSelector = parseLabelSelector(options.labelSelector ?? "");
   const fields: FieldSelector = parseFieldSelector(options.fieldSelector ?? "");
-  checkKnownFields(fields, knownFieldSelectors(def));
+  checkKnownFields(fields, knownFieldSelectors(def), def.crdName ? "custom" : "builtin");
   const everything = isEverything(labels) && isEverythingFields(fields);
   const getterFor = (obj: KubeObject) => (path: string): string | undefined => {
     if (path === "metadata.name") return obj.metadata.name;
