@@ -10,6 +10,9 @@ import type { InformerBackoff } from "../controllerruntime/cache/informer.ts";
 import { Manager, type ManagerOptions } from "../controllerruntime/manager.ts";
 import type { Clock } from "../utils/clock.ts";
 import { type BastionControllers, addBastionControllers } from "./controller/bastion/add.ts";
+import { type SSHKeypairController, addSSHKeypairController } from "./controller/sshkeypair/add.ts";
+import type { KeyGenerator } from "./controller/sshkeypair/keypair.ts";
+import type { ShootClients } from "./controller/sshkeypair/reconciler.ts";
 import { Bastions, Shoots } from "./resources.ts";
 
 export interface GardenletOptions {
@@ -24,12 +27,21 @@ export interface GardenletOptions {
   registry?: Registry;
   defaultMetrics?: boolean;
   cacheBackoff?: InformerBackoff;
+  /**
+   * Clients of the shoots' API servers. When given, the `sshkeypair` controller runs (node key pairs,
+   * garden copies, OperatingSystemConfig Secrets); without it, it does not.
+   */
+  shootClients?: ShootClients;
+  /** The node key pair generator of the `sshkeypair` controller (default RSA 4096). */
+  generateKeyPair?: KeyGenerator;
 }
 
 export interface Gardenlet {
   manager: Manager;
   seedCache: Cache;
   bastion: BastionControllers;
+  /** Present when `shootClients` was given. */
+  sshKeypair?: SSHKeypairController;
   start(): Promise<void>;
   stop(): Promise<void>;
 }
@@ -57,11 +69,15 @@ export function createGardenlet(o: GardenletOptions): Gardenlet {
     if (!seedCache.hasSynced()) throw new Error("seed caches are not synced yet");
   });
   const bastion = addBastionControllers(manager, { seedClient: o.seedClient, seedCache });
+  const sshKeypair = o.shootClients
+    ? addSSHKeypairController(manager, { seedClient: o.seedClient, shootClients: o.shootClients, generateKeyPair: o.generateKeyPair })
+    : undefined;
   let stopped: Promise<void> | undefined;
   return {
     manager,
     seedCache,
     bastion,
+    sshKeypair,
     async start() {
       seedCache.start();
       try {

@@ -1,0 +1,42 @@
+// gardener-node-agent: the composition root. Parses flags, connects to the shoot API server, runs the
+// node agent, prints a ready line and stops cleanly on SIGTERM/SIGINT (exit 0). Bad flags: one line on
+// stderr, exit 2. With a --root other than "/" no user is created and sshd is not touched.
+import { pino } from "pino";
+import { Client } from "../client/client.ts";
+import { stopOnSignals } from "../controllerruntime/signals.ts";
+import { createNodeAgent } from "../nodeagent/agent.ts";
+import { parseNodeAgentFlags } from "../nodeagent/options.ts";
+import { RecordingSshd } from "../nodeagent/sshd.ts";
+
+const parsed = parseNodeAgentFlags(process.argv.slice(2));
+if (parsed.kind === "exit") {
+  process.stdout.write(parsed.stdout);
+  process.stderr.write(parsed.stderr);
+  process.exit(parsed.code);
+}
+const flags = parsed.options;
+const logger = pino({ level: flags.logLevel, base: { component: "gardener-node-agent" } }, pino.destination(2));
+
+let agent;
+try {
+  agent = createNodeAgent({
+    client: Client.fromKubeconfigFile(flags.kubeconfig, { fieldManager: "gardener-node-agent", userAgent: "gardener-node-agent" }),
+    nodeName: flags.nodeName,
+    pool: flags.pool,
+    root: flags.root,
+    secretName: flags.secretName,
+    hostKeyDir: flags.hostKeyDir,
+    ...(flags.root === "/" ? {} : { sshd: new RecordingSshd() }),
+    logger,
+    server: false,
+  });
+  await agent.start();
+} catch (err) {
+  logger.error({ err }, "failed to start");
+  process.stderr.write(`error: ${(err as Error).message}\n`);
+  process.exit(1);
+}
+const running = agent;
+logger.info({ node: flags.nodeName, pool: flags.pool }, "started");
+process.stdout.write(`gardener-node-agent started for node ${flags.nodeName} (pool ${flags.pool})\n`);
+stopOnSignals({ stop: () => running.stop(), done: () => running.manager.done() }, { onSignal: (signal) => logger.info({ signal }, "stopping") });
