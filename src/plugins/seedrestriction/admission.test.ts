@@ -40,20 +40,33 @@ describe("SeedRestriction (§7)", () => {
   const client = new FakeClient();
 
   it("lets a gardenlet create Bastions of its own seed only", async () => {
-    assert.equal(await status(plugin.validate(attrs({ object: bastion("seed-1") }))), undefined);
-    assert.deepEqual(await status(plugin.validate(attrs({ object: bastion("seed-2") }))), [403, "object does not belong to seed seed-1"]);
-    assert.deepEqual(await status(plugin.validate(attrs({ object: bastion() }))), [403, "object does not belong to seed seed-1"]);
+    assert.equal(await status(plugin.validate(attrs({ object: bastion("seed-1") }), client)), undefined);
+    assert.deepEqual(await status(plugin.validate(attrs({ object: bastion("seed-2") }), client)), [403, "object does not belong to seed seed-1"]);
+    assert.deepEqual(await status(plugin.validate(attrs({ object: bastion() }), client)), [403, "object does not belong to seed seed-1"]);
     assert.equal(client.calls.get, undefined);
   });
 
   it("ignores other users, kinds, operations and subresources", async () => {
     const user = { username: "alice", groups: ["system:authenticated"] };
-    assert.equal(await status(plugin.validate(attrs({ user, object: bastion("x") }))), undefined);
+    assert.equal(await status(plugin.validate(attrs({ user, object: bastion("x") }), client)), undefined);
     // The user name alone is not a gardenlet identity.
-    assert.equal(await status(plugin.validate(attrs({ user: { username: "gardener.cloud:system:seed:seed-1", groups: [] }, object: bastion("x") }))), undefined);
-    assert.equal(await status(plugin.validate(attrs({ resource: shootDef, object: bastion("x") }))), undefined);
-    assert.equal(await status(plugin.validate(attrs({ operation: "UPDATE", object: bastion("x") }))), undefined);
-    assert.equal(await status(plugin.validate(attrs({ subresource: "status", object: bastion("x") }))), undefined);
+    assert.equal(await status(plugin.validate(attrs({ user: { username: "gardener.cloud:system:seed:seed-1", groups: [] }, object: bastion("x") }), client)), undefined);
+    assert.equal(await status(plugin.validate(attrs({ resource: shootDef, object: bastion("x") }), client)), undefined);
+    assert.equal(await status(plugin.validate(attrs({ operation: "UPDATE", object: bastion("x") }), client)), undefined);
+    assert.equal(await status(plugin.validate(attrs({ subresource: "status", object: bastion("x") }), client)), undefined);
+  });
+
+  it("lets a gardenlet create only the key pair copies of its own seed's shoots", async () => {
+    const secretDef = { ...bastionDef, group: "", version: "v1", kind: "Secret", plural: "secrets" };
+    const shoots = new FakeClient();
+    await shoots.create({ group: "core.gardener.cloud", resource: "shoots" }, { apiVersion: "core.gardener.cloud/v1beta1", kind: "Shoot", metadata: { name: "local", namespace: "garden-dev" }, spec: { seedName: "seed-1" } });
+    const secret = (name: string) => attrs({ resource: secretDef, name, object: { metadata: { name, namespace: "garden-dev" } } });
+    assert.equal(await status(plugin.validate(secret("local.ssh-keypair"), shoots)), undefined);
+    assert.equal(await status(plugin.validate(secret("local.ssh-keypair.old"), shoots)), undefined);
+    for (const name of ["other.ssh-keypair", "local.kubeconfig", "local"]) {
+      assert.deepEqual(await status(plugin.validate(secret(name), shoots)), [403, "object does not belong to seed seed-1"], name);
+    }
+    assert.deepEqual(await status(plugin.validate({ ...secret("local.ssh-keypair"), user: gardenlet("seed-2") }, shoots)), [403, "object does not belong to seed seed-2"]);
   });
 
   it("refuses any other operation that reaches the Bastion rule", () => {

@@ -83,7 +83,7 @@ describe("seed authorizer (§8.2)", () => {
   it("has no opinion on other users, resources and non-resource requests", async () => {
     assert.deepEqual(await decide(req("get", { name: "mine", user: { username: "alice", groups: ["gardener.cloud:system:seeds"] } })), ["noOpinion", ""]);
     assert.deepEqual(await decide(req("get", { name: "mine", user: { username: "gardener.cloud:system:seed:seed-1", groups: [] } })), ["noOpinion", ""]);
-    assert.deepEqual(await decide(req("get", { apiGroup: "", resource: "secrets", name: "x" })), ["noOpinion", ""]);
+    assert.deepEqual(await decide(req("get", { apiGroup: "", resource: "secrets", name: "x" })), ["noOpinion", "no relationship found"]);
     assert.deepEqual(await decide({ user: gardenlet("seed-1"), verb: "get", resourceRequest: false, path: "/healthz" }), ["noOpinion", ""]);
   });
 
@@ -93,6 +93,18 @@ describe("seed authorizer (§8.2)", () => {
     assert.deepEqual(await decide(shoots("get", { name: "shoot-a", user: gardenlet("seed-2") })), ["noOpinion", "no relationship found"]);
     assert.deepEqual(await decide(shoots("list", { fieldSelector: "spec.seedName=seed-1" })), ["allow", ""]);
     assert.deepEqual(await decide(shoots("update", { name: "shoot-a" })), ["noOpinion", "only the following verbs are allowed for this resource type: [get list watch]"]);
+  });
+
+  it("lets a gardenlet manage the node key pair copies of its own seed's shoots", async () => {
+    const secrets = (verb: string, extra: Partial<AuthorizationAttributes> = {}) => req(verb, { apiGroup: "", apiVersion: "v1", resource: "secrets", ...extra });
+    for (const name of ["shoot-a.ssh-keypair", "shoot-a.ssh-keypair.old"]) {
+      assert.deepEqual(await decide(secrets("update", { name })), ["allow", ""], name);
+      assert.deepEqual(await decide(secrets("get", { name, user: gardenlet("seed-2") })), ["noOpinion", "no relationship found"], name);
+    }
+    assert.deepEqual(await decide(secrets("get", { name: "shoot-a.kubeconfig" })), ["noOpinion", "no relationship found"]);
+    // create has no name: SeedRestriction admission narrows it.
+    assert.deepEqual(await decide(secrets("create")), ["allow", ""]);
+    assert.deepEqual(await decide(secrets("list")), ["noOpinion", "only the following verbs are allowed for this resource type: [create delete get patch update]"]);
   });
 
   it("follows Bastion changes: scheduling, moving and deletion", async () => {

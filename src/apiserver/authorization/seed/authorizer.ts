@@ -19,6 +19,7 @@ const SHOOTS = { group: CORE_GROUP, resource: "shoots" };
 
 const BASTION_VERBS = ["create", "get", "list", "patch", "update", "watch"];
 const SHOOT_VERBS = ["get", "list", "watch"];
+const SECRET_VERBS = ["create", "delete", "get", "patch", "update"];
 
 const noOpinion = (reason: string): AuthorizationResult => ({ decision: "noOpinion", reason });
 const allow = (reason = ""): AuthorizationResult => ({ decision: "allow", reason });
@@ -83,7 +84,24 @@ export class SeedAuthorizer implements Authorizer {
     if (seed === undefined) return noOpinion("");
     if (attrs.apiGroup === OPERATIONS_GROUP && attrs.resource === RESOURCE_BASTIONS) return this.decideBastion(attrs, seed);
     if (attrs.apiGroup === CORE_GROUP && attrs.resource === "shoots") return this.decideShoot(attrs, seed);
+    if (attrs.apiGroup === "" && attrs.resource === "secrets") return this.decideSecret(attrs, seed);
     return noOpinion("");
+  }
+
+  /**
+   * The garden copies of a shoot's node key pair (`<shoot>.ssh-keypair[.old]`, ssh-keypair-rotation
+   * §3.3) belong to the gardenlet of the shoot's seed: Secret -> Shoot -> Seed.
+   */
+  private decideSecret(attrs: AuthorizationAttributes, seed: string): AuthorizationResult {
+    if (attrs.subresource) return noOpinion("only the following subresources are allowed for this resource type: []");
+    if (!SECRET_VERBS.includes(attrs.verb)) {
+      return noOpinion(`only the following verbs are allowed for this resource type: [${SECRET_VERBS.join(" ")}]`);
+    }
+    // create carries no name in the URL: allowed here, narrowed by the SeedRestriction admission plugin.
+    if (attrs.verb === "create") return allow();
+    const shoot = /^(.+)\.ssh-keypair(\.old)?$/.exec(attrs.name ?? "")?.[1];
+    if (!shoot) return noOpinion("no relationship found");
+    return this.byGraph("Shoot", { ...attrs, name: shoot }, seed);
   }
 
   private decideBastion(attrs: AuthorizationAttributes, seed: string): AuthorizationResult {
