@@ -1,0 +1,70 @@
+// provider-local assembled: a manager on the seed running the Bastion controller (type local) over the
+// landscape's networks on this host. The command (src/cmd/provider-local.ts) parses flags and calls this;
+// tests call it directly (with a LinuxHost of their own, or a FakeHost).
+import { join } from "node:path";
+import type { Logger } from "pino";
+import type { Client } from "../client/client.ts";
+import { Manager, type ManagerOptions } from "../controllerruntime/manager.ts";
+import { LinuxHost, type Host } from "../host/index.ts";
+import { addLocalBastionController } from "./controller/bastion/add.ts";
+import type { LocalBastionActuator } from "./controller/bastion/actuator.ts";
+import { FileAddressBook, type AddressBook } from "./network/addresses.ts";
+import { LocalNetworks } from "./network/networks.ts";
+
+export interface ProviderLocalOptions {
+  /** A client of the seed API server. */
+  seedClient: Client;
+  /** Host records (<stateDir>/host) and address allocations (<stateDir>/addresses.json). */
+  stateDir: string;
+  /** Default: a LinuxHost on <stateDir>/host. */
+  host?: Host;
+  prefix?: string;
+  addresses?: AddressBook;
+  publicCidr?: string;
+  nodeCidrPool?: string;
+  concurrentSyncs?: number;
+  readyTimeoutMs?: number;
+  logger?: Logger;
+  server?: ManagerOptions["server"];
+  defaultMetrics?: boolean;
+}
+
+export interface ProviderLocal {
+  manager: Manager;
+  networks: LocalNetworks;
+  actuator: LocalBastionActuator;
+  start(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export function createProviderLocal(o: ProviderLocalOptions): ProviderLocal {
+  const host = o.host ?? new LinuxHost({ stateDir: join(o.stateDir, "host"), ...(o.prefix ? { prefix: o.prefix } : {}) });
+  const networks = new LocalNetworks({
+    host,
+    addresses: o.addresses ?? new FileAddressBook(join(o.stateDir, "addresses.json")),
+    ...(o.publicCidr ? { publicCidr: o.publicCidr } : {}),
+    ...(o.nodeCidrPool ? { nodePool: o.nodeCidrPool } : {}),
+  });
+  const manager = new Manager({
+    client: o.seedClient,
+    logger: o.logger?.child({ component: "provider-local" }),
+    server: o.server,
+    defaultMetrics: o.defaultMetrics,
+  });
+  const { actuator } = addLocalBastionController(manager, {
+    networks,
+    ...(o.concurrentSyncs !== undefined ? { maxConcurrentReconciles: o.concurrentSyncs } : {}),
+    ...(o.readyTimeoutMs !== undefined ? { readyTimeoutMs: o.readyTimeoutMs } : {}),
+  });
+  let stopped: Promise<void> | undefined;
+  return {
+    manager,
+    networks,
+    actuator,
+    start: () => manager.start(),
+    stop() {
+      stopped ??= manager.stop();
+      return stopped;
+    },
+  };
+}

@@ -1,0 +1,178 @@
+// The local Bastion actuator (spec/bastion.md §12.4, §13): a bastion is a machine `bastion-<name>` of the
+// shoot's control-plane namespace with a public and a node address, whose table `inet bastion` (installed
+// before its userData runs) admits TCP 22 only from spec.ingress and lets it open only TCP 22 to the
+// shoot's nodes; the shoot's workers admit SSH only from their bastions. Ingress changes replace the
+// table's sets in one transaction; the machine is never rebuilt for them.
+import type { Cluster, ExtensionBastion } from "../../../apis/extensions/v1alpha1/types.ts";
+import type { Client } from "../../../client/client.ts";
+import { keyOf } from "../../../client/resource.ts";
+import type { Actuator, ActuatorContext } from "../../../extensions/controller/bastion/actuator.ts";
+import { RequeueAfterError, messageOf } from "../../../extensions/controller/errors.ts";
+import { ExtensionBastions } from "../../../extensions/resources.ts";
+import { MachineNotReadyError, addressOf, type MachineInfo } from "../../../host/index.ts";
+import { syncBastionAccess } from "../../machines/access.ts";
+import { machineHostname, machineName, machineOwner } from "../../machines/names.ts";
+import { BASTION_NODE_IF, BASTION_PUBLIC_IF, BASTION_TABLE, bastionTable, familySets } from "../../machines/tables.ts";
+import { POOL_PUBLIC, nodePool, type LocalNetworks, type NodeNetwork } from "../../network/networks.ts";
+import { ingressCidrs, isCidr, shootNodes } from "./cluster.ts";
+
+export const READY_TIMEOUT_MS = 30_000;
+export const READY_REQUEUE_MS = 5_000;
+export const DELETE_REQUEUE_MS = 10_000;
+
+/** sshd of a bastion: public keys only, no root, user gardener only, TCP forwarding for `ssh -J`. */
+export const BASTION_SSHD_OPTIONS = {
+  AllowUsers: "gardener",
+  AllowTcpForwarding: true,
+  PermitRootLogin: false,
+  PasswordAuthentication: false,
+  KbdInteractiveAuthentication: false,
+  AuthenticationMethods: "publickey",
+  X11Forwarding: false,
+} as const;
+
+export interface LocalActuatorOptions {
+  /** Writes the Bastion's status (a seed client). */
+  client: Pick<Client, "patchStatus">;
+  networks: LocalNetworks;
+  readyTimeoutMs?: number;
+  readyRequeueMs?: number;
+  deleteRequeueMs?: number;
+}
+
+export function bastionMachineName(namespace: string, name: string): string {
+  return machineName("bastion", namespace, name);
+}
+
+/** host keys "<type> <base64>" sorted by type. */
+function sortedByType(keys: readonly string[]): string[] {
+  return [...keys].sort((a, b) => (a.split(" ")[0] ?? "").localeCompare(b.split(" ")[0] ?? "") || a.localeCompare(b));
+}
+
+export class LocalBastionActuator implements Actuator {
+  private readonly readyTimeoutMs: number;
+  private readonly readyRequeueMs: number;
+  private readonly deleteRequeueMs: number;
+
+  constructor(private readonly o: LocalActuatorOptions) {
+    this.readyTimeoutMs = o.readyTimeoutMs ?? READY_TIMEOUT_MS;
+    this.readyRequeueMs = o.readyRequeueMs ?? READY_REQUEUE_MS;
+    this.deleteRequeueMs = o.deleteRequeueMs ?? DELETE_REQUEUE_MS;
+  }
+
+  async reconcile(ctx: ActuatorContext, bastion: ExtensionBastion, cluster: Cluster): Promise<void> {
+    const { networks } = this.o;
+    const { host } = networks;
+    const namespace = bastion.metadata.namespace ?? "";
+    const name = bastion.metadata.name ?? "";
+    const nodes = shootNodes(cluster);
+    if (!isCidr(nodes)) throw new Error(`cluster ${cluster.metadata.name}: the shoot has no valid spec.networking.nodes`);
+    const { ingress, except } = ingressCidrs(bastion);
+    const pub = await networks.ensurePublic();
+    const net = await networks.ensureNodeNetwork(namespace, nodes);
+    const machine = bastionMachineName(namespace, name);
+    await networks.exclusive(`machines/${namespace}`, async () => {
+      const existing = await host.machineStatus(machine);
+      if (existing?.running) {
+        const tables = await host.listTables(existing.netns);
+        if (tables.some((t) => t.family === BASTION_TABLE.family && t.name === BASTION_TABLE.name)) {
+          // One transaction: no packet sees a state between the old and the new ingress.
+          await host.replaceSetElements(existing.netns, BASTION_TABLE, [...familySets("ingress", ingress), ...familySets("except", except)]);
+        } else {
+          await host.applyTable(existing.netns, bastionTable({ ingress, except, workers: [net.cidr] }), { parent: `machine/${machine}` });
+        }
+      } else {
+        const publicAddress = await networks.allocatePublic(`bastion/${namespace}/${name}`);
+        const nodeAddress = await networks.allocateNode(namespace, `bastion/${name}`);
+        ctx.log.info({ machine, publicAddress, nodeAddress }, "starting bastion machine");
+        await host.startMachine({
+          name: machine,
+          hostname: machineHostname("bastion", name),
+          owner: machineOwner("bastion", namespace, name),
+          networks: [
+            { bridge: pub.bridge, bridgeNetns: pub.netns, address: `${publicAddress}/${pub.prefixLength}`, interface: BASTION_PUBLIC_IF },
+            { bridge: net.bridge, bridgeNetns: net.netns, address: `${nodeAddress}/${net.prefixLength}`, interface: BASTION_NODE_IF },
+          ],
+          // Installed before the userData runs: SSH is never reachable from outside spec.ingress.
+          nftTables: [bastionTable({ ingress, except, workers: [net.cidr] })],
+          userData: Buffer.from(bastion.spec.userData ?? "", "base64").toString("utf8"),
+          sshd: { listenAddresses: [publicAddress], options: BASTION_SSHD_OPTIONS },
+          wait: false,
+        });
+      }
+      const sync = await syncBastionAccess(host, net);
+      if (sync.failed.length > 0) {
+        throw new Error(`could not allow the bastion on workers: ${sync.failed.map((f) => `${f.machine}: ${f.error.message}`).join("; ")}`);
+      }
+    });
+    const info = await this.waitReady(machine, name);
+    const ip = publicAddressOf(info);
+    const status = { ingress: { ip }, providerStatus: { sshHostKeys: sortedByType(info.hostKeys) } };
+    await this.o.client.patchStatus(ExtensionBastions, keyOf(bastion), { type: "merge", body: { status } }, { signal: ctx.signal });
+  }
+
+  /** Readiness as it happens (host/ watches the machine); not ready in time -> requeue. */
+  private async waitReady(machine: string, name: string): Promise<MachineInfo> {
+    try {
+      return await this.o.networks.host.waitMachineReady(machine, this.readyTimeoutMs);
+    } catch (err) {
+      if (err instanceof MachineNotReadyError) throw new RequeueAfterError(`waiting for bastion machine ${name} to get ready`, this.readyRequeueMs);
+      throw err;
+    }
+  }
+
+  delete(ctx: ActuatorContext, bastion: ExtensionBastion, _cluster: Cluster): Promise<void> {
+    return this.remove(ctx, bastion, false);
+  }
+
+  forceDelete(ctx: ActuatorContext, bastion: ExtensionBastion, _cluster: Cluster): Promise<void> {
+    return this.remove(ctx, bastion, true);
+  }
+
+  /**
+   * Removes the bastion from its workers' sets, stops its machine (namespaces, links, mounts, processes,
+   * table) and releases its addresses. Without force, anything left is a 10 s requeue; with force,
+   * failures are logged and ignored.
+   */
+  private async remove(ctx: ActuatorContext, bastion: ExtensionBastion, force: boolean): Promise<void> {
+    const { networks } = this.o;
+    const { host } = networks;
+    const namespace = bastion.metadata.namespace ?? "";
+    const name = bastion.metadata.name ?? "";
+    const machine = bastionMachineName(namespace, name);
+    const net: NodeNetwork | undefined = await networks.nodeNetwork(namespace);
+    let failedWorkers = 0;
+    await networks.exclusive(`machines/${namespace}`, async () => {
+      if (net) {
+        const sync = await syncBastionAccess(host, net, machine);
+        for (const f of sync.failed) ctx.log.warn({ worker: f.machine, err: f.error.message, force }, "could not remove the bastion from a worker");
+        failedWorkers = sync.failed.length;
+      }
+      try {
+        await host.stopMachine(machine);
+      } catch (err) {
+        ctx.log.warn({ machine, err: messageOf(err), force }, "could not stop the bastion machine");
+      }
+    });
+    const remaining = (await this.remainingResources(machine)) + (force ? 0 : failedWorkers);
+    if (remaining > 0 && !force) throw new RequeueAfterError(`waiting for ${remaining} bastion resources to be deleted`, this.deleteRequeueMs);
+    await networks.release(POOL_PUBLIC, `bastion/${namespace}/${name}`);
+    await networks.release(nodePool(namespace), `bastion/${name}`);
+  }
+
+  /** Host objects of the bastion machine still recorded or present. */
+  private async remainingResources(machine: string): Promise<number> {
+    const { host } = this.o.networks;
+    const id = `machine/${machine}`;
+    const records = (await host.listRecords()).filter((r) => r.parent === id || (r.kind === "machine" && r.name === machine));
+    const netns = host.names.machineNetns(machine);
+    const netnsRecorded = records.some((r) => r.kind === "netns" && r.name === netns);
+    return records.length + (!netnsRecorded && (await host.netnsExists(netns)) ? 1 : 0);
+  }
+}
+
+function publicAddressOf(info: MachineInfo): string {
+  const i = info.interfaces.find((x) => x.name === BASTION_PUBLIC_IF);
+  if (!i) throw new Error(`machine ${info.name} has no interface ${BASTION_PUBLIC_IF}`);
+  return addressOf(i.address);
+}

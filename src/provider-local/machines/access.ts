@@ -1,0 +1,60 @@
+// Which bastions a shoot's workers accept SSH from: every worker machine's `inet bastion_access` sets hold
+// the node addresses of the shoot's bastion machines. Level-based: the sets are computed from the host
+// records (the machines that exist), so adding and removing a bastion are the same operation.
+import { addressOf, type Host, type HostRecord } from "../../host/index.ts";
+import type { NodeNetwork } from "../network/networks.ts";
+import { ownerPrefix, type MachineKind } from "./names.ts";
+import { BASTION_ACCESS_TABLE, familySets } from "./tables.ts";
+
+type MachineRecord = Extract<HostRecord, { kind: "machine" }>;
+
+/** Machine records of one kind of one shoot, by owner. */
+export async function shootMachines(host: Host, kind: MachineKind, namespace: string): Promise<MachineRecord[]> {
+  const prefix = ownerPrefix(kind, namespace);
+  return (await host.listRecords()).filter((r): r is MachineRecord => r.kind === "machine" && (r.owner ?? "").startsWith(prefix));
+}
+
+/** The machine's address on the node network (without prefix length), if it has one. */
+export function nodeAddressOf(m: Pick<MachineRecord, "interfaces">, net: NodeNetwork): string | undefined {
+  const i = m.interfaces.find((x) => x.bridge === net.bridge && x.bridgeNetns === net.netns);
+  return i ? addressOf(i.address) : undefined;
+}
+
+/** Node addresses of the shoot's bastion machines, without the machine `exclude`. */
+export async function bastionNodeAddresses(host: Host, net: NodeNetwork, exclude?: string): Promise<string[]> {
+  const out: string[] = [];
+  for (const m of await shootMachines(host, "bastion", net.namespace)) {
+    if (m.name === exclude) continue;
+    const a = nodeAddressOf(m, net);
+    if (a !== undefined) out.push(a);
+  }
+  return out.sort();
+}
+
+export interface SyncResult {
+  /** Worker machines whose sets were replaced. */
+  updated: string[];
+  /** Worker machines that failed (gone, not running, unreachable), with why. */
+  failed: { machine: string; error: Error }[];
+}
+
+/**
+ * Replaces the allowed-bastions sets of every running worker of the shoot in one transaction each.
+ * Workers not running are skipped (they get the current list when they start).
+ */
+export async function syncBastionAccess(host: Host, net: NodeNetwork, exclude?: string): Promise<SyncResult> {
+  const bastions = await bastionNodeAddresses(host, net, exclude);
+  const sets = familySets("bastions", bastions);
+  const result: SyncResult = { updated: [], failed: [] };
+  for (const w of await shootMachines(host, "worker", net.namespace)) {
+    try {
+      const st = await host.machineStatus(w.name);
+      if (!st?.running) continue;
+      await host.replaceSetElements(w.netns, BASTION_ACCESS_TABLE, sets);
+      result.updated.push(w.name);
+    } catch (err) {
+      result.failed.push({ machine: w.name, error: err instanceof Error ? err : new Error(String(err)) });
+    }
+  }
+  return result;
+}

@@ -1,0 +1,46 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { AddressExhaustedError, FileAddressBook, allocateIn, carveIn, nthAddress, releaseIn, type Allocations } from "./addresses.ts";
+
+test("nthAddress counts from the network address", () => {
+  assert.equal(nthAddress("10.250.3.77/24", 1), "10.250.3.1");
+  assert.equal(nthAddress("fd00::/64", 16), "fd00::10");
+  assert.throws(() => nthAddress("10.0.0.0/30", 4), AddressExhaustedError);
+});
+
+test("allocateIn: stable per key, lowest free, never the broadcast address; released addresses are reused", () => {
+  const a: Allocations = {};
+  assert.equal(allocateIn(a, "p", "10.0.0.0/29", "x"), "10.0.0.2");
+  assert.equal(allocateIn(a, "p", "10.0.0.0/29", "y"), "10.0.0.3");
+  assert.equal(allocateIn(a, "p", "10.0.0.0/29", "x"), "10.0.0.2");
+  for (const k of ["c", "d", "e"]) allocateIn(a, "p", "10.0.0.0/29", k);
+  assert.throws(() => allocateIn(a, "p", "10.0.0.0/29", "f"), AddressExhaustedError);
+  releaseIn(a, "p", "y");
+  assert.equal(allocateIn(a, "p", "10.0.0.0/29", "f"), "10.0.0.3");
+});
+
+test("carveIn hands out distinct blocks", () => {
+  const a: Allocations = {};
+  assert.equal(carveIn(a, "c", "10.250.0.0/16", "shoot--p--a", 24), "10.250.0.0/24");
+  assert.equal(carveIn(a, "c", "10.250.0.0/16", "shoot--p--b", 24), "10.250.1.0/24");
+  assert.equal(carveIn(a, "c", "10.250.0.0/16", "shoot--p--a", 24), "10.250.0.0/24");
+  assert.throws(() => carveIn(a, "c", "10.250.0.0/16", "z", 8), AddressExhaustedError);
+});
+
+test("FileAddressBook persists atomically, serialises concurrent updates and drops empty pools", async () => {
+  const dir = await mkdtemp(join(tmpdir(), "pl-book-"));
+  try {
+    const book = new FileAddressBook(join(dir, "sub", "addresses.json"));
+    const got = await Promise.all(["a", "b", "c"].map((k) => book.update((x) => allocateIn(x, "public", "192.168.250.0/24", k))));
+    assert.deepEqual(got.sort(), ["192.168.250.2", "192.168.250.3", "192.168.250.4"]);
+    const again = new FileAddressBook(book.file);
+    assert.equal(await again.update((x) => allocateIn(x, "public", "192.168.250.0/24", "b")), got[1]);
+    for (const k of ["a", "b", "c"]) await again.update((x) => releaseIn(x, "public", k));
+    assert.deepEqual(JSON.parse(await readFile(book.file, "utf8")), {});
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});

@@ -1,0 +1,58 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { FakeHost, renderTable } from "../../host/index.ts";
+import { MemoryAddressBook } from "./addresses.ts";
+import { LocalNetworks, ROUTER_PUBLIC_IF } from "./networks.ts";
+
+function setup() {
+  const host = new FakeHost();
+  return { host, networks: new LocalNetworks({ host, addresses: new MemoryAddressBook() }) };
+}
+
+test("public network: a bridge with the gateway address in its own namespace; users attach with their own address", async () => {
+  const { host, networks } = setup();
+  const p = await networks.ensurePublic();
+  assert.deepEqual(p, { netns: "ga-public", bridge: "ga-public", cidr: "192.168.250.0/24", gateway: "192.168.250.1", prefixLength: 24 });
+  const alice = await networks.attachUser("alice");
+  const bob = await networks.attachUser("bob");
+  assert.deepEqual([alice, bob], [{ netns: "ga-u-alice", address: "192.168.250.2" }, { netns: "ga-u-bob", address: "192.168.250.3" }]);
+  assert.ok(host.state.links.get(host.state.linkKey("ga-u-alice", "ga-public"))?.master === "ga-public");
+  await networks.detachUser("alice");
+  assert.equal(await host.netnsExists("ga-u-alice"), false);
+  assert.equal((await networks.attachUser("carol")).address, "192.168.250.2");
+});
+
+test("node networks: carved per shoot, a router with one-way NAT to the public network, removable without trace", async () => {
+  const { host, networks } = setup();
+  const a = await networks.ensureNodeNetwork("shoot--p--a");
+  const b = await networks.ensureNodeNetwork("shoot--p--b");
+  assert.equal(a.cidr, "10.250.0.0/24");
+  assert.equal(b.cidr, "10.250.1.0/24");
+  assert.equal(a.gateway, "10.250.0.1");
+  assert.deepEqual(await networks.ensureNodeNetwork("shoot--p--a"), a, "idempotent");
+  await assert.rejects(networks.ensureNodeNetwork("shoot--p--a", "10.250.9.0/24"), /is 10\.250\.0\.0\/24, not 10\.250\.9\.0\/24/);
+  const tables = await host.listTables(a.netns);
+  assert.equal(tables.length, 1);
+  const nat = host.state.tables.get(`${a.netns}/ip/${tables[0]!.name}`)!;
+  const text = renderTable(nat);
+  assert.match(text, new RegExp(`oifname "${ROUTER_PUBLIC_IF}" ip saddr 10\\.250\\.0\\.0/24 masquerade`));
+  assert.match(text, new RegExp(`iifname "${ROUTER_PUBLIC_IF}" ip daddr 10\\.250\\.0\\.0/24 drop`));
+  assert.equal(await networks.allocateNode("shoot--p--a", "worker/w1"), "10.250.0.2");
+
+  await networks.deleteNodeNetwork("shoot--p--a");
+  assert.equal(await host.netnsExists(a.netns), false);
+  assert.equal(await networks.nodeNetwork("shoot--p--a"), undefined);
+  const book = await networks.addresses.read();
+  assert.deepEqual(Object.keys(book["public"] ?? {}), ["router/shoot--p--b"]);
+  assert.equal(book["nodes/shoot--p--a"], undefined);
+  assert.deepEqual((await host.listRecords()).filter((r) => r.owner === "network/shoot--p--a"), []);
+  await assert.rejects(networks.allocateNode("shoot--p--a", "x"), /does not exist/);
+});
+
+test("concurrent ensures of one node network do not race", async () => {
+  const { host, networks } = setup();
+  const nets = await Promise.all([1, 2, 3].map(() => networks.ensureNodeNetwork("shoot--p--a", "10.250.0.0/24")));
+  assert.ok(nets.every((n) => n.cidr === "10.250.0.0/24"));
+  assert.equal(Object.keys((await networks.addresses.read())["public"] ?? {}).length, 1);
+  assert.equal(await host.netnsExists("ga-nodes-shoot--p--a"), true);
+});

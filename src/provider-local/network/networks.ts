@@ -1,0 +1,201 @@
+// The local landscape's networks (DESIGN.md §3): one public network, where the user's machine and the
+// bastions' public addresses live, and one node network per shoot. A node network is a bridge inside the
+// shoot's router namespace; the router masquerades the nodes towards the public network and drops every
+// new connection from the public side (host/ NAT), so nodes reach the public network only through NAT and
+// nothing on it reaches them except through a bastion. Everything is named, owned and idempotent.
+import { normalizeCidr, parseCidr } from "../../host/cidr.ts";
+import type { Host } from "../../host/index.ts";
+import { allocateIn, carveIn, nthAddress, releaseIn, type AddressBook } from "./addresses.ts";
+import { KeyedMutex } from "./lock.ts";
+
+export const DEFAULT_PUBLIC_CIDR = "192.168.250.0/24";
+/** Gardener's default node CIDR; each shoot gets a block of it (nodeCidrFor). */
+export const DEFAULT_NODE_POOL = "10.250.0.0/16";
+export const DEFAULT_NODE_PREFIX_LENGTH = 24;
+
+/** Interface names inside a shoot's router namespace. */
+export const ROUTER_NODE_BRIDGE = "br-nodes";
+export const ROUTER_PUBLIC_IF = "public0";
+
+export const POOL_PUBLIC = "public";
+const POOL_NODE_CIDRS = "node-cidrs";
+const POOL_NODE_NETWORKS = "node-networks";
+export const nodePool = (namespace: string): string => `nodes/${namespace}`;
+
+export interface PublicNetwork {
+  netns: string;
+  bridge: string;
+  /** Normalised ("192.168.250.0/24"). */
+  cidr: string;
+  /** The bridge's own address (offset 1). */
+  gateway: string;
+  prefixLength: number;
+}
+
+export interface NodeNetwork {
+  /** The shoot's control-plane namespace. */
+  namespace: string;
+  /** The router namespace holding the bridge. */
+  netns: string;
+  bridge: string;
+  cidr: string;
+  /** The router's address on the node network: the nodes' default gateway. */
+  gateway: string;
+  prefixLength: number;
+}
+
+export interface LocalNetworksOptions {
+  host: Host;
+  addresses: AddressBook;
+  publicCidr?: string;
+  /** Where per-shoot node CIDRs are carved from (default 10.250.0.0/16). */
+  nodePool?: string;
+  nodePrefixLength?: number;
+}
+
+export interface Attachment {
+  netns: string;
+  /** Without prefix length. */
+  address: string;
+}
+
+export class LocalNetworks {
+  readonly host: Host;
+  readonly addresses: AddressBook;
+  readonly public: PublicNetwork;
+  readonly nodePool: string;
+  readonly nodePrefixLength: number;
+  private readonly mutex = new KeyedMutex();
+  private readonly machineMutex = new KeyedMutex();
+
+  constructor(o: LocalNetworksOptions) {
+    this.host = o.host;
+    this.addresses = o.addresses;
+    const cidr = normalizeCidr(o.publicCidr ?? DEFAULT_PUBLIC_CIDR);
+    const prefixLength = parseCidr(cidr).prefix;
+    this.public = { netns: o.host.names.netns("public"), bridge: o.host.names.link("public"), cidr, gateway: nthAddress(cidr, 1), prefixLength };
+    this.nodePool = normalizeCidr(o.nodePool ?? DEFAULT_NODE_POOL);
+    this.nodePrefixLength = o.nodePrefixLength ?? DEFAULT_NODE_PREFIX_LENGTH;
+  }
+
+  /** Runs fn alone among this process's callers with the same key (e.g. changes to one shoot's machines). */
+  exclusive<T>(key: string, fn: () => Promise<T>): Promise<T> {
+    return this.machineMutex.run(key, fn);
+  }
+
+  /** The public network's namespace and bridge (idempotent). */
+  ensurePublic(): Promise<PublicNetwork> {
+    return this.mutex.run("public", async () => {
+      const p = this.public;
+      await this.host.ensureNetns(p.netns, { owner: "network/public" });
+      await this.host.ensureBridge({ name: p.bridge, netns: p.netns, addresses: [`${p.gateway}/${p.prefixLength}`], owner: "network/public" });
+      return p;
+    });
+  }
+
+  /** Removes the public network (its bridge goes with its namespace; attached veths with it). */
+  async deletePublic(): Promise<void> {
+    await this.host.deleteNetns(this.public.netns);
+  }
+
+  /** An address on the public network for `key`, the same one again for the same key. */
+  allocatePublic(key: string): Promise<string> {
+    return this.addresses.update((a) => allocateIn(a, POOL_PUBLIC, this.public.cidr, key));
+  }
+
+  /** An address on the shoot's node network for `key` (the network must be ensured). */
+  async allocateNode(namespace: string, key: string): Promise<string> {
+    const net = await this.needNodeNetwork(namespace);
+    return this.addresses.update((a) => allocateIn(a, nodePool(namespace), net.cidr, key));
+  }
+
+  release(pool: string, key: string): Promise<void> {
+    return this.addresses.update((a) => releaseIn(a, pool, key));
+  }
+
+  /**
+   * A namespace of its own on the public network (the user's machine, a test client): netns
+   * `u-<name>`, interface eth0 with an allocated address.
+   */
+  async attachUser(name: string): Promise<Attachment> {
+    const p = await this.ensurePublic();
+    const netns = this.host.names.netns("u", name);
+    const address = await this.allocatePublic(`user/${name}`);
+    const owner = `user/${name}`;
+    await this.host.ensureNetns(netns, { owner });
+    await this.host.ensureVeth({
+      name: "eth0", netns, addresses: [`${address}/${p.prefixLength}`],
+      peer: { name: this.host.names.link("u", name), netns: p.netns, master: p.bridge }, owner,
+    });
+    return { netns, address };
+  }
+
+  async detachUser(name: string): Promise<void> {
+    await this.host.deleteNetns(this.host.names.netns("u", name));
+    await this.release(POOL_PUBLIC, `user/${name}`);
+  }
+
+  /** A block of the node pool for the shoot (default /24), the same one again for the same namespace. */
+  nodeCidrFor(namespace: string): Promise<string> {
+    return this.addresses.update((a) => carveIn(a, POOL_NODE_CIDRS, this.nodePool, namespace, this.nodePrefixLength));
+  }
+
+  /** The shoot's node network as ensured before, or undefined. */
+  async nodeNetwork(namespace: string): Promise<NodeNetwork | undefined> {
+    const cidr = (await this.addresses.read())[POOL_NODE_NETWORKS]?.[namespace];
+    return cidr === undefined ? undefined : this.describe(namespace, cidr);
+  }
+
+  private async needNodeNetwork(namespace: string): Promise<NodeNetwork> {
+    const net = await this.nodeNetwork(namespace);
+    if (!net) throw new Error(`the node network of ${namespace} does not exist`);
+    return net;
+  }
+
+  private describe(namespace: string, cidr: string): NodeNetwork {
+    const c = normalizeCidr(cidr);
+    return { namespace, netns: this.host.names.netns("nodes", namespace), bridge: ROUTER_NODE_BRIDGE, cidr: c, gateway: nthAddress(c, 1), prefixLength: parseCidr(c).prefix };
+  }
+
+  /**
+   * The shoot's node network (idempotent): router namespace, bridge with the gateway address, a veth to
+   * the public network, one-way NAT. `cidr` defaults to the one ensured before, else a carved block.
+   */
+  async ensureNodeNetwork(namespace: string, cidr?: string): Promise<NodeNetwork> {
+    const p = await this.ensurePublic();
+    return this.mutex.run(`nodes/${namespace}`, async () => {
+      const known = (await this.addresses.read())[POOL_NODE_NETWORKS]?.[namespace];
+      const wanted = normalizeCidr(cidr ?? known ?? (await this.nodeCidrFor(namespace)));
+      if (known !== undefined && normalizeCidr(known) !== wanted) {
+        throw new Error(`the node network of ${namespace} is ${known}, not ${wanted}`);
+      }
+      if (parseCidr(wanted).family !== 4) throw new Error(`node network ${wanted}: only IPv4 node networks are supported`);
+      await this.addresses.update((a) => ((a[POOL_NODE_NETWORKS] ??= {})[namespace] = wanted));
+      const net = this.describe(namespace, wanted);
+      const owner = `network/${namespace}`;
+      const routerAddress = await this.allocatePublic(`router/${namespace}`);
+      await this.host.ensureNetns(net.netns, { owner });
+      await this.host.ensureBridge({ name: net.bridge, netns: net.netns, addresses: [`${net.gateway}/${net.prefixLength}`], owner });
+      await this.host.ensureVeth({
+        name: ROUTER_PUBLIC_IF, netns: net.netns, addresses: [`${routerAddress}/${p.prefixLength}`],
+        peer: { name: this.host.names.link("r", namespace), netns: p.netns, master: p.bridge }, owner,
+      });
+      await this.host.ensureNat({ name: namespace, netns: net.netns, sourceCidr: net.cidr, outInterface: ROUTER_PUBLIC_IF, owner });
+      return net;
+    });
+  }
+
+  /** Removes the router namespace (bridge, veth, NAT go with it) and every allocation of the shoot. */
+  async deleteNodeNetwork(namespace: string): Promise<void> {
+    await this.mutex.run(`nodes/${namespace}`, async () => {
+      await this.host.deleteNetns(this.host.names.netns("nodes", namespace));
+      if (await this.host.netnsExists(this.public.netns)) await this.host.deleteLink(this.host.names.link("r", namespace), this.public.netns);
+      await this.addresses.update((a) => {
+        delete a[nodePool(namespace)];
+        releaseIn(a, POOL_NODE_NETWORKS, namespace);
+        releaseIn(a, POOL_NODE_CIDRS, namespace);
+        releaseIn(a, POOL_PUBLIC, `router/${namespace}`);
+      });
+    });
+  }
+}

@@ -1,0 +1,77 @@
+// Command-line flags of provider-local. Parsing never exits the process: it returns the options, or what
+// to print and the exit code (help: 0; bad flags: one line and 2).
+import { Command, CommanderError, Option } from "commander";
+import { type BindAddress, FlagError, parseBindAddress } from "../controllermanager/flags.ts";
+import { parseCidr } from "../host/index.ts";
+import { DEFAULT_NODE_POOL, DEFAULT_PUBLIC_CIDR } from "./network/networks.ts";
+
+export const DEFAULT_STATE_DIR = "/var/lib/gardener-local/provider-local";
+
+export interface ProviderLocalFlags {
+  kubeconfig: string;
+  stateDir: string;
+  prefix: string | undefined;
+  publicCidr: string;
+  nodeCidrPool: string;
+  concurrentSyncs: number;
+  metricsBindAddress: BindAddress | undefined;
+  logLevel: string;
+}
+
+export type ParseResult = { kind: "options"; options: ProviderLocalFlags } | { kind: "exit"; code: number; stdout: string; stderr: string };
+
+function program(): Command {
+  return new Command("provider-local")
+    .description("The local provider extension: realises the seed's Bastions (type local) as Linux-namespace machines on this host (needs root).")
+    .addOption(new Option("--kubeconfig <file>", "Kubeconfig of the seed cluster (required)."))
+    .addOption(new Option("--state-dir <dir>", "Where host records, machines and address allocations live.").default(DEFAULT_STATE_DIR))
+    .addOption(new Option("--prefix <prefix>", 'Name prefix of host objects (default: the state directory\'s, else "ga-").'))
+    .addOption(new Option("--public-cidr <cidr>", "The public network (users and bastions' public addresses).").default(DEFAULT_PUBLIC_CIDR))
+    .addOption(new Option("--node-cidr-pool <cidr>", "Where per-shoot node networks are carved from.").default(DEFAULT_NODE_POOL))
+    .addOption(new Option("--concurrent-syncs <n>", "Bastions reconciled at once.").default("5"))
+    .addOption(new Option("--metrics-bind-address <host:port>", 'Where /metrics, /healthz and /readyz listen; "0" disables.').default("127.0.0.1:2729"))
+    .addOption(new Option("--log-level <level>", "pino log level: trace, debug, info, warn, error.").default("info"))
+    .helpOption("-h, --help", "Show this help.")
+    .allowExcessArguments(false)
+    .exitOverride();
+}
+
+function cidrFlag(value: string, flag: string): string {
+  try {
+    if (!value.includes("/")) throw new Error("no prefix length");
+    if (parseCidr(value).family !== 4) throw new Error("only IPv4 is supported");
+    return value;
+  } catch (err) {
+    throw new FlagError(`invalid value "${value}" for ${flag}: ${(err as Error).message}`);
+  }
+}
+
+export function parseProviderLocalFlags(argv: string[]): ParseResult {
+  let stdout = "";
+  const cmd = program().configureOutput({ writeOut: (s) => (stdout += s), writeErr: () => undefined });
+  try {
+    cmd.parse(argv, { from: "user" });
+    const o = cmd.opts<Record<string, string | undefined>>();
+    if (!o.kubeconfig) throw new FlagError("--kubeconfig is required");
+    const syncs = Number(o.concurrentSyncs);
+    if (!Number.isInteger(syncs) || syncs < 1) throw new FlagError(`invalid value "${o.concurrentSyncs}" for --concurrent-syncs: expected a positive integer`);
+    const options: ProviderLocalFlags = {
+      kubeconfig: o.kubeconfig,
+      stateDir: String(o.stateDir),
+      prefix: o.prefix,
+      publicCidr: cidrFlag(String(o.publicCidr), "--public-cidr"),
+      nodeCidrPool: cidrFlag(String(o.nodeCidrPool), "--node-cidr-pool"),
+      concurrentSyncs: syncs,
+      metricsBindAddress: parseBindAddress(String(o.metricsBindAddress), "--metrics-bind-address"),
+      logLevel: String(o.logLevel),
+    };
+    return { kind: "options", options };
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      if (err.exitCode === 0) return { kind: "exit", code: 0, stdout, stderr: "" };
+      return { kind: "exit", code: 2, stdout: "", stderr: `error: ${err.message.replace(/^error: /, "").split("\n")[0]}\n` };
+    }
+    if (err instanceof FlagError) return { kind: "exit", code: 2, stdout: "", stderr: `error: ${err.message}\n` };
+    throw err;
+  }
+}
