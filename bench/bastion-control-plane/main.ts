@@ -4,7 +4,7 @@
 // steady rate, and deleted -> gone per second; 1,000 Bastions per phase across 50 shoots.
 //   node --import tsx bench/bastion-control-plane/main.ts [--bastions 1000 --shoots 50 --rate 50 --concurrency 32]
 import { parseArgs } from "node:util";
-import { Bastions } from "../../src/controllermanager/resources.ts";
+import { Bastions } from "../../src/client/garden.ts";
 import { table } from "../support/stats.ts";
 import { PROJECT_NS, bastionFor, createShoot, startLandscape } from "../../test/integration/bastion/landscape.ts";
 import { ReadyWatcher, burst, deleteAll, paced } from "./phases.ts";

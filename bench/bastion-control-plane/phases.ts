@@ -3,7 +3,7 @@
 // its current generation; it is gone at its DELETED event.
 import type { Bastion } from "../../src/apis/operations/v1alpha1/types.ts";
 import type { Client } from "../../src/client/client.ts";
-import { Bastions } from "../../src/controllermanager/resources.ts";
+import { Bastions } from "../../src/client/garden.ts";
 import { summarize } from "../support/stats.ts";
 
 export class ReadyWatcher {

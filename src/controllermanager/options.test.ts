@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { parseBindAddress } from "./flags.ts";
+import { parseBindAddress } from "../utils/flags.ts";
 import { parseControllerManagerFlags } from "./options.ts";
 import { parseGardenletFlags } from "../gardenlet/options.ts";
 

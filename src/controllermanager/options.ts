@@ -2,7 +2,7 @@
 // the options, or what to print and the exit code (help: 0; bad flags: one line and 2).
 import { Command, CommanderError, Option } from "commander";
 import { DurationError, parsePositiveDuration } from "../utils/duration.ts";
-import { type BindAddress, FlagError, parseBindAddress } from "./flags.ts";
+import { type BindAddress, FlagError, parseBindAddress } from "../utils/flags.ts";
 
 export interface ControllerManagerFlags {
   kubeconfig: string;

@@ -13,7 +13,7 @@ import { type BastionControllers, addBastionControllers } from "./controller/bas
 import { type SSHKeypairController, addSSHKeypairController } from "./controller/sshkeypair/add.ts";
 import type { KeyGenerator } from "./controller/sshkeypair/keypair.ts";
 import type { ShootClients } from "./controller/sshkeypair/reconciler.ts";
-import { Bastions, Shoots } from "./resources.ts";
+import { Bastions, Shoots } from "../client/garden.ts";
 
 export interface GardenletOptions {
   /** A client of the garden API server, as this seed's gardenlet (`gardener.cloud:system:seed:<seed>`). */

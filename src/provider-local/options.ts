@@ -1,7 +1,7 @@
 // Command-line flags of provider-local. Parsing never exits the process: it returns the options, or what
 // to print and the exit code (help: 0; bad flags: one line and 2).
 import { Command, CommanderError, Option } from "commander";
-import { type BindAddress, FlagError, parseBindAddress } from "../controllermanager/flags.ts";
+import { type BindAddress, FlagError, parseBindAddress } from "../utils/flags.ts";
 import { parseCidr } from "../host/index.ts";
 import { DEFAULT_NODE_POOL, DEFAULT_PUBLIC_CIDR } from "./network/networks.ts";
 

@@ -8,7 +8,8 @@ import { SEEDS_GROUP } from "../../../src/apis/gardencore/v1beta1/types.ts";
 import { isForbidden } from "../../../src/apimachinery/errors.ts";
 import { seedUserName } from "../../../src/api/gardencore/identity.ts";
 import type { Client } from "../../../src/client/client.ts";
-import { Bastions, Projects, RoleBindings } from "../../../src/controllermanager/resources.ts";
+import { Bastions, Projects } from "../../../src/client/garden.ts";
+import { RoleBindings } from "../../../src/client/builtins.ts";
 import { eventually } from "../../support/http.ts";
 import { type Landscape, PROJECT, PROJECT_NS, bastionFor, createShoot, ready, startLandscape } from "./landscape.ts";
 

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { SEEDS_GROUP } from "../../../src/apis/gardencore/v1beta1/types.ts";
 import { seedUserName } from "../../../src/api/gardencore/identity.ts";
 import { Leases, Namespaces } from "../../../src/client/builtins.ts";
-import { Bastions, Shoots } from "../../../src/controllermanager/resources.ts";
+import { Bastions, Shoots } from "../../../src/client/garden.ts";
 import { repoRoot } from "../../support/apiserver.ts";
 import { eventually } from "../../support/http.ts";
 import { type Landscape, PROJECT_NS, bastionFor, createShoot, gone, ready, startLandscape } from "./landscape.ts";

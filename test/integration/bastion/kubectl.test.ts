@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { stringify } from "yaml";
-import { Bastions } from "../../../src/controllermanager/resources.ts";
+import { Bastions } from "../../../src/client/garden.ts";
 import { type Kubectl, kubectlAvailable, kubectlFor, latestKubectl } from "../../support/kubectl.ts";
 import { parseTable, rowWhere } from "../../support/table.ts";
 import { ipFor } from "./actuator.ts";

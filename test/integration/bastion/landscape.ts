@@ -25,7 +25,7 @@ import { Client } from "../../../src/client/client.ts";
 import { type ResourceType, resourceType } from "../../../src/client/resource.ts";
 import { Manager } from "../../../src/controllerruntime/manager.ts";
 import { type ControllerManager, createControllerManager } from "../../../src/controllermanager/app.ts";
-import { Bastions, Projects, Shoots } from "../../../src/controllermanager/resources.ts";
+import { Bastions, Projects, Shoots } from "../../../src/client/garden.ts";
 import { addBastionController } from "../../../src/extensions/controller/bastion/add.ts";
 import { Clusters, ExtensionBastions } from "../../../src/extensions/resources.ts";
 import { type Gardenlet, createGardenlet } from "../../../src/gardenlet/app.ts";

@@ -6,7 +6,7 @@ import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import type { Bastion } from "../../../src/apis/operations/v1alpha1/types.ts";
 import { bastionUserDataBase64 } from "../../../src/api/extensions/userdata.ts";
-import { Bastions } from "../../../src/controllermanager/resources.ts";
+import { Bastions } from "../../../src/client/garden.ts";
 import { eventually } from "../../support/http.ts";
 import { HOST_KEY, ipFor } from "./actuator.ts";
 import { type Landscape, PROJECT_NS, SSH_KEY, bastionFor, createShoot, extensionOf, getOrUndefined, gone, ready, startLandscape, technicalID } from "./landscape.ts";

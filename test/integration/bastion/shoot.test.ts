@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import type { Shoot } from "../../../src/apis/gardencore/v1beta1/types.ts";
 import { isInvalid } from "../../../src/apimachinery/errors.ts";
 import type { Client } from "../../../src/client/client.ts";
-import { Bastions, Shoots } from "../../../src/controllermanager/resources.ts";
+import { Bastions, Shoots } from "../../../src/client/garden.ts";
 import { type Landscape, PROJECT_NS, bastionFor, createShoot, extensionOf, getOrUndefined, gone, ready, startLandscape, technicalID } from "./landscape.ts";
 
 describe("bastions follow their shoot", () => {

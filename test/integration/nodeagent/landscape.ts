@@ -13,7 +13,7 @@ import { Namespaces, type Secret, Secrets } from "../../../src/client/builtins.t
 import { Client } from "../../../src/client/client.ts";
 import type { ObjectKey } from "../../../src/client/resource.ts";
 import { resourceType } from "../../../src/client/resource.ts";
-import { Projects, Shoots } from "../../../src/controllermanager/resources.ts";
+import { Projects, Shoots } from "../../../src/client/garden.ts";
 import { type Gardenlet, createGardenlet } from "../../../src/gardenlet/app.ts";
 import { staticShootClients } from "../../../src/gardenlet/controller/sshkeypair/reconciler.ts";
 import { type NodeAgent, createNodeAgent } from "../../../src/nodeagent/agent.ts";

@@ -16,7 +16,7 @@ import {
   renderOSC,
 } from "../../../src/api/gardencore/osc.ts";
 import { type Secret, Secrets } from "../../../src/client/builtins.ts";
-import { Shoots } from "../../../src/controllermanager/resources.ts";
+import { Shoots } from "../../../src/client/garden.ts";
 import { generateRSAKeyPair, keyPairData, keyPairProblem } from "../../../src/gardenlet/controller/sshkeypair/keypair.ts";
 import { FULL_RESYNC_MS, SSHD_CHECK_MS } from "../../../src/nodeagent/agent.ts";
 import { Nodes } from "../../../src/nodeagent/node.ts";

@@ -11,7 +11,7 @@ import { type EventHandler, enqueueFromMapFunc } from "../../../controllerruntim
 import type { Controller } from "../../../controllerruntime/controller.ts";
 import type { Manager } from "../../../controllerruntime/manager.ts";
 import type { Predicate } from "../../../controllerruntime/predicates.ts";
-import { Bastions, Shoots } from "../../resources.ts";
+import { Bastions, Shoots } from "../../../client/garden.ts";
 import { BastionReconciler, DEFAULT_MAX_LIFETIME_MS } from "./reconciler.ts";
 
 export const CONTROLLER_NAME = "bastion";

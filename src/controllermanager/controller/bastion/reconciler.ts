@@ -11,7 +11,7 @@ import type { ObjectKey, ResourceType } from "../../../client/resource.ts";
 import type { Cache } from "../../../controllerruntime/cache/cache.ts";
 import type { ReconcileContext, Reconciler, Request, Result } from "../../../controllerruntime/reconcile.ts";
 import type { Clock } from "../../../utils/clock.ts";
-import { Bastions, Shoots } from "../../resources.ts";
+import { Bastions, Shoots } from "../../../client/garden.ts";
 import { type Decision, decide } from "./decide.ts";
 
 export const RECONCILE_TIMEOUT_MS = 3 * 60 * 1000;

@@ -3,7 +3,8 @@
 import { newControllerManagedBy } from "../../../controllerruntime/builder.ts";
 import type { Controller } from "../../../controllerruntime/controller.ts";
 import type { Manager } from "../../../controllerruntime/manager.ts";
-import { Projects, RoleBindings } from "../../resources.ts";
+import { Projects } from "../../../client/garden.ts";
+import { RoleBindings } from "../../../client/builtins.ts";
 import { ProjectReconciler } from "./reconciler.ts";
 
 export const CONTROLLER_NAME = "project";

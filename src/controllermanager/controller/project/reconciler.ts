@@ -9,7 +9,8 @@ import type { Client } from "../../../client/client.ts";
 import { createOrPatch } from "../../../client/helpers.ts";
 import type { Cache } from "../../../controllerruntime/cache/cache.ts";
 import type { ReconcileContext, Reconciler, Request, Result } from "../../../controllerruntime/reconcile.ts";
-import { Projects, RoleBindings } from "../../resources.ts";
+import { Projects } from "../../../client/garden.ts";
+import { RoleBindings } from "../../../client/builtins.ts";
 import { desiredRoleBindings } from "./rolebindings.ts";
 
 export const RECONCILE_TIMEOUT_MS = 3 * 60 * 1000;

@@ -13,7 +13,7 @@ import { type EventHandler, enqueueFromMapFunc } from "../../../controllerruntim
 import type { Manager } from "../../../controllerruntime/manager.ts";
 import { kindSource } from "../../../controllerruntime/source.ts";
 import { Clusters, ExtensionBastions } from "../../../extensions/resources.ts";
-import { Bastions, Shoots } from "../../resources.ts";
+import { Bastions, Shoots } from "../../../client/garden.ts";
 import { shootOfCluster } from "./clusters.ts";
 import { extensionBastionPredicate, gardenBastionPredicate } from "./predicates.ts";
 import { BastionReconciler } from "./reconciler.ts";

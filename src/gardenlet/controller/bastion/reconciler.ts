@@ -21,7 +21,7 @@ import type { Cache } from "../../../controllerruntime/cache/cache.ts";
 import type { ReconcileContext, Reconciler, Request, Result } from "../../../controllerruntime/reconcile.ts";
 import { ExtensionBastions } from "../../../extensions/resources.ts";
 import type { Clock } from "../../../utils/clock.ts";
-import { Bastions, Shoots } from "../../resources.ts";
+import { Bastions, Shoots } from "../../../client/garden.ts";
 import { namespaceFromClusters } from "./clusters.ts";
 import { MESSAGE_DELETING, MESSAGE_RECONCILED, REASON_DELETING, REASON_FAILED, REASON_RECONCILED, type ReadyUpdate } from "./conditions.ts";
 import { type DesiredSpec, desiredSpec, hostKeysOf, ingressPatch, observe, rfc3339Nano } from "./extension.ts";

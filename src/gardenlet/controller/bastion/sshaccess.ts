@@ -11,7 +11,7 @@ import type { Cache } from "../../../controllerruntime/cache/cache.ts";
 import type { Predicate } from "../../../controllerruntime/predicates.ts";
 import type { ReconcileContext, Reconciler, Request, Result } from "../../../controllerruntime/reconcile.ts";
 import { ExtensionBastions } from "../../../extensions/resources.ts";
-import { Shoots } from "../../resources.ts";
+import { Shoots } from "../../../client/garden.ts";
 
 /** Shoots created, or changed, without SSH access. */
 export function sshAccessPredicate(): Predicate<Shoot> {

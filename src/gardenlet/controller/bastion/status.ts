@@ -6,7 +6,7 @@ import type { Bastion } from "../../../apis/operations/v1alpha1/types.ts";
 import type { Client } from "../../../client/client.ts";
 import { keyOf } from "../../../client/resource.ts";
 import type { Clock } from "../../../utils/clock.ts";
-import { Bastions } from "../../resources.ts";
+import { Bastions } from "../../../client/garden.ts";
 import { type ReadyUpdate, withReady } from "./conditions.ts";
 
 export class GardenStatusWriter {

@@ -9,7 +9,7 @@ import { newControllerManagedBy } from "../../../controllerruntime/builder.ts";
 import type { Controller } from "../../../controllerruntime/controller.ts";
 import type { Manager } from "../../../controllerruntime/manager.ts";
 import type { Predicate } from "../../../controllerruntime/predicates.ts";
-import { Shoots } from "../../resources.ts";
+import { Shoots } from "../../../client/garden.ts";
 import type { KeyGenerator } from "./keypair.ts";
 import { type ShootClients, SSHKeypairReconciler } from "./reconciler.ts";
 

@@ -11,7 +11,7 @@ import type { Client } from "../../../client/client.ts";
 import type { ObjectKey } from "../../../client/resource.ts";
 import type { Cache } from "../../../controllerruntime/cache/cache.ts";
 import type { ReconcileContext, Reconciler, Request, Result } from "../../../controllerruntime/reconcile.ts";
-import { Shoots } from "../../resources.ts";
+import { Shoots } from "../../../client/garden.ts";
 import { type KeyGenerator, type KeyPair, generateRSAKeyPair, keyPairOf, keyPairProblem } from "./keypair.ts";
 import { desiredOSCSecrets, syncOSCSecrets } from "./oscsecrets.ts";
 import { SECRET_CURRENT, SECRET_OLD, deleteIgnoringNotFound, gardenCopyName, getOrUndefined, seedSecret, unixSecondsLabel, writeGardenCopy } from "./secrets.ts";

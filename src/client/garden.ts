@@ -1,16 +1,11 @@
-// Descriptors of the garden kinds the controller manager reads and writes.
-import { GROUP as CORE_GROUP, VERSION as CORE_VERSION, type Project, type Shoot } from "../apis/gardencore/v1beta1/types.ts";
+// Descriptors of Gardener's garden kinds, shared by every component that reads or writes them
+// (controller manager, gardenlet, gardenctl, the landscape). Seed-side extension kinds live in
+// src/extensions/resources.ts.
+import { GROUP as CORE_GROUP, VERSION as CORE_VERSION, type Project, type Seed, type Shoot } from "../apis/gardencore/v1beta1/types.ts";
 import { GROUP as OPERATIONS_GROUP, VERSION as OPERATIONS_VERSION, type Bastion } from "../apis/operations/v1alpha1/types.ts";
-import type { RoleBinding } from "../apis/rbac/v1/types.ts";
-import { resourceType } from "../client/resource.ts";
+import { resourceType } from "./resource.ts";
 
 export const Bastions = resourceType<Bastion>({ group: OPERATIONS_GROUP, version: OPERATIONS_VERSION, kind: "Bastion", plural: "bastions", namespaced: true });
 export const Shoots = resourceType<Shoot>({ group: CORE_GROUP, version: CORE_VERSION, kind: "Shoot", plural: "shoots", namespaced: true });
 export const Projects = resourceType<Project>({ group: CORE_GROUP, version: CORE_VERSION, kind: "Project", plural: "projects", namespaced: false });
-export const RoleBindings = resourceType<RoleBinding>({
-  group: "rbac.authorization.k8s.io",
-  version: "v1",
-  kind: "RoleBinding",
-  plural: "rolebindings",
-  namespaced: true,
-});
+export const Seeds = resourceType<Seed>({ group: CORE_GROUP, version: CORE_VERSION, kind: "Seed", plural: "seeds", namespaced: false });

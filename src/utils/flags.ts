@@ -1,4 +1,4 @@
-// Flag helpers shared by the controller manager's and the gardenlet's commands.
+// Flag helpers shared by the components' commands (controller manager, gardenlet, provider-local, ...).
 import { isIP } from "node:net";
 
 export class FlagError extends Error {}
