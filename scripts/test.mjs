@@ -2,7 +2,7 @@
 // The whole test command: Debian packages, typecheck, lint, then every *.test.ts under src/,
 // test/ and bench/ with node's test runner (through tsx). Extra arguments filter test files by
 // substring, e.g. `npm test -- storage` (typecheck and lint still run unless --tests-only).
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 
@@ -48,6 +48,40 @@ if (files.length === 0) {
   console.error("no test files matched");
   process.exit(1);
 }
-run(`tests (${files.length} files)`, process.execPath, [
-  "--import", "tsx", "--test", "--test-concurrency=2", "--test-timeout=600000", ...files,
-]);
+
+/** Runs node's test runner on `list`, streaming its output; resolves with its exit code and counts. */
+function runTests(label, list, concurrency) {
+  console.log(`\n==> ${label} (${list.length} files)`);
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ["--import", "tsx", "--test", `--test-concurrency=${concurrency}`, "--test-timeout=600000", ...list], {
+      stdio: ["ignore", "pipe", "inherit"],
+    });
+    const counts = { pass: 0, fail: 0, skipped: 0 };
+    let tail = "";
+    child.stdout.on("data", (chunk) => {
+      process.stdout.write(chunk);
+      tail += chunk.toString("utf8");
+      const lines = tail.split("\n");
+      tail = lines.pop() ?? "";
+      for (const line of lines) {
+        const m = /^# (pass|fail|skipped) (\d+)$/.exec(line);
+        if (m) counts[m[1]] = Number(m[2]);
+      }
+    });
+    child.on("close", (code) => resolve({ code: code ?? 1, counts }));
+  });
+}
+
+// e2e files (the real landscape, host machines) run one at a time, after everything else: they
+// share host-wide resources (the landscape's public network) and want the CPU to themselves.
+const isE2E = (f) => f.startsWith("test/e2e/");
+const results = [];
+const others = files.filter((f) => !isE2E(f));
+const e2e = files.filter(isE2E);
+if (others.length) results.push(await runTests("unit and integration tests", others, 2));
+if (e2e.length) results.push(await runTests("e2e tests, one file at a time", e2e, 1));
+const total = { pass: 0, fail: 0, skipped: 0 };
+for (const r of results) for (const k of Object.keys(total)) total[k] += r.counts[k];
+const failedRun = results.some((r) => r.code !== 0);
+console.log(`\ntests: ${total.pass} passed, ${total.fail} failed, ${total.skipped} skipped`);
+process.exit(failedRun || total.fail > 0 ? 1 : 0);

@@ -1,36 +1,94 @@
-// gardener-local: starts and stops the local landscape (garden, seed and shoot API servers,
-// controllers, machines). The landscape arrives with the bastion and landscape issues; until
-// then the command exists, explains itself and exits non-zero for `up`.
-import { Command } from "commander";
+// gardener-local: starts, inspects and stops the local landscape (garden, seed and shoot API servers,
+// controller manager, gardenlet, provider-local, worker machines) on this Linux host. `supervise` is
+// the detached process `up` starts; it is not meant to be run by hand.
+import { Command, Option } from "commander";
+import { down, ensurePackages, requireRoot, status, up } from "../landscape/control.ts";
+import { DEFAULT_PORTS, DEFAULT_PREFIX, Layout, type Ports } from "../landscape/layout.ts";
+import { superviseMain } from "../landscape/run.ts";
+
+const DEFAULT_STATE_DIR = "/var/lib/gardener-local";
+
+function parsePorts(value: string): Ports {
+  const p = value.split(",").map(Number);
+  if (p.length !== 3 || p.some((n) => !Number.isInteger(n) || n < 1 || n > 65535)) throw new Error(`invalid --ports "${value}": expected GARDEN,SEED,SHOOT`);
+  return { garden: p[0]!, seed: p[1]!, shoot: p[2]! };
+}
+
+function fail(err: unknown): void {
+  process.stderr.write(`gardener-local: ${(err as Error).message}\n`);
+  process.exitCode = 1;
+}
+
+const stateDir = () => new Option("--state-dir <dir>", "where the landscape keeps its data, logs, kubeconfigs and host records").default(DEFAULT_STATE_DIR);
+const prefix = () => new Option("--prefix <prefix>", "name prefix of the host objects (namespaces, links, nft tables)").default(DEFAULT_PREFIX);
+const out = (line: string): void => void process.stdout.write(`${line}\n`);
 
 const program = new Command("gardener-local")
   .description("Start, inspect and stop the local Gardener landscape on this Linux host (requires root).")
+  .addHelpText(
+    "after",
+    [
+      "",
+      "`up` starts garden, seed and shoot API servers, the controller manager, the gardenlet, provider-local",
+      "and two worker machines of shoot garden-local/local, and returns when everything is ready. It writes:",
+      "  DIR/garden.kubeconfig          garden administrator",
+      "  DIR/garden-member.kubeconfig   admin of project local (no cluster-wide rights)",
+      "  DIR/shoot-local.kubeconfig     administrator of the shoot's API server",
+      "  DIR/gardenctl/                 GCTL_HOME for `gardenctl ssh --garden local --project local --shoot local`",
+      "Components keep running under a supervisor that restarts crashed ones; logs are in DIR/logs.",
+      "`down` stops everything and removes every namespace, link, mount, process and nft table it created.",
+    ].join("\n"),
+  )
   .showHelpAfterError();
 
 program
   .command("up")
-  .description("start garden, seed and shoot API servers, controllers and worker machines")
-  .option("--state-dir <dir>", "where the landscape keeps its data, kubeconfigs and records", ".state/local")
-  .action(() => {
-    console.error(
-      "gardener-local up: not yet: the local landscape is not implemented in this version.\n" +
-        "What runs today: the API server, e.g. `node bin/gardener-apiserver.js --data-dir /tmp/garden --secure-port 6443`.",
-    );
-    process.exitCode = 3;
+  .description("start the landscape and wait until it is ready")
+  .addOption(stateDir())
+  .addOption(prefix())
+  .addOption(new Option("--ports <garden,seed,shoot>", "secure ports of the three API servers").default(`${DEFAULT_PORTS.garden},${DEFAULT_PORTS.seed},${DEFAULT_PORTS.shoot}`))
+  .action(async (o: { stateDir: string; prefix: string; ports: string }) => {
+    try {
+      requireRoot("up");
+      ensurePackages();
+      const layout = new Layout(o.stateDir);
+      await up(layout, { prefix: o.prefix, ports: parsePorts(o.ports), out });
+      out(`landscape ready; kubeconfigs:\n  ${layout.gardenKubeconfig}\n  ${layout.memberKubeconfig}\n  ${layout.shootKubeconfig}`);
+    } catch (err) {
+      fail(err);
+    }
   });
 
 program
   .command("status")
   .description("show components and machines")
-  .action(() => {
-    console.log("gardener-local status: no landscape (not yet implemented)");
+  .addOption(stateDir())
+  .action((o: { stateDir: string }) => {
+    process.stdout.write(status(new Layout(o.stateDir)));
   });
 
 program
   .command("down")
   .description("stop everything and remove every host resource the landscape created")
-  .action(() => {
-    console.log("gardener-local down: nothing to stop");
+  .addOption(stateDir())
+  .addOption(prefix())
+  .action(async (o: { stateDir: string; prefix: string }) => {
+    try {
+      requireRoot("down");
+      await down(new Layout(o.stateDir), o.prefix, out);
+    } catch (err) {
+      fail(err);
+    }
+  });
+
+program
+  .command("supervise", { hidden: true })
+  .addOption(stateDir())
+  .addOption(prefix())
+  .requiredOption("--ports <garden,seed,shoot>")
+  .action(async (o: { stateDir: string; prefix: string; ports: string }) => {
+    const log = (line: string): void => void process.stdout.write(`gardener-local: ${line}\n`);
+    await superviseMain({ layout: new Layout(o.stateDir), ports: parsePorts(o.ports), prefix: o.prefix, log });
   });
 
 await program.parseAsync(process.argv);

@@ -6,6 +6,7 @@ import { Client } from "../client/client.ts";
 import { stopOnSignals } from "../controllerruntime/signals.ts";
 import { createGardenlet } from "../gardenlet/app.ts";
 import { parseGardenletFlags } from "../gardenlet/options.ts";
+import { staticShootClients } from "../gardenlet/controller/sshkeypair/reconciler.ts";
 
 const parsed = parseGardenletFlags(process.argv.slice(2));
 if (parsed.kind === "exit") {
@@ -24,6 +25,13 @@ try {
     seedName: flags.seedName,
     logger,
     server: flags.metricsBindAddress ?? false,
+    ...(flags.shootKubeconfigs.size > 0
+      ? {
+          shootClients: staticShootClients(
+            new Map([...flags.shootKubeconfigs].map(([key, file]) => [key, Client.fromKubeconfigFile(file, { fieldManager: "gardenlet", userAgent: "gardenlet" })])),
+          ),
+        }
+      : {}),
   });
   await gardenlet.start();
 } catch (err) {

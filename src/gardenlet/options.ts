@@ -9,6 +9,8 @@ export interface GardenletFlags {
   seedName: string;
   metricsBindAddress: BindAddress | undefined;
   logLevel: string;
+  /** Shoot API server kubeconfigs by shoot key `<namespace>/<name>` (flag --shoot-kubeconfig, repeatable). */
+  shootKubeconfigs: Map<string, string>;
 }
 
 export type ParseResult = { kind: "options"; options: GardenletFlags } | { kind: "exit"; code: number; stdout: string; stderr: string };
@@ -20,10 +22,28 @@ function program(): Command {
     .addOption(new Option("--seed-kubeconfig <file>", "Kubeconfig of the seed cluster (required)."))
     .addOption(new Option("--seed-name <name>", "Name of the Seed this gardenlet runs for (required)."))
     .addOption(new Option("--metrics-bind-address <host:port>", 'Where /metrics, /healthz and /readyz listen; "0" disables.').default("127.0.0.1:2728"))
+    .addOption(new Option("--shoot-kubeconfig <namespace/name=file>", "Kubeconfig of a shoot's API server (repeatable); enables the sshkeypair controller.").argParser(collectShootKubeconfig).default([]))
     .addOption(new Option("--log-level <level>", "pino log level: trace, debug, info, warn, error.").default("info"))
     .helpOption("-h, --help", "Show this help.")
     .allowExcessArguments(false)
     .exitOverride();
+}
+
+function collectShootKubeconfig(value: string, previous: string[]): string[] {
+  return [...previous, value];
+}
+
+/** Parses `<namespace>/<name>=<file>` values into a map; a malformed or repeated shoot is a FlagError. */
+export function parseShootKubeconfigs(values: readonly string[]): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const v of values) {
+    const m = /^([^/=\s]+)\/([^/=\s]+)=(.+)$/.exec(v);
+    if (!m) throw new FlagError(`invalid value "${v}" for --shoot-kubeconfig: expected <namespace>/<name>=<file>`);
+    const key = `${m[1]}/${m[2]}`;
+    if (out.has(key)) throw new FlagError(`--shoot-kubeconfig: shoot ${key} given twice`);
+    out.set(key, m[3]!);
+  }
+  return out;
 }
 
 export function parseGardenletFlags(argv: string[]): ParseResult {
@@ -45,6 +65,7 @@ export function parseGardenletFlags(argv: string[]): ParseResult {
       seedName: o.seedName!,
       metricsBindAddress: parseBindAddress(String(o.metricsBindAddress), "--metrics-bind-address"),
       logLevel: String(o.logLevel),
+      shootKubeconfigs: parseShootKubeconfigs((o.shootKubeconfig as unknown as string[] | undefined) ?? []),
     };
     return { kind: "options", options };
   } catch (err) {

@@ -19,7 +19,8 @@ export interface ActuatorCall {
 }
 
 /** The test's stand-in for a provider's SSH host key. */
-export const HOST_KEY = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIHostKeyOfTheTestActuator0000000000000000";
+/** A real ed25519 public key (clients parse and verify host keys). */
+export const HOST_KEY = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIB25NqTSQpIA1rYC6GuKUisyZbb4bcjrRUbKfSsdGODi";
 
 export function ipFor(name: string): string {
   let h = 0;

@@ -1,0 +1,128 @@
+// The CIDRs allowed to reach the bastion (spec §4.1). Precedence: --cidr > --public-ip-command >
+// GCTL_PUBLIC_IP_COMMAND > config ssh.publicIPCommand. The public IPs come from a pluggable
+// strategy: "command" (the spec's default: a user-configured command prints them) or "local"
+// (for the local landscape, where the user's address on the public network is the address of
+// the interface routing to the bastion network). The strategy is chosen with
+// GCTL_PUBLIC_IP_STRATEGY (or config ssh.publicIPStrategy); "local" routes towards
+// GCTL_LOCAL_BASTION_NETWORK (or config ssh.localBastionNetwork).
+import { spawn } from "node:child_process";
+import { createSocket } from "node:dgram";
+import { isIP } from "node:net";
+import { parseCIDR } from "../../../api/cidr.ts";
+import { CLIError } from "./errors.ts";
+import type { Logger } from "./log.ts";
+import { isMulticast, isUnspecified } from "./options.ts";
+
+export interface CIDRSettings {
+  cidrs: string[];
+  publicIpCommand?: string;
+  env: NodeJS.ProcessEnv;
+  config?: { publicIPCommand?: string; publicIPStrategy?: string; localBastionNetwork?: string };
+  signal?: AbortSignal;
+  timeoutMs?: number;
+}
+
+const NO_SOURCE =
+  "could not determine the CIDR(s) allowed to reach the bastion: pass --cidr, or configure a public-IP command (--public-ip-command, GCTL_PUBLIC_IP_COMMAND or ssh.publicIPCommand)";
+
+export async function determineCIDRs(s: CIDRSettings, log: Logger): Promise<string[]> {
+  if (s.cidrs.length > 0) {
+    for (const c of s.cidrs) {
+      if (!parseCIDR(c)) throw new CLIError(`CIDR ${JSON.stringify(c)} is invalid: invalid CIDR address: ${c}`);
+    }
+    return s.cidrs;
+  }
+  const strategy = s.env.GCTL_PUBLIC_IP_STRATEGY || s.config?.publicIPStrategy || "command";
+  let ips: string[];
+  if (strategy === "local") {
+    const target = s.env.GCTL_LOCAL_BASTION_NETWORK || s.config?.localBastionNetwork;
+    if (!target) throw new CLIError("public IP strategy \"local\" needs GCTL_LOCAL_BASTION_NETWORK (an address or CIDR of the bastion network)");
+    ips = [await localSourceAddress(target)];
+  } else if (strategy === "command") {
+    const cmd = s.publicIpCommand || s.env.GCTL_PUBLIC_IP_COMMAND || s.config?.publicIPCommand;
+    if (!cmd) throw new CLIError(NO_SOURCE);
+    ips = tokens(await runPublicIPCommand(cmd, s.timeoutMs ?? 60_000, s.signal));
+  } else {
+    throw new CLIError(`unknown public IP strategy ${JSON.stringify(strategy)}: use "command" or "local"`);
+  }
+  if (ips.length === 0) throw new CLIError(NO_SOURCE);
+  const cidrs = toCIDRs(ips, strategy === "local", log);
+  log.info("Auto-detected your system's CIDR(s)", { cidr: cidrs.join(", ") });
+  return cidrs;
+}
+
+function tokens(out: string): string[] {
+  return out.split(/[\s,]+/).filter((t) => t !== "");
+}
+
+/** IPv4 -> /32, IPv6 -> /64 (masked, normalized), duplicates removed. */
+export function toCIDRs(ips: string[], allowLoopback: boolean, log: Logger): string[] {
+  const out: string[] = [];
+  for (const ip of ips) {
+    const family = isIP(ip);
+    if (family === 0) throw new CLIError(`public IP command printed an invalid IP address: ${JSON.stringify(ip)}`);
+    const loopback = family === 4 ? ip.startsWith("127.") : ip === "::1";
+    const linkLocal = family === 4 ? ip.startsWith("169.254.") : /^fe[89ab]/i.test(ip);
+    if (isUnspecified(ip) || isMulticast(ip) || linkLocal || (loopback && !allowLoopback)) throw new CLIError(`public IP command returned a non-global unicast IP address: ${JSON.stringify(ip)}`);
+    if (isPrivate(ip)) log.warn("the detected IP address is private; the bastion will only be reachable from that network", { ip });
+    const cidr = family === 4 ? `${ip}/32` : `${maskV6(ip)}/64`;
+    if (!out.includes(cidr)) out.push(cidr);
+  }
+  return out;
+}
+
+function isPrivate(ip: string): boolean {
+  return /^(10\.|192\.168\.|172\.(1[6-9]|2\d|3[01])\.)/.test(ip) || /^f[cd]/i.test(ip);
+}
+
+function maskV6(ip: string): string {
+  const p = parseCIDR(`${ip}/64`);
+  if (!p) throw new CLIError(`public IP command printed an invalid IP address: ${JSON.stringify(ip)}`);
+  const words = expandV6(ip).slice(0, 4).map((w) => parseInt(w, 16).toString(16));
+  // Trailing zero words collapse into "::" (the canonical text of a /64 network).
+  while (words.length > 0 && words[words.length - 1] === "0") words.pop();
+  return `${words.join(":")}::`;
+}
+
+function expandV6(ip: string): string[] {
+  const [head, tail] = ip.includes("::") ? ip.split("::") : [ip, undefined];
+  const h = head ? head.split(":") : [];
+  const t = tail ? tail.split(":") : [];
+  return tail === undefined ? h : [...h, ...Array<string>(8 - h.length - t.length).fill("0"), ...t];
+}
+
+function runPublicIPCommand(cmd: string, timeoutMs: number, signal?: AbortSignal): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = spawn("/bin/sh", ["-c", cmd], { stdio: ["ignore", "pipe", "pipe"], timeout: timeoutMs, signal });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+    child.on("error", (err) => reject(new CLIError(`public IP command ${JSON.stringify(cmd)} failed: ${err.message}`)));
+    child.on("close", (code, sig) => {
+      if (code === 0) return resolve(stdout);
+      const last = stderr.trim().split("\n").pop() ?? "";
+      const why = sig === "SIGTERM" ? "timeout" : sig ? `signal: ${sig}` : `exit status ${code}`;
+      reject(new CLIError(`public IP command ${JSON.stringify(cmd)} failed: ${why}: ${last}`));
+    });
+  });
+}
+
+/** The local address the kernel would use to reach `target` (an IP or CIDR); sends nothing. */
+export function localSourceAddress(target: string): Promise<string> {
+  const ip = target.split("/")[0]!;
+  const family = isIP(ip);
+  if (family === 0) return Promise.reject(new CLIError(`invalid bastion network ${JSON.stringify(target)}`));
+  return new Promise((resolve, reject) => {
+    const sock = createSocket(family === 4 ? "udp4" : "udp6");
+    sock.on("error", (err) => {
+      sock.close();
+      reject(new CLIError(`could not determine the local address routing to ${target}: ${err.message}`));
+    });
+    sock.connect(9, ip, () => {
+      const addr = sock.address().address;
+      sock.close();
+      resolve(addr);
+    });
+  });
+}

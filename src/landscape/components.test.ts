@@ -1,0 +1,35 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { BASTION_TTL_ENV, bastionTimeToLiveOf, gardenApiServer, gardenlet, shootApiServer, workerUserData, type ComponentContext } from "./components.ts";
+import { Layout } from "./layout.ts";
+
+const ctx: ComponentContext = { layout: new Layout("/s"), ports: { garden: 1, seed: 2, shoot: 3 }, hostAddress: "192.168.250.2", prefix: "gl-" };
+
+test("the shoot API server binds and advertises the host's public address (the nodes reach it through NAT)", () => {
+  const args = shootApiServer(ctx).args.join(" ");
+  assert.match(args, /--bind-address 192\.168\.250\.2 --advertise-address 192\.168\.250\.2/);
+  assert.match(args, /--data-dir \/s\/shoot --secure-port 3/);
+});
+
+test("the gardenlet gets the shoot's kubeconfig (sshkeypair controller)", () => {
+  assert.match(gardenlet(ctx).args.join(" "), /--shoot-kubeconfig garden-local\/local=\/s\/shoot-local\.kubeconfig/);
+});
+
+test("worker user-data writes the kubeconfig verbatim and keeps the node agent running in the background", () => {
+  const ud = workerUserData({ kubeconfig: "apiVersion: v1\nkind: Config\n", nodeName: "n1", pool: "worker" });
+  assert.ok(ud.startsWith("#!/bin/sh\n"));
+  assert.match(ud, /<<'GARDENER_LOCAL_EOF'\napiVersion: v1\nkind: Config\nGARDENER_LOCAL_EOF\n/);
+  assert.match(ud, /setsid sh -c 'while :; do .*gardener-node-agent\.js --kubeconfig \/etc\/gardener-node-agent\/kubeconfig --node-name n1 --pool worker --host-key-dir \/run\/ga\/host-keys .*; sleep 2; done' .*&$/m);
+});
+
+test("the garden API server gets --bastion-time-to-live only when the landscape sets one", () => {
+  assert.doesNotMatch(gardenApiServer(ctx).args.join(" "), /--bastion-time-to-live/);
+  assert.match(gardenApiServer({ ...ctx, bastionTimeToLive: "20s" }).args.join(" "), /--authorization-mode Seed,RBAC --bastion-time-to-live 20s$/);
+});
+
+test("the supervisor takes the bastion time-to-live from its option, else from the environment up sets", () => {
+  assert.equal(bastionTimeToLiveOf("30s", { [BASTION_TTL_ENV]: "20s" }), "30s");
+  assert.equal(bastionTimeToLiveOf(undefined, { [BASTION_TTL_ENV]: "20s" }), "20s");
+  assert.equal(bastionTimeToLiveOf(undefined, { [BASTION_TTL_ENV]: "" }), undefined);
+  assert.equal(bastionTimeToLiveOf(undefined, {}), undefined);
+});

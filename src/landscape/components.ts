@@ -1,0 +1,80 @@
+// The command lines of the landscape's components (all run from this checkout's bin/ with this node).
+import { fileURLToPath } from "node:url";
+import { join } from "node:path";
+import type { ComponentSpec } from "./supervisor.ts";
+import { type Layout, type Ports, PROJECT_NAMESPACE, SHOOT } from "./layout.ts";
+
+export const REPO = fileURLToPath(new URL("../..", import.meta.url));
+export const bin = (name: string): string => join(REPO, "bin", `${name}.js`);
+
+export interface ComponentContext {
+  layout: Layout;
+  ports: Ports;
+  /** The host's address on the public network: the shoot API server binds and advertises it. */
+  hostAddress: string;
+  prefix: string;
+  /** `--bastion-time-to-live` of the garden API server (a Go duration); its default (1h) when unset. */
+  bastionTimeToLive?: string;
+}
+
+/**
+ * How `up` hands the Bastion time-to-live to the supervisor process (its command line belongs to
+ * `gardener-local supervise`): the supervisor reads it from its environment.
+ */
+export const BASTION_TTL_ENV = "GARDENER_LOCAL_BASTION_TIME_TO_LIVE";
+
+/** The supervisor's Bastion time-to-live: an explicit option first, else $GARDENER_LOCAL_BASTION_TIME_TO_LIVE; empty means unset. */
+export function bastionTimeToLiveOf(option: string | undefined, env: NodeJS.ProcessEnv = process.env): string | undefined {
+  return option || env[BASTION_TTL_ENV] || undefined;
+}
+
+function node(layout: Layout, name: string, script: string, args: string[]): ComponentSpec {
+  return { name, command: process.execPath, args: [bin(script), ...args], logFile: join(layout.logs, `${name}.log`) };
+}
+
+const apiserver = (c: ComponentContext, name: "garden" | "seed" | "shoot", extra: string[]): ComponentSpec =>
+  node(c.layout, `${name}-apiserver`, "gardener-apiserver", ["--data-dir", c.layout.apiServerDir(name), "--secure-port", String(c.ports[name]), "--log-level", "warn", ...extra]);
+
+export const gardenApiServer = (c: ComponentContext): ComponentSpec =>
+  apiserver(c, "garden", [
+    "--bind-address", "127.0.0.1", "--enable-gardener-apis", "--authorization-mode", "Seed,RBAC",
+    ...(c.bastionTimeToLive ? ["--bastion-time-to-live", c.bastionTimeToLive] : []),
+  ]);
+export const seedApiServer = (c: ComponentContext): ComponentSpec => apiserver(c, "seed", ["--bind-address", "127.0.0.1"]);
+export const shootApiServer = (c: ComponentContext): ComponentSpec => apiserver(c, "shoot", ["--bind-address", c.hostAddress, "--advertise-address", c.hostAddress]);
+
+export const controllerManager = (c: ComponentContext): ComponentSpec =>
+  node(c.layout, "gardener-controller-manager", "gardener-controller-manager", ["--kubeconfig", c.layout.gardenKubeconfig, "--leader-elect", "false", "--metrics-bind-address", "0", "--log-level", "warn"]);
+
+export const gardenlet = (c: ComponentContext): ComponentSpec =>
+  node(c.layout, "gardenlet", "gardenlet", [
+    "--garden-kubeconfig", c.layout.gardenletKubeconfig,
+    "--seed-kubeconfig", join(c.layout.apiServerDir("seed"), "admin.kubeconfig"),
+    "--seed-name", "local",
+    "--shoot-kubeconfig", `${PROJECT_NAMESPACE}/${SHOOT}=${c.layout.shootKubeconfig}`,
+    "--metrics-bind-address", "0", "--log-level", "warn",
+  ]);
+
+export const providerLocal = (c: ComponentContext): ComponentSpec =>
+  node(c.layout, "provider-local", "provider-local", [
+    "--kubeconfig", join(c.layout.apiServerDir("seed"), "admin.kubeconfig"),
+    "--state-dir", c.layout.providerState, "--prefix", c.prefix,
+    "--metrics-bind-address", "0", "--log-level", "warn",
+  ]);
+
+/** The user-data of a worker: writes the node agent's kubeconfig and keeps the node agent running. */
+export function workerUserData(o: { kubeconfig: string; nodeName: string; pool: string }): string {
+  const agent = [process.execPath, bin("gardener-node-agent"), "--kubeconfig", "/etc/gardener-node-agent/kubeconfig", "--node-name", o.nodeName, "--pool", o.pool, "--host-key-dir", "/run/ga/host-keys", "--log-level", "info"].join(" ");
+  return [
+    "#!/bin/sh",
+    "set -e",
+    "mkdir -p /etc/gardener-node-agent",
+    "cat > /etc/gardener-node-agent/kubeconfig <<'GARDENER_LOCAL_EOF'",
+    o.kubeconfig.trimEnd(),
+    "GARDENER_LOCAL_EOF",
+    "chmod 600 /etc/gardener-node-agent/kubeconfig",
+    // The node agent is this machine's one long-running service: restarted when it exits.
+    `setsid sh -c 'while :; do ${agent}; sleep 2; done' </dev/null >>/run/ga/node-agent.log 2>&1 &`,
+    "",
+  ].join("\n");
+}

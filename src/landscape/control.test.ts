@@ -1,0 +1,16 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { BASTION_TTL_ENV } from "./components.ts";
+import { NotRootError, requireRoot, supervisorEnv } from "./control.ts";
+
+test("non-root users are told clearly that root is required", () => {
+  assert.throws(() => requireRoot("up", 1000), (err: unknown) => err instanceof NotRootError && /gardener-local up must run as root/.test(err.message) && /sudo gardener-local up/.test(err.message));
+  assert.doesNotThrow(() => requireRoot("down", 0));
+});
+
+test("up hands the bastion time-to-live to the supervisor through its environment, and only then", () => {
+  const env = supervisorEnv({ bastionTimeToLive: "20s" }, { PATH: "/bin" });
+  assert.equal(env[BASTION_TTL_ENV], "20s");
+  assert.equal(env.PATH, "/bin");
+  assert.equal(BASTION_TTL_ENV in supervisorEnv({}, { PATH: "/bin", [BASTION_TTL_ENV]: "5s" }), false, "an inherited value does not leak into a landscape without the option");
+});

@@ -1,0 +1,116 @@
+// The client side of `gardener-local`: `up` starts the supervisor process detached and follows its
+// progress until the landscape is ready (or failed); `status` reads status.json; `down` stops the
+// supervisor and its components, kills whatever a crashed run left and removes every host object.
+import { spawn, spawnSync } from "node:child_process";
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { LinuxHost, type SweepReport } from "../host/index.ts";
+import { BASTION_TTL_ENV, REPO, bin } from "./components.ts";
+import { type Layout, killRecorded, pidOfOurs } from "./layout.ts";
+import { readStatus, formatStatus, type LandscapeStatus } from "./status.ts";
+
+export class NotRootError extends Error {
+  constructor(command: string) {
+    super(`gardener-local ${command} must run as root: it creates network namespaces, veths, bridges, mounts and nftables rules (try: sudo gardener-local ${command})`);
+    this.name = "NotRootError";
+  }
+}
+
+export function requireRoot(command: string, uid = process.getuid?.()): void {
+  if (uid !== 0) throw new NotRootError(command);
+}
+
+/** Installs missing Debian packages (scripts/setup.mjs). */
+export function ensurePackages(): void {
+  const r = spawnSync(process.execPath, [join(REPO, "scripts", "setup.mjs"), "--quiet"], { stdio: "inherit" });
+  if (r.status !== 0) throw new Error("installing the Debian packages the landscape needs failed (see above)");
+}
+
+export function supervisorPid(layout: Layout): number | undefined {
+  return pidOfOurs(layout.supervisorPid, layout.dir);
+}
+
+export interface UpOptions {
+  prefix: string;
+  ports: { garden: number; seed: number; shoot: number };
+  timeoutMs?: number;
+  /** The garden API server's `--bastion-time-to-live` (a Go duration, e.g. "20s"); default 1h. */
+  bastionTimeToLive?: string;
+  /** Progress lines. */
+  out: (line: string) => void;
+}
+
+/** The supervisor's environment: ours, plus the options its command line does not carry. */
+export function supervisorEnv(o: Pick<UpOptions, "bastionTimeToLive">, base: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
+  const env = { ...base };
+  delete env[BASTION_TTL_ENV];
+  if (o.bastionTimeToLive) env[BASTION_TTL_ENV] = o.bastionTimeToLive;
+  return env;
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+/** Starts the landscape; resolves with the status once Ready, rejects when it failed or timed out. */
+export async function up(layout: Layout, o: UpOptions): Promise<LandscapeStatus> {
+  mkdirSync(layout.logs, { recursive: true });
+  mkdirSync(layout.run, { recursive: true });
+  const running = supervisorPid(layout);
+  if (running !== undefined) {
+    const s = readStatus(layout);
+    if (s?.phase === "Ready") {
+      o.out(`landscape already running (supervisor pid ${running})`);
+      return s;
+    }
+    throw new Error(`a supervisor (pid ${running}) is still ${s?.phase ?? "starting"}; run \`gardener-local down\` first`);
+  }
+  const logFile = join(layout.logs, "supervisor.log");
+  rmSync(layout.status, { force: true });
+  const offset = existsSync(logFile) ? statSync(logFile).size : 0;
+  const fd = openSync(logFile, "a");
+  const args = [bin("gardener-local"), "supervise", "--state-dir", layout.dir, "--prefix", o.prefix, "--ports", `${o.ports.garden},${o.ports.seed},${o.ports.shoot}`];
+  const child = spawn(process.execPath, args, { detached: true, stdio: ["ignore", fd, fd], env: supervisorEnv(o) });
+  closeSync(fd);
+  child.unref();
+  let exited = false;
+  child.once("exit", () => (exited = true));
+  o.out(`supervisor started (pid ${child.pid}); log: ${logFile}`);
+  let shown = offset;
+  const follow = (): void => {
+    const text = readFileSync(logFile).subarray(shown).toString("utf8");
+    const end = text.lastIndexOf("\n");
+    if (end < 0) return;
+    for (const line of text.slice(0, end).split("\n")) if (line.startsWith("gardener-local: ")) o.out(line.slice("gardener-local: ".length));
+    shown += Buffer.byteLength(text.slice(0, end + 1));
+  };
+  const deadline = Date.now() + (o.timeoutMs ?? 300_000);
+  for (;;) {
+    await sleep(200);
+    follow();
+    const s = readStatus(layout);
+    if (s?.phase === "Ready") return s;
+    if (s?.phase === "Failed") throw new Error(`the landscape failed: ${s.error ?? "unknown"} (see ${layout.logs})`);
+    if (exited) throw new Error(`the supervisor exited before the landscape was ready (see ${logFile})`);
+    if (Date.now() > deadline) throw new Error(`the landscape was not ready in time (see ${layout.logs}); run \`gardener-local down\``);
+  }
+}
+
+export function status(layout: Layout): string {
+  return formatStatus(readStatus(layout), supervisorPid(layout) !== undefined);
+}
+
+/** Stops the supervisor (SIGTERM, then SIGKILL), kills recorded leftovers, removes every host object. */
+export async function down(layout: Layout, prefix: string, out: (line: string) => void): Promise<SweepReport> {
+  const pid = supervisorPid(layout);
+  if (pid !== undefined) {
+    out(`stopping supervisor (pid ${pid})`);
+    process.kill(pid, "SIGTERM");
+    const deadline = Date.now() + 20_000;
+    while (supervisorPid(layout) !== undefined && existsSync(`/proc/${pid}`) && Date.now() < deadline) await sleep(100);
+    if (existsSync(`/proc/${pid}`)) process.kill(pid, "SIGKILL");
+  }
+  const killed = killRecorded(layout);
+  if (killed.length > 0) out(`killed ${killed.length} leftover processes`);
+  const report = await new LinuxHost({ stateDir: layout.hostState, prefix }).removeAll();
+  out(`removed ${report.removed.length} host objects`);
+  return report;
+}

@@ -1,0 +1,73 @@
+// The objects of the local landscape: extension CRDs in the seed; Seed `local`, Project `local`
+// (namespace garden-local, member `local-member` with role admin) and Shoot `local` with its worker
+// pool in the garden; the shoot's control-plane namespace and Cluster in the seed. Every step is
+// create-if-absent, so `up` on an existing state directory converges.
+import type { CustomResourceDefinition } from "../apis/apiextensions/v1/types.ts";
+import type { KubeObject } from "../apis/meta/v1/types.ts";
+import type { Shoot } from "../apis/gardencore/v1beta1/types.ts";
+import { isAlreadyExists } from "../apimachinery/errors.ts";
+import { readExtensionCRDs } from "../api/extensions/crds.ts";
+import { Namespaces, Secrets } from "../client/builtins.ts";
+import type { Client } from "../client/client.ts";
+import { Projects, Seeds, Shoots } from "../client/garden.ts";
+import { type ResourceType, resourceType } from "../client/resource.ts";
+import { Clusters } from "../extensions/resources.ts";
+import { MEMBER_USER, PROJECT, PROJECT_NAMESPACE, SEED, SHOOT, SHOOT_TECHNICAL_ID, WORKER_POOL, WORKERS } from "./layout.ts";
+
+const CRDs = resourceType<CustomResourceDefinition>({ group: "apiextensions.k8s.io", version: "v1", kind: "CustomResourceDefinition", plural: "customresourcedefinitions", namespaced: false });
+
+export async function createIfAbsent<T extends KubeObject>(client: Client, type: ResourceType<T>, obj: T): Promise<void> {
+  try {
+    await client.create(type, obj);
+  } catch (err) {
+    if (!isAlreadyExists(err)) throw err;
+  }
+}
+
+export async function applySeedCRDs(seed: Client): Promise<void> {
+  for (const crd of readExtensionCRDs()) await createIfAbsent(seed, CRDs, crd);
+}
+
+/** Seed and Project (the controller manager then creates garden-local and the member's RoleBindings). */
+export async function createGardenObjects(garden: Client): Promise<void> {
+  await createIfAbsent(garden, Seeds, { metadata: { name: SEED } });
+  await createIfAbsent(garden, Projects, {
+    metadata: { name: PROJECT },
+    spec: {
+      namespace: PROJECT_NAMESPACE,
+      owner: { apiGroup: "rbac.authorization.k8s.io", kind: "User", name: "local-owner" },
+      members: [{ apiGroup: "rbac.authorization.k8s.io", kind: "User", name: MEMBER_USER, role: "admin" }],
+    },
+  });
+}
+
+/** The Shoot (scheduled to seed local, nodes in `nodeCidr`), its technicalID, seed namespace and Cluster. */
+export async function createShoot(garden: Client, seed: Client, nodeCidr: string): Promise<Shoot> {
+  const n = WORKERS.length;
+  await createIfAbsent(garden, Shoots, {
+    metadata: { name: SHOOT, namespace: PROJECT_NAMESPACE },
+    spec: {
+      seedName: SEED,
+      provider: { type: "local", workers: [{ name: WORKER_POOL, minimum: n, maximum: n }] },
+      networking: { nodes: nodeCidr },
+    },
+  });
+  const shoot = await garden.patchStatus(Shoots, { namespace: PROJECT_NAMESPACE, name: SHOOT }, { type: "merge", body: { status: { technicalID: SHOOT_TECHNICAL_ID } } });
+  await createIfAbsent(seed, Namespaces, { metadata: { name: SHOOT_TECHNICAL_ID } });
+  await createIfAbsent(seed, Clusters, { metadata: { name: SHOOT_TECHNICAL_ID }, spec: { cloudProfile: {}, seed: { metadata: { name: SEED } }, shoot } });
+  return shoot;
+}
+
+/**
+ * The garden Secret `<shoot>.kubeconfig` in the project namespace (what gardenctl falls back to for the
+ * shoot's Nodes where `shoots/viewerkubeconfig` is not served), kept equal to the shoot admin kubeconfig.
+ */
+export async function publishShootKubeconfig(garden: Client, kubeconfig: string): Promise<void> {
+  const data = { kubeconfig: Buffer.from(kubeconfig, "utf8").toString("base64") };
+  try {
+    await garden.create(Secrets, { metadata: { name: `${SHOOT}.kubeconfig`, namespace: PROJECT_NAMESPACE }, type: "Opaque", data });
+  } catch (err) {
+    if (!isAlreadyExists(err)) throw err;
+    await garden.patch(Secrets, { namespace: PROJECT_NAMESPACE, name: `${SHOOT}.kubeconfig` }, { type: "merge", body: { data } });
+  }
+}

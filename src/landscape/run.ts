@@ -1,0 +1,198 @@
+// The supervisor process of a landscape (`gardener-local up` starts it detached): cleans up what a
+// crashed run left, builds the networks, starts the components under a Supervisor, creates the
+// objects, kubeconfigs and worker machines, reports progress in logs/supervisor.log and the phase in
+// status.json, then keeps the components running until SIGTERM.
+import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { ANNOTATION_SSH_HOST_KEYS } from "../api/gardencore/osc.ts";
+import { SEEDS_GROUP } from "../apis/gardencore/v1beta1/types.ts";
+import { seedUserName } from "../api/gardencore/identity.ts";
+import { issueClientCertificate } from "../apiserver/certs/issue.ts";
+import { writeKubeconfig } from "../apiserver/certs/kubeconfig.ts";
+import { Namespaces } from "../client/builtins.ts";
+import { Client } from "../client/client.ts";
+import { LinuxHost } from "../host/index.ts";
+import { Nodes } from "../nodeagent/node.ts";
+import { startWorker } from "../provider-local/machines/workers.ts";
+import { FileAddressBook } from "../provider-local/network/addresses.ts";
+import { LocalNetworks } from "../provider-local/network/networks.ts";
+import * as c from "./components.ts";
+import { type Layout, type Ports, killRecorded, MEMBER_USER, PROJECT_NAMESPACE, SHOOT_TECHNICAL_ID, WORKER_POOL, WORKERS } from "./layout.ts";
+import { applySeedCRDs, createGardenObjects, createShoot, publishShootKubeconfig } from "./objects.ts";
+import { writeStatus, type LandscapeStatus } from "./status.ts";
+import { Supervisor } from "./supervisor.ts";
+import { writeGardenctlConfig } from "./gardenctl.ts";
+
+export interface RunOptions {
+  layout: Layout;
+  ports: Ports;
+  prefix: string;
+  log: (line: string) => void;
+  /** The garden API server's `--bastion-time-to-live`; defaults to $GARDENER_LOCAL_BASTION_TIME_TO_LIVE (set by `up`). */
+  bastionTimeToLive?: string;
+}
+
+/** Shared by the run and its failure path: the phase a failure sets stays. */
+type Status = LandscapeStatus;
+
+/** Polls `fn` every 250 ms until it returns a value (errors count as "not yet"); throws after timeoutMs. */
+export async function waitFor<T>(what: string, fn: () => Promise<T | undefined>, timeoutMs = 60_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  for (;;) {
+    try {
+      const v = await fn();
+      if (v !== undefined) return v;
+    } catch (err) {
+      last = err;
+    }
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${last ? `: ${(last as Error).message}` : ""}`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+/** The host's end of the public network (a veth from the host namespace to the public bridge). */
+export async function attachHost(networks: LocalNetworks): Promise<string> {
+  const p = await networks.ensurePublic();
+  const address = await networks.allocatePublic("host");
+  const { host } = networks;
+  await host.ensureVeth({
+    name: host.names.link("host"), addresses: [`${address}/${p.prefixLength}`],
+    peer: { name: host.names.link("hp"), netns: p.netns, master: p.bridge }, owner: "landscape/host",
+  });
+  return address;
+}
+
+export async function runLandscape(o: RunOptions, status: Status, onStop: (stop: (reason: string) => void) => void): Promise<void> {
+  const { layout, log } = o;
+  for (const d of [layout.logs, layout.run, layout.providerState]) mkdirSync(d, { recursive: true });
+  const report = (): void => writeStatus(layout, status);
+  report();
+
+  killRecorded(layout, ["supervisor.pid"]);
+  const host = new LinuxHost({ stateDir: layout.hostState, prefix: o.prefix });
+  const leftovers = await host.removeAll();
+  if (leftovers.removed.length > 0) log(`removed ${leftovers.removed.length} host objects left by an earlier run`);
+  const networks = new LocalNetworks({ host, addresses: new FileAddressBook(join(layout.providerState, "addresses.json")) });
+  const hostAddress = await attachHost(networks);
+  log(`host address on the public network: ${hostAddress}`);
+  const bastionTimeToLive = c.bastionTimeToLiveOf(o.bastionTimeToLive);
+  const ctx: c.ComponentContext = { layout, ports: o.ports, hostAddress, prefix: o.prefix, ...(bastionTimeToLive ? { bastionTimeToLive } : {}) };
+  if (bastionTimeToLive) log(`bastion time-to-live: ${bastionTimeToLive}`);
+
+  const supervisor = new Supervisor({ pidDir: layout.run, log });
+  let stopping = false;
+  const stop = (signal: string): void => {
+    if (stopping) return;
+    stopping = true;
+    log(`${signal}: stopping components`);
+    const failed = status.phase === "Failed";
+    if (!failed) status.phase = "Stopping";
+    report();
+    void supervisor.stop().finally(() => {
+      if (!failed) status.phase = "Stopped";
+      status.components = supervisor.status();
+      report();
+      process.exit(0);
+    });
+  };
+  process.on("SIGTERM", () => stop("SIGTERM"));
+  process.on("SIGINT", () => stop("SIGINT"));
+  onStop(stop);
+  const refresh = setInterval(() => {
+    if (stopping) return;
+    status.components = supervisor.status();
+    void host.listMachines().then(
+      (ms) => {
+        status.machines = ms.map((m) => ({ name: m.name, state: m.failed ? "Failed" : m.ready ? "Ready" : m.running ? "Booting" : "Stopped", addresses: m.interfaces.map((i) => i.address) }));
+        if (!stopping) report();
+      },
+      () => undefined,
+    );
+  }, 1000);
+  refresh.unref();
+
+  const adminOf = (name: "garden" | "seed" | "shoot"): string => join(layout.apiServerDir(name), "admin.kubeconfig");
+  for (const start of [c.gardenApiServer, c.seedApiServer, c.shootApiServer]) supervisor.start(start(ctx));
+  const clients: Record<string, Client> = {};
+  for (const name of ["garden", "seed", "shoot"] as const) {
+    clients[name] = await waitFor(`the ${name} API server`, async () => {
+      const client = Client.fromKubeconfigFile(adminOf(name), { fieldManager: "gardener-local" });
+      try {
+        await client.list(Namespaces, { limit: 1 });
+        return client;
+      } catch (err) {
+        client.close();
+        throw err;
+      }
+    });
+    log(`${name} API server ready`);
+  }
+  const garden = clients.garden!, seed = clients.seed!, shoot = clients.shoot!;
+
+  copyFileSync(adminOf("garden"), layout.gardenKubeconfig);
+  copyFileSync(adminOf("shoot"), layout.shootKubeconfig);
+  const ca = { certPem: readFileSync(join(layout.apiServerDir("garden"), "pki", "ca.crt"), "utf8"), keyPem: readFileSync(join(layout.apiServerDir("garden"), "pki", "ca.key"), "utf8") };
+  const gardenUrl = `https://127.0.0.1:${o.ports.garden}`;
+  const kubeconfig = async (path: string, user: string, groups: string[], namespace?: string): Promise<void> =>
+    writeKubeconfig(path, { server: gardenUrl, caPem: ca.certPem, clusterName: "garden", userName: user, user: await issueClientCertificate(ca, { commonName: user, organizations: groups }), ...(namespace ? { namespace } : {}) });
+  await kubeconfig(layout.gardenletKubeconfig, seedUserName("local"), [SEEDS_GROUP]);
+  await kubeconfig(layout.memberKubeconfig, MEMBER_USER, [], PROJECT_NAMESPACE);
+  writeGardenctlConfig(layout, networks.public.cidr);
+  log("kubeconfigs written");
+
+  await applySeedCRDs(seed);
+  await createGardenObjects(garden);
+  supervisor.start(c.controllerManager(ctx));
+  await waitFor("project namespace garden-local", async () => ((await garden.get(Namespaces, { name: PROJECT_NAMESPACE })) ? true : undefined));
+  log("project local ready");
+  const nodeCidr = await networks.nodeCidrFor(SHOOT_TECHNICAL_ID);
+  await createShoot(garden, seed, nodeCidr);
+  await publishShootKubeconfig(garden, readFileSync(layout.shootKubeconfig, "utf8"));
+  supervisor.start(c.gardenlet(ctx));
+  supervisor.start(c.providerLocal(ctx));
+  await networks.ensureNodeNetwork(SHOOT_TECHNICAL_ID, nodeCidr);
+  log(`shoot local created; node network ${nodeCidr}`);
+
+  // The machines are new (fresh host keys): Nodes of an earlier run must not count as registered.
+  for (const n of (await shoot.list(Nodes)).items) await shoot.delete(Nodes, { name: n.metadata.name! }).catch(() => undefined);
+  const shootKubeconfig = readFileSync(layout.shootKubeconfig, "utf8");
+  await Promise.all(
+    WORKERS.map(async (w) => {
+      const nodeName = `${SHOOT_TECHNICAL_ID}-${WORKER_POOL}-${w}`;
+      const worker = await startWorker(networks, { namespace: SHOOT_TECHNICAL_ID, name: w, userData: c.workerUserData({ kubeconfig: shootKubeconfig, nodeName, pool: WORKER_POOL }), readyTimeoutMs: 60_000 });
+      log(`machine ${worker.machine} ready at ${worker.address}`);
+    }),
+  );
+  await waitFor(
+    `${WORKERS.length} nodes registered with host keys`,
+    async () => {
+      const nodes = await shoot.list(Nodes);
+      return nodes.items.filter((n) => n.metadata.annotations?.[ANNOTATION_SSH_HOST_KEYS]).length >= WORKERS.length ? true : undefined;
+    },
+    90_000,
+  );
+  log(`${WORKERS.length} nodes registered`);
+  for (const cl of [garden, seed, shoot]) cl.close();
+  status.phase = "Ready";
+  status.components = supervisor.status();
+  report();
+  log("landscape ready");
+}
+
+/** Entry point of the supervisor process: a failure is reported in status.json, then everything stops. */
+export async function superviseMain(o: RunOptions): Promise<void> {
+  writeFileSync(o.layout.supervisorPid, `${process.pid}\n`);
+  const status: Status = { phase: "Starting", pid: process.pid, components: [], machines: [] };
+  let stop: ((reason: string) => void) | undefined;
+  try {
+    await runLandscape(o, status, (s) => (stop = s));
+  } catch (err) {
+    o.log(`failed: ${(err as Error).message}`);
+    status.phase = "Failed";
+    status.error = (err as Error).message;
+    writeStatus(o.layout, status);
+    if (stop) stop("failure");
+    else process.exit(1);
+  }
+}

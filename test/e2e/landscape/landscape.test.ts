@@ -1,0 +1,144 @@
+// `gardener-local` end to end (root): `up` on a fresh state directory reaches ready with two Nodes that
+// publish host keys; the kubeconfigs work with kubectl (the project member sees the project's shoots but
+// not seeds); `status` lists components and machines; a killed component is restarted; `up` after a
+// SIGKILL of the supervisor works; `down` leaves no namespace, link, mount, process or nft table behind.
+import assert from "node:assert/strict";
+import { execFileSync, spawn } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, describe, test } from "node:test";
+import { ANNOTATION_SSH_HOST_KEYS } from "../../../src/api/gardencore/osc.ts";
+import { Client } from "../../../src/client/client.ts";
+import { Nodes } from "../../../src/nodeagent/node.ts";
+import { eventually } from "../../support/http.ts";
+import { kubectl, kubectlAvailable, latestKubectl } from "../../support/kubectl.ts";
+
+const skip = process.getuid?.() === 0 ? false : "gardener-local e2e needs root (namespaces, machines, nftables)";
+const PREFIX = "gle-";
+const CLI = join(import.meta.dirname, "../../../bin/gardener-local.js");
+
+function run(args: string[], timeoutMs = 180_000): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [CLI, ...args], { stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "", stderr = "";
+    child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+    const timer = setTimeout(() => child.kill("SIGKILL"), timeoutMs);
+    child.once("error", reject);
+    child.once("close", (code) => (clearTimeout(timer), resolve({ code, stdout, stderr })));
+  });
+}
+
+const sh = (cmd: string, args: string[]): string => execFileSync(cmd, args, { encoding: "utf8" });
+
+/** What of this landscape exists on the host: prefixed namespaces, links and tables, mounts and processes below dir. */
+function snapshot(dir: string): Record<string, string[]> {
+  const mine = (s: string) => s.includes(PREFIX) || s.includes(PREFIX.replace(/-/g, "_")) || s.includes(dir);
+  return {
+    netns: sh("ip", ["netns", "list"]).split("\n").filter(mine),
+    links: sh("ip", ["-o", "link", "show"]).split("\n").map((l) => l.split(":")[1]?.trim() ?? "").filter(mine),
+    mounts: readFileSync("/proc/mounts", "utf8").split("\n").filter(mine),
+    tables: sh("nft", ["list", "tables"]).split("\n").filter(mine),
+    processes: sh("ps", ["-eo", "pid=,args="]).split("\n").filter((l) => l.includes(dir) && !l.includes(" ps -eo")),
+  };
+}
+
+describe("gardener-local e2e", { skip, timeout: 240_000 }, () => {
+  let dir: string;
+  let before0: Record<string, string[]>;
+  const args = () => ["--state-dir", dir, "--prefix", PREFIX];
+  const up = () => run(["up", ...args(), "--ports", "17443,17444,17445"]);
+
+  const nodesWithHostKeys = async (): Promise<number> => {
+    const shoot = Client.fromKubeconfigFile(join(dir, "shoot-local.kubeconfig"), { fieldManager: "e2e" });
+    try {
+      const nodes = await shoot.list(Nodes);
+      return nodes.items.filter((n) => /ssh-ed25519 /.test(n.metadata.annotations?.[ANNOTATION_SSH_HOST_KEYS] ?? "")).length;
+    } finally {
+      shoot.close();
+    }
+  };
+
+  before(() => {
+    dir = mkdtempSync(join(tmpdir(), "gardener-local-e2e-"));
+    before0 = snapshot(dir);
+  });
+  after(async () => {
+    if (existsSync(join(dir, "run"))) await run(["down", ...args()]);
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  test("up reaches ready: two Nodes with host keys, kubeconfigs written", async () => {
+    const r = await up();
+    assert.equal(r.code, 0, r.stderr + r.stdout);
+    assert.match(r.stdout, /2 nodes registered/);
+    assert.match(r.stdout, /landscape ready/);
+    for (const f of ["garden.kubeconfig", "garden-member.kubeconfig", "shoot-local.kubeconfig"]) assert.ok(existsSync(join(dir, f)), f);
+    assert.equal(await nodesWithHostKeys(), 2);
+  });
+
+  test("kubectl: the member lists the project's shoots but may not list seeds; the admin may", { skip: !kubectlAvailable(latestKubectl) && "kubectl 1.33 missing" }, async () => {
+    const member = { kubeconfig: join(dir, "garden-member.kubeconfig") };
+    const shoots = await kubectl(latestKubectl, ["get", "shoots", "-n", "garden-local"], member);
+    assert.equal(shoots.code, 0, shoots.stderr);
+    assert.match(shoots.stdout, /^local\s+local\s/m);
+    const seeds = await kubectl(latestKubectl, ["get", "seeds"], member);
+    assert.notEqual(seeds.code, 0);
+    assert.match(seeds.stderr, /Forbidden/);
+    const admin = await kubectl(latestKubectl, ["get", "seeds"], { kubeconfig: join(dir, "garden.kubeconfig") });
+    assert.equal(admin.code, 0, admin.stderr);
+    const nodes = await kubectl(latestKubectl, ["get", "nodes"], { kubeconfig: join(dir, "shoot-local.kubeconfig") });
+    assert.equal(nodes.stdout.split("\n").filter((l) => l.includes("worker-w")).length, 2);
+  });
+
+  test("README path: gardenctl ssh (garden local, the member) runs a command on a node through a bastion", async () => {
+    const gardenctl = join(import.meta.dirname, "../../../bin/gardenctl.js");
+    const r = await new Promise<{ code: number | null; out: string }>((resolve) => {
+      const child = spawn(process.execPath, [gardenctl, "ssh", "--garden", "local", "--project", "local", "--shoot", "local", "shoot--local--local-worker-w1", "--", "hostname"], {
+        env: { ...process.env, GCTL_HOME: join(dir, "gardenctl") },
+        stdio: ["ignore", "pipe", "pipe"],
+      });
+      let out = "";
+      child.stdout.on("data", (d: Buffer) => (out += d.toString()));
+      child.stderr.on("data", (d: Buffer) => (out += d.toString()));
+      child.once("close", (code) => resolve({ code, out }));
+    });
+    assert.equal(r.code, 0, r.out);
+    assert.match(r.out, /^worker-w1$/m);
+    assert.match(r.out, /cidr="192\.168\.250\.\d+\/32"/, "the host's public-network address is the user's address");
+  });
+
+  test("status lists components and machines; a killed component is restarted", async () => {
+    const s = await run(["status", "--state-dir", dir]);
+    assert.match(s.stdout, /^landscape: Ready/);
+    for (const c of ["garden-apiserver", "seed-apiserver", "shoot-apiserver", "gardener-controller-manager", "gardenlet", "provider-local"]) assert.match(s.stdout, new RegExp(`^${c}\\s+running`, "m"));
+    assert.match(s.stdout, /worker-w1\s+Ready\s+10\.250\./);
+    assert.match(s.stdout, /worker-w2\s+Ready\s+10\.250\./);
+    const during = snapshot(dir);
+    for (const k of ["netns", "links", "mounts", "processes"]) assert.ok(during[k]!.length > 0, `the snapshot sees the landscape's ${k}`);
+
+    const pid = Number(readFileSync(join(dir, "run", "gardenlet.pid"), "utf8"));
+    process.kill(pid, "SIGKILL");
+    await eventually("gardenlet restarted", async () => {
+      const text = (await run(["status", "--state-dir", dir])).stdout;
+      const m = /^gardenlet\s+running\s+(\d+)\s+1$/m.exec(text);
+      return m && Number(m[1]) !== pid ? true : undefined;
+    }, 15_000, 200);
+  });
+
+  test("up after a SIGKILL of the supervisor works", async () => {
+    process.kill(Number(readFileSync(join(dir, "run", "supervisor.pid"), "utf8")), "SIGKILL");
+    assert.match((await run(["status", "--state-dir", dir])).stdout, /not running/);
+    const r = await up();
+    assert.equal(r.code, 0, r.stderr + r.stdout);
+    assert.equal(await nodesWithHostKeys(), 2);
+  });
+
+  test("down leaves no namespace, link, mount, process or nft table behind", async () => {
+    const r = await run(["down", ...args()]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.deepEqual(snapshot(dir), before0);
+    assert.match((await run(["status", "--state-dir", dir])).stdout, /not running/);
+  });
+});
