@@ -3,7 +3,7 @@
 // not seeds); `status` lists components and machines; a killed component is restarted; `up` after a
 // SIGKILL of the supervisor works; `down` leaves no namespace, link, mount, process or nft table behind.
 import assert from "node:assert/strict";
-import { execFileSync, spawn } from "node:child_process";
+import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -12,9 +12,10 @@ import { ANNOTATION_SSH_HOST_KEYS } from "../../../src/api/gardencore/osc.ts";
 import { Client } from "../../../src/client/client.ts";
 import { Nodes } from "../../../src/nodeagent/node.ts";
 import { eventually } from "../../support/http.ts";
+import { hostSnapshot, skipUnlessRoot } from "../support/landscape.ts";
 import { kubectl, kubectlAvailable, latestKubectl } from "../../support/kubectl.ts";
 
-const skip = process.getuid?.() === 0 ? false : "gardener-local e2e needs root (namespaces, machines, nftables)";
+const skip = skipUnlessRoot;
 const PREFIX = "gle-";
 const CLI = join(import.meta.dirname, "../../../bin/gardener-local.js");
 
@@ -30,19 +31,7 @@ function run(args: string[], timeoutMs = 180_000): Promise<{ code: number | null
   });
 }
 
-const sh = (cmd: string, args: string[]): string => execFileSync(cmd, args, { encoding: "utf8" });
-
-/** What of this landscape exists on the host: prefixed namespaces, links and tables, mounts and processes below dir. */
-function snapshot(dir: string): Record<string, string[]> {
-  const mine = (s: string) => s.includes(PREFIX) || s.includes(PREFIX.replace(/-/g, "_")) || s.includes(dir);
-  return {
-    netns: sh("ip", ["netns", "list"]).split("\n").filter(mine),
-    links: sh("ip", ["-o", "link", "show"]).split("\n").map((l) => l.split(":")[1]?.trim() ?? "").filter(mine),
-    mounts: readFileSync("/proc/mounts", "utf8").split("\n").filter(mine),
-    tables: sh("nft", ["list", "tables"]).split("\n").filter(mine),
-    processes: sh("ps", ["-eo", "pid=,args="]).split("\n").filter((l) => l.includes(dir) && !l.includes(" ps -eo")),
-  };
-}
+const snapshot = (dir: string) => hostSnapshot(dir, PREFIX);
 
 describe("gardener-local e2e", { skip, timeout: 240_000 }, () => {
   let dir: string;
@@ -116,7 +105,7 @@ describe("gardener-local e2e", { skip, timeout: 240_000 }, () => {
     assert.match(s.stdout, /worker-w1\s+Ready\s+10\.250\./);
     assert.match(s.stdout, /worker-w2\s+Ready\s+10\.250\./);
     const during = snapshot(dir);
-    for (const k of ["netns", "links", "mounts", "processes"]) assert.ok(during[k]!.length > 0, `the snapshot sees the landscape's ${k}`);
+    for (const k of ["netns", "links", "mounts", "processes"] as const) assert.ok(during[k]!.length > 0, `the snapshot sees the landscape's ${k}`);
 
     const pid = Number(readFileSync(join(dir, "run", "gardenlet.pid"), "utf8"));
     process.kill(pid, "SIGKILL");
