@@ -170,7 +170,8 @@ export async function runLandscape(o: RunOptions, status: Status, onStop: (stop:
       const nodes = await shoot.list(Nodes);
       return nodes.items.filter((n) => n.metadata.annotations?.[ANNOTATION_SSH_HOST_KEYS]).length >= WORKERS.length ? true : undefined;
     },
-    90_000,
+    // The node agents start inside the machines (a TypeScript start-up each); generous on a busy 2-core host.
+    180_000,
   );
   log(`${WORKERS.length} nodes registered`);
   for (const cl of [garden, seed, shoot]) cl.close();
