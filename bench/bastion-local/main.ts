@@ -1,0 +1,182 @@
+// bench/bastion-local: Bastions on the real local landscape (root; it creates namespaces, machines,
+// nftables). Brings the landscape up in a fresh state directory and prints: create -> Ready latency
+// one at a time and 10 at a time, `gardenctl ssh NODE -- true` wall time, `up` and `down` time, the
+// memory each bastion machine costs, and whether 100 bastions can be alive at once. `down` runs on
+// every exit path (also on failure and on SIGINT/SIGTERM).
+//   sudo node --import tsx bench/bastion-local/main.ts [--sequential 50 --parallel 50 --concurrency 10 --ssh 20 --alive 100]
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import { Client } from "../../src/client/client.ts";
+import { down, up } from "../../src/landscape/control.ts";
+import { Layout, PROJECT_NAMESPACE, SHOOT_TECHNICAL_ID } from "../../src/landscape/layout.ts";
+import { ReadyWatcher } from "../bastion-control-plane/phases.ts";
+import { summarize, table } from "../support/stats.ts";
+import { kernelKiB, machineMemory, perBastion } from "./memory.ts";
+import { type Phase, createAll, createWaiting, deleteAndWait, gardenctlSSH, running } from "./phases.ts";
+
+const { values } = parseArgs({
+  options: {
+    sequential: { type: "string", default: "50" },
+    parallel: { type: "string", default: "50" },
+    concurrency: { type: "string", default: "10" },
+    ssh: { type: "string", default: "20" },
+    alive: { type: "string", default: "100" },
+    prefix: { type: "string", default: "glb-" },
+    ports: { type: "string", default: "37443,37444,37445" },
+  },
+});
+const n = (k: keyof typeof values): number => Number(values[k]);
+
+if (process.getuid?.() !== 0) {
+  console.error("bench/bastion-local must run as root: the local landscape creates network namespaces, veths, mounts, machines and nftables rules (try: sudo npm run bench:bastion-local)");
+  process.exit(2);
+}
+
+/** Refuses to start next to another landscape: they would share the host's public-network address. */
+function preflight(): void {
+  const others = execFileSync("ip", ["netns", "list"], { encoding: "utf8" })
+    .split("\n")
+    .map((l) => l.split(" ")[0]!)
+    .filter((ns) => ns.endsWith("public") && !ns.startsWith(values.prefix!));
+  if (others.length === 0) return;
+  console.error(`bench/bastion-local: another local landscape is running (network namespace ${others.join(", ")}); one landscape per host at a time: wait for it or run \`gardener-local down\` for it`);
+  process.exit(2);
+}
+
+preflight();
+
+const log = (line: string): void => console.error(`bench: ${line}`);
+const mib = (kib: number): number => kib / 1024;
+const [garden, seed, shoot] = values.ports!.split(",").map(Number) as [number, number, number];
+const layout = new Layout(mkdtempSync(join(tmpdir(), "bench-bastion-local-")));
+const prefix = values.prefix!;
+let downMs: number | undefined;
+let downing: Promise<void> | undefined;
+let failed = false;
+
+/** `down`; the state directory is removed after a clean run and kept (for its logs) after a failure. */
+function tearDown(): Promise<void> {
+  downing ??= (async () => {
+    const start = performance.now();
+    await down(layout, prefix, log).catch((err: unknown) => ((failed = true), log(`down failed: ${String(err)}`)));
+    downMs = performance.now() - start;
+    if (failed) log(`state directory (logs) kept: ${layout.dir}`);
+    else rmSync(layout.dir, { recursive: true, force: true });
+  })();
+  return downing;
+}
+for (const sig of ["SIGINT", "SIGTERM"] as const) {
+  process.once(sig, () => {
+    failed = true;
+    log(`caught ${sig}, tearing the landscape down`);
+    for (const child of running) child.kill("SIGTERM");
+    void tearDown().finally(() => process.exit(130));
+  });
+}
+
+function publicKey(): string {
+  const dir = mkdtempSync(join(tmpdir(), "bench-key-"));
+  try {
+    execFileSync("ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-C", "bench", "-f", join(dir, "id")]);
+    return readFileSync(join(dir, "id.pub"), "utf8").trim();
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+async function main(): Promise<void> {
+  log(`state directory ${layout.dir}`);
+  const upStart = performance.now();
+  await up(layout, { prefix, ports: { garden, seed, shoot }, out: log }).catch(async (err: unknown) => {
+    failed = true;
+    await tearDown();
+    throw err;
+  });
+  const upMs = performance.now() - upStart;
+  const client = Client.fromKubeconfigFile(layout.memberKubeconfig, { fieldManager: "bench-bastion-local" });
+  const watcher = new ReadyWatcher(client, PROJECT_NAMESPACE);
+  const p: Phase = { client, watcher, publicKey: publicKey(), readyTimeoutMs: 60_000 };
+  const rows: (string | number)[][] = [["figure", "value"], ["up: command -> landscape Ready ms", upMs]];
+  const goals: [string, boolean][] = [];
+  try {
+    await watcher.start();
+    const kernelNone = kernelKiB();
+
+    log(`sequential: ${n("sequential")} bastions, one at a time ...`);
+    const seq = await createWaiting(p, "seq", n("sequential"), 1);
+    const alive = perBastion(machineMemory(layout.hostState));
+    const kernelSeq = kernelKiB();
+    log(`deleting ${seq.names.length} bastions ...`);
+    const seqDel = await deleteAndWait(p, seq.names, n("concurrency"), 300_000);
+
+    log(`parallel: ${n("parallel")} bastions, ${n("concurrency")} at a time ...`);
+    const par = await createWaiting(p, "par", n("parallel"), n("concurrency"));
+    await deleteAndWait(p, par.names, n("concurrency"), 300_000);
+
+    log(`gardenctl ssh: ${n("ssh")} runs ...`);
+    const node = `${SHOOT_TECHNICAL_ID}-worker-w1`;
+    const sshMs: number[] = [];
+    let sshFailed = 0;
+    for (let i = 0; i < n("ssh"); i++) {
+      const r = await gardenctlSSH(layout.path("gardenctl"), node, ["true"]);
+      log(`  run ${i + 1}: exit ${r.code} after ${r.ms.toFixed(0)} ms${/Still waiting for bastion/.test(r.out) ? " (probe retried)" : ""}`);
+      if (r.code === 0) sshMs.push(r.ms);
+      else if (++sshFailed === 1) log(`gardenctl ssh failed (exit ${r.code}):\n${r.out}`);
+    }
+    const ssh = summarize(sshMs);
+
+    log(`alive: creating ${n("alive")} bastions ...`);
+    const many = await createAll(p, "alive", n("alive"), n("concurrency"), 600_000);
+    const manyMem = perBastion(machineMemory(layout.hostState));
+    const kernelMany = kernelKiB();
+    log(`${many.ready}/${n("alive")} ready after ${(many.ms / 1000).toFixed(1)} s; deleting ...`);
+    const manyDel = await deleteAndWait(p, many.names, n("concurrency"), 600_000).catch(() => NaN);
+
+    rows.push(
+      [`one at a time: create -> Ready p50 ms (${seq.latency.n}/${seq.names.length} Ready)`, seq.latency.p50],
+      ["one at a time: create -> Ready p99 ms", seq.latency.p99],
+      [`${n("concurrency")} at a time: create -> Ready p50 ms (${par.latency.n}/${par.names.length} Ready)`, par.latency.p50],
+      [`${n("concurrency")} at a time: create -> Ready p99 ms`, par.latency.p99],
+      [`delete ${seq.names.length} -> gone ms`, seqDel],
+      [`gardenctl ssh NODE -- true p50 ms (${ssh.n}/${n("ssh")} exit 0)`, ssh.p50],
+      ["gardenctl ssh NODE -- true p99 ms", ssh.p99],
+      [`per bastion machine, ${alive.n} alive: processes`, alive.processes],
+      ["per bastion machine: RSS MiB (sum over its processes)", mib(alive.rssKiB)],
+      ["per bastion machine: PSS MiB (sum over its processes)", mib(alive.pssKiB)],
+      ["per bastion machine: overlay upper dir MiB", mib(alive.upperKiB)],
+      [`per bastion: kernel memory delta MiB (SUnreclaim+KernelStack+PageTables, ${seq.latency.n} alive vs none)`, seq.latency.n ? mib(kernelSeq - kernelNone) / seq.latency.n : NaN],
+      [`${n("alive")} at once: Ready`, `${many.ready}/${n("alive")}`],
+      [`${n("alive")} at once: create -> all Ready s`, many.ms / 1000],
+      [`${n("alive")} at once: PSS MiB per bastion machine (${manyMem.n} machines)`, mib(manyMem.pssKiB)],
+      [`${n("alive")} at once: kernel memory delta MiB (total)`, mib(kernelMany - kernelNone)],
+      [`${n("alive")} at once: delete -> gone s`, manyDel / 1000],
+    );
+    goals.push(
+      ["create -> Ready p99 < 1.5 s (one at a time)", seq.latency.n === seq.names.length && seq.latency.p99 < 1500],
+      [`create -> Ready p99 < 1.5 s (${n("concurrency")} at a time)`, par.latency.n === par.names.length && par.latency.p99 < 1500],
+      ["gardenctl ssh round trip p50 < 2 s", ssh.n > 0 && ssh.p50 < 2000],
+      [`${n("alive")} bastions alive at once`, many.ready === n("alive") && n("alive") >= 100],
+    );
+  } catch (err) {
+    failed = true;
+    throw err;
+  } finally {
+    watcher.stop();
+    client.close();
+    log("down ...");
+    await tearDown();
+  }
+  rows.push(["down: command -> everything removed ms", downMs ?? NaN]);
+  console.log(table(rows));
+  for (const [goal, met] of goals) console.log(`goal ${goal}: ${met ? "met" : "NOT met"}`);
+}
+
+try {
+  await main();
+} catch (err) {
+  console.error(`bench/bastion-local failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+  process.exitCode = 1;
+}
