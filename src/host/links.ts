@@ -46,6 +46,12 @@ async function configure(exec: Exec, end: LinkEnd): Promise<void> {
     await exec.run("ip", [...ns, "addr", "replace", a, "dev", end.name, ...nodad]);
   }
   if (end.master !== undefined) await exec.run("ip", [...ns, "link", "set", "dev", end.name, "master", validateIfname(end.master)]);
+  if ((end.addresses ?? []).some((a) => familyOf(a) === 4)) {
+    // Announce the address when the link comes up (gratuitous ARP): addresses are reused by new
+    // machines with new MACs, and neighbours must not keep sending to the old one.
+    const sysctl = ["sysctl", "-qw", `net.ipv4.conf.${end.name}.arp_notify=1`];
+    await exec.run(end.netns ? "ip" : sysctl[0]!, end.netns ? ["netns", "exec", end.netns, ...sysctl] : sysctl.slice(1));
+  }
   await exec.run("ip", [...ns, "link", "set", "dev", end.name, "up"]);
 }
 
@@ -89,8 +95,10 @@ export async function ensureVeth(ctx: HostContext, spec: VethSpec): Promise<void
         "link", "add", "name", spec.name, ...nsArg(spec.netns), "type", "veth", "peer", "name", spec.peer.name, ...nsArg(spec.peer.netns),
       ]);
     }
-    await configure(ctx.exec, spec);
+    // The peer (usually the bridge side) first: a link announces its addresses when it comes up,
+    // which only reaches the neighbours once the other end is up.
     await configure(ctx.exec, spec.peer);
+    await configure(ctx.exec, spec);
   });
 }
 

@@ -53,7 +53,7 @@ async function withCtx(fn: (ctx: HostContext, exec: RecordingExec) => Promise<vo
   }
 }
 
-const changes = (exec: RecordingExec) => exec.lines().filter((l) => / (add|del|replace|set) /.test(l) || l.includes("nft -f"));
+const changes = (exec: RecordingExec) => exec.lines().filter((l) => / (add|del|replace|set) /.test(l) || l.includes("nft -f") || l.includes("sysctl -qw"));
 
 test("a namespace and a bridge in it are created once; a second call adds nothing", async () => {
   await withCtx(async (ctx, exec) => {
@@ -65,6 +65,7 @@ test("a namespace and a bridge in it are created once; a second call adds nothin
       "ip -n ga-public link set dev lo up",
       "ip -n ga-public link add name ga-br type bridge",
       "ip -n ga-public addr replace 192.168.250.1/24 dev ga-br",
+      "ip netns exec ga-public sysctl -qw net.ipv4.conf.ga-br.arp_notify=1",
       "ip -n ga-public link set dev ga-br up",
     ]);
     exec.calls.length = 0;
@@ -79,13 +80,16 @@ test("a namespace and a bridge in it are created once; a second call adds nothin
 
 test("a veth pair is created with both ends directly in their namespaces, enslaved and up", async () => {
   await withCtx(async (ctx, exec) => {
-    await ensureVeth(ctx, { name: "eth0", netns: "ga-m-a", addresses: ["fd00::5/64"], peer: { name: "ga-m-a-0", netns: "ga-public", master: "ga-br" } });
+    await ensureVeth(ctx, { name: "eth0", netns: "ga-m-a", addresses: ["fd00::5/64", "10.0.0.5/24"], peer: { name: "ga-m-a-0", netns: "ga-public", master: "ga-br" } });
+    // The bridge side comes up first, so that the machine end's gratuitous ARP (arp_notify) reaches it.
     assert.deepEqual(changes(exec), [
       "ip link add name eth0 netns ga-m-a type veth peer name ga-m-a-0 netns ga-public",
-      "ip -n ga-m-a addr replace fd00::5/64 dev eth0 nodad",
-      "ip -n ga-m-a link set dev eth0 up",
       "ip -n ga-public link set dev ga-m-a-0 master ga-br",
       "ip -n ga-public link set dev ga-m-a-0 up",
+      "ip -n ga-m-a addr replace fd00::5/64 dev eth0 nodad",
+      "ip -n ga-m-a addr replace 10.0.0.5/24 dev eth0",
+      "ip netns exec ga-m-a sysctl -qw net.ipv4.conf.eth0.arp_notify=1",
+      "ip -n ga-m-a link set dev eth0 up",
     ]);
     const rec = await ctx.records.get("link/ga-m-a/eth0");
     assert.deepEqual(rec?.kind === "link" ? rec.peer : undefined, { name: "ga-m-a-0", netns: "ga-public" });
