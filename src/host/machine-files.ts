@@ -18,9 +18,10 @@ export const STAGE1 = `#!/bin/bash
 # Stage 1 of a machine's boot: PID 1 of fresh PID, mount and UTS namespaces (the network namespace was
 # entered before). The host mounted the root overlay; this adds the machine's own proc, sys, dev, run and
 # tmp, pivots into the root, drops every host mount, and hands over to ${CTL}/init.
-# usage: stage1 <root> <ctl dir> <host keys dir> <hostname>
+# usage: stage1 <root> <ctl dir> <host keys dir> <hostname> [<host dir bound read-only>...]
 set -euo pipefail
 root=$1 ctl=$2 keys=$3 name=$4
+shift 4
 mount -t proc -o nosuid,nodev,noexec proc "$root/proc"
 mount -t sysfs -o ro,nosuid,nodev,noexec sysfs "$root/sys"
 mount -t tmpfs -o mode=755,nosuid,size=1024k tmpfs "$root/dev"
@@ -43,6 +44,11 @@ mkdir -p "$root${CTL}" "$root/run/sshd" "$root/run/lock"
 mount --bind "$ctl" "$root${CTL}"
 mount --bind "$keys" "$root${CTL}/host-keys"
 if [ -e "$root/usr/bin/systemctl" ]; then mount --bind "$ctl/bin/systemctl" "$root/usr/bin/systemctl"; fi
+for dir in "$@"; do
+  mkdir -p "$root$dir"
+  mount --bind "$dir" "$root$dir"
+  mount -o remount,bind,ro "$root$dir"
+done
 printf '%s\\n' "$name" > "$root/etc/hostname"
 printf '127.0.0.1\\tlocalhost\\n127.0.1.1\\t%s\\n::1\\tlocalhost ip6-localhost ip6-loopback\\n' "$name" > "$root/etc/hosts"
 hostname "$name"

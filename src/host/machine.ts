@@ -5,7 +5,7 @@
 // of its own, never the host's).
 import { existsSync } from "node:fs";
 import { chmod, mkdir, rm, writeFile } from "node:fs/promises";
-import { join, resolve } from "node:path";
+import { isAbsolute, join, resolve } from "node:path";
 import { deleteRecords, ownedFields, type HostContext, type Owned } from "./context.ts";
 import { addressOf, familyOf } from "./cidr.ts";
 import { deleteLink, ensureRoute, ensureVeth } from "./links.ts";
@@ -58,6 +58,12 @@ export interface MachineSpec extends Owned {
   /** Wait for readiness before returning (default true). */
   wait?: boolean;
   readyTimeoutMs?: number;
+  /**
+   * Absolute host directories visible read-only at the same path inside the machine (e.g. the
+   * project's own checkout, for a node agent); needed where the root overlay does not reach, such
+   * as below /tmp, which the machine gets fresh.
+   */
+  readOnlyBinds?: readonly string[];
 }
 
 function machinePaths(ctx: Pick<HostContext, "stateDir">, name: string) {
@@ -90,6 +96,10 @@ export function planMachine(ctx: Pick<HostContext, "names" | "stateDir">, spec: 
     dir: paths.dir,
     hostKeysDir: resolve(sshd.hostKeysDir ?? join(paths.dir, "host-keys")),
     interfaces,
+    readOnlyBinds: (spec.readOnlyBinds ?? []).map((b) => {
+      if (!isAbsolute(b) || b.includes("\n")) throw new HostSpecError(`machine ${name}: bind ${JSON.stringify(b)} must be an absolute path`);
+      return resolve(b);
+    }),
     sshd: {
       port: sshd.port ?? 22,
       listenAddresses: [...(sshd.listenAddresses ?? interfaces.map((i) => addressOf(i.address)))],
@@ -162,7 +172,7 @@ export async function startMachine(ctx: HostContext, spec: MachineSpec): Promise
   await mountOverlay(ctx, { target: paths.root, upper: paths.upper, work: paths.work, ...child });
   const supervisor = await ctx.exec.spawnDetached(
     "unshare",
-    ["--fork", "--kill-child", "--pid", "--mount", "--uts", "--propagation", "private", "--", "/bin/bash", join(paths.ctl, "stage1"), paths.root, paths.ctl, planned.hostKeysDir, planned.hostname],
+    ["--fork", "--kill-child", "--pid", "--mount", "--uts", "--propagation", "private", "--", "/bin/bash", join(paths.ctl, "stage1"), paths.root, paths.ctl, planned.hostKeysDir, planned.hostname, ...(planned.readOnlyBinds ?? [])],
     { netns: planned.netns, logFile: paths.console },
   );
   const sup: ProcessRef = { pid: supervisor.pid, startTime: supervisor.startTime };

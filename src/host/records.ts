@@ -73,6 +73,8 @@ export interface MachineRecord extends RecordBase {
   interfaces: { name: string; address: string; hostLink: string; bridge: string; bridgeNetns?: string }[];
   /** Addresses sshd listens on and its port, for readiness. */
   sshd: { port: number; listenAddresses: string[]; hostKeyFiles: string[] };
+  /** Host directories bound read-only at the same path inside the machine. */
+  readOnlyBinds?: string[];
 }
 
 export type HostRecord = NetnsRecord | LinkRecord | RouteRecord | NftTableRecord | MountRecord | ProcessRecord | MachineRecord;

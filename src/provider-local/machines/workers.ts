@@ -18,6 +18,8 @@ export interface WorkerSpec {
   /** Wait for readiness (default true). */
   wait?: boolean;
   readyTimeoutMs?: number;
+  /** Host directories the worker sees read-only at the same path (e.g. this checkout, for the node agent). */
+  readOnlyBinds?: readonly string[];
 }
 
 export interface Worker {
@@ -49,6 +51,7 @@ export async function startWorker(networks: LocalNetworks, spec: WorkerSpec): Pr
       sshd: { options: spec.sshdOptions ?? { AllowUsers: "gardener" } },
       wait: false,
       ...(spec.userData !== undefined ? { userData: spec.userData } : {}),
+      ...(spec.readOnlyBinds ? { readOnlyBinds: spec.readOnlyBinds } : {}),
     }),
   );
   const info = spec.wait === false ? started : await host.waitMachineReady(machine, spec.readyTimeoutMs);
