@@ -21,7 +21,7 @@ export const STAGE1 = `#!/bin/bash
 # usage: stage1 <root> <ctl dir> <host keys dir> <hostname> [<host dir bound read-only>...]
 set -euo pipefail
 root=$1 ctl=$2 keys=$3 name=$4
-shift 4
+binds=("\${@:5}")
 mount -t proc -o nosuid,nodev,noexec proc "$root/proc"
 mount -t sysfs -o ro,nosuid,nodev,noexec sysfs "$root/sys"
 mount -t tmpfs -o mode=755,nosuid,size=1024k tmpfs "$root/dev"
@@ -44,7 +44,7 @@ mkdir -p "$root${CTL}" "$root/run/sshd" "$root/run/lock"
 mount --bind "$ctl" "$root${CTL}"
 mount --bind "$keys" "$root${CTL}/host-keys"
 if [ -e "$root/usr/bin/systemctl" ]; then mount --bind "$ctl/bin/systemctl" "$root/usr/bin/systemctl"; fi
-for dir in "$@"; do
+for dir in "\${binds[@]}"; do
   mkdir -p "$root$dir"
   mount --bind "$dir" "$root$dir"
   mount -o remount,bind,ro "$root$dir"
