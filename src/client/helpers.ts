@@ -122,6 +122,16 @@ export async function addFinalizer<T extends KubeObject>(client: Client, type: R
   return out ?? obj;
 }
 
+/** The promise's value, or undefined when it failed with NotFound (other errors pass through). */
+export async function unlessNotFound<T>(p: Promise<T>): Promise<T | undefined> {
+  try {
+    return await p;
+  } catch (err) {
+    if (isNotFound(err)) return undefined;
+    throw err;
+  }
+}
+
 /**
  * Removes the finalizer if present. Returns undefined when the object is gone (removing the last
  * finalizer of an object being deleted lets the server delete it; a missing object is not an error).
@@ -133,12 +143,7 @@ export async function removeFinalizer<T extends KubeObject>(
   finalizer: string,
   opts?: WriteOptions,
 ): Promise<T | undefined> {
-  try {
-    return await changeFinalizers(client, type, obj, (f) => (f.includes(finalizer) ? f.filter((x) => x !== finalizer) : undefined), opts);
-  } catch (err) {
-    if (isNotFound(err)) return undefined;
-    throw err;
-  }
+  return unlessNotFound(changeFinalizers(client, type, obj, (f) => (f.includes(finalizer) ? f.filter((x) => x !== finalizer) : undefined), opts));
 }
 
 /**

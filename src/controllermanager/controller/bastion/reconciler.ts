@@ -3,9 +3,9 @@
 // expired or whose maximum lifetime passed; otherwise looks again at the nearest deadline.
 // Decisions come from the cache; a delete is re-decided on a live read first, so a lagging cache
 // (a Shoot created a moment ago, a keepalive just sent) never deletes a Bastion that should live.
+import { unlessNotFound } from "../../../client/helpers.ts";
 import type { Shoot } from "../../../apis/gardencore/v1beta1/types.ts";
 import type { Bastion } from "../../../apis/operations/v1alpha1/types.ts";
-import { isNotFound } from "../../../apimachinery/errors.ts";
 import type { Client } from "../../../client/client.ts";
 import type { ObjectKey, ResourceType } from "../../../client/resource.ts";
 import type { Cache } from "../../../controllerruntime/cache/cache.ts";
@@ -24,22 +24,13 @@ export interface BastionReconcilerDeps {
   maxLifetimeMs: number;
 }
 
-async function orUndefined<T>(p: Promise<T>): Promise<T | undefined> {
-  try {
-    return await p;
-  } catch (err) {
-    if (isNotFound(err)) return undefined;
-    throw err;
-  }
-}
-
 export class BastionReconciler implements Reconciler {
   constructor(private readonly d: BastionReconcilerDeps) {}
 
   async reconcile(req: Request, rc: ReconcileContext): Promise<Result | void> {
     const signal = AbortSignal.any([rc.signal, AbortSignal.timeout(RECONCILE_TIMEOUT_MS)]);
-    const cached = <T extends Bastion | Shoot>(type: ResourceType<T>, key: ObjectKey) => orUndefined(this.d.cache.get(type, key, signal));
-    const live = <T extends Bastion | Shoot>(type: ResourceType<T>, key: ObjectKey) => orUndefined(this.d.client.get(type, key, { signal }));
+    const cached = <T extends Bastion | Shoot>(type: ResourceType<T>, key: ObjectKey) => unlessNotFound(this.d.cache.get(type, key, signal));
+    const live = <T extends Bastion | Shoot>(type: ResourceType<T>, key: ObjectKey) => unlessNotFound(this.d.client.get(type, key, { signal }));
 
     let { decision, uid } = await this.decideWith(req, cached);
     if (decision.kind === "delete") ({ decision, uid } = await this.decideWith(req, live));
@@ -55,7 +46,7 @@ export class BastionReconciler implements Reconciler {
       case "delete":
         rc.log.info(decision.reason);
         // The uid precondition: never delete a Bastion recreated under the same name meanwhile.
-        await orUndefined(this.d.client.delete(Bastions, req, { signal, ...(uid ? { preconditions: { uid } } : {}) }));
+        await unlessNotFound(this.d.client.delete(Bastions, req, { signal, ...(uid ? { preconditions: { uid } } : {}) }));
         return;
     }
   }
@@ -71,7 +62,7 @@ export class BastionReconciler implements Reconciler {
     if (shootName !== "") {
       const key = { namespace: req.namespace, name: shootName };
       // A Shoot missing from the cache may just not have arrived yet: only the API server can say it is gone.
-      shoot = (await read(Shoots, key)) ?? (await orUndefined(this.d.client.get(Shoots, key)));
+      shoot = (await read(Shoots, key)) ?? (await unlessNotFound(this.d.client.get(Shoots, key)));
     }
     return { decision: decide(bastion, shoot, this.d.clock.nowMs(), this.d.maxLifetimeMs), uid: bastion.metadata.uid };
   }

@@ -15,7 +15,7 @@ import type { Bastion } from "../../../apis/operations/v1alpha1/types.ts";
 import { isHibernated, isSSHAccessEnabled, technicalIDOf } from "../../../api/gardencore/shoot.ts";
 import { isAlreadyExists, isForbidden, isNotFound } from "../../../apimachinery/errors.ts";
 import type { Client } from "../../../client/client.ts";
-import { addFinalizer, hasFinalizer, removeFinalizer } from "../../../client/helpers.ts";
+import { addFinalizer, hasFinalizer, removeFinalizer, unlessNotFound } from "../../../client/helpers.ts";
 import { keyOf } from "../../../client/resource.ts";
 import type { Cache } from "../../../controllerruntime/cache/cache.ts";
 import type { ReconcileContext, Reconciler, Request, Result } from "../../../controllerruntime/reconcile.ts";
@@ -39,15 +39,6 @@ export interface BastionReconcilerDeps {
   clock: Clock;
 }
 
-async function orUndefined<T>(p: Promise<T>): Promise<T | undefined> {
-  try {
-    return await p;
-  } catch (err) {
-    if (isNotFound(err)) return undefined;
-    throw err;
-  }
-}
-
 /**
  * A Succeeded recorded for an older spec (the extension has not picked up the latest patch yet).
  * Only judged when the extension records observedGeneration, as the extension library does.
@@ -66,7 +57,7 @@ export class BastionReconciler implements Reconciler {
 
   async reconcile(req: Request, rc: ReconcileContext): Promise<Result | void> {
     const signal = AbortSignal.any([rc.signal, AbortSignal.timeout(RECONCILE_TIMEOUT_MS)]);
-    const bastion = await orUndefined(this.d.gardenCache.get(Bastions, req, signal));
+    const bastion = await unlessNotFound(this.d.gardenCache.get(Bastions, req, signal));
     if (!bastion) return;
     if (bastion.metadata.deletionTimestamp) return this.delete(bastion, rc, signal);
     return this.reconcileBastion(bastion, rc, signal);
@@ -76,7 +67,7 @@ export class BastionReconciler implements Reconciler {
   private async getShoot(bastion: Bastion, signal: AbortSignal): Promise<Shoot | undefined> {
     const key = { namespace: bastion.metadata.namespace, name: bastion.spec.shootRef?.name ?? "" };
     if (!key.name) return undefined;
-    return (await orUndefined(this.d.gardenCache.get(Shoots, key, signal))) ?? (await orUndefined(this.d.gardenClient.get(Shoots, key, { signal })));
+    return (await unlessNotFound(this.d.gardenCache.get(Shoots, key, signal))) ?? (await unlessNotFound(this.d.gardenClient.get(Shoots, key, { signal })));
   }
 
   private async reconcileBastion(bastion: Bastion, rc: ReconcileContext, signal: AbortSignal): Promise<Result | void> {
@@ -92,7 +83,7 @@ export class BastionReconciler implements Reconciler {
     bastion = await addFinalizer(this.d.gardenClient, Bastions, bastion, FINALIZER_GARDENER, { signal });
     const desired = desiredSpec(bastion);
     const extKey = { namespace: seedNamespace, name: bastion.metadata.name ?? "" };
-    const ext = await orUndefined(this.d.seedCache.get(ExtensionBastions, extKey, signal));
+    const ext = await unlessNotFound(this.d.seedCache.get(ExtensionBastions, extKey, signal));
     const seen = observe(ext, desired);
 
     if (seen.observedError !== undefined) {
@@ -163,10 +154,10 @@ export class BastionReconciler implements Reconciler {
   }
 
   private async propagateForceDeletion(key: { namespace: string; name: string }, signal: AbortSignal): Promise<void> {
-    const ext: ExtensionBastion | undefined = await orUndefined(this.d.seedClient.get(ExtensionBastions, key, { signal }));
+    const ext: ExtensionBastion | undefined = await unlessNotFound(this.d.seedClient.get(ExtensionBastions, key, { signal }));
     if (!ext || ext.metadata.annotations?.[ANNOTATION_CONFIRMATION_FORCE_DELETION] === "true") return;
     const body = { metadata: { annotations: { [ANNOTATION_CONFIRMATION_FORCE_DELETION]: "true" } } };
-    await orUndefined(this.d.seedClient.patch(ExtensionBastions, keyOf(ext), { type: "merge", body }, { signal }));
+    await unlessNotFound(this.d.seedClient.patch(ExtensionBastions, keyOf(ext), { type: "merge", body }, { signal }));
   }
 
   /** The control-plane namespace: from the Shoot, or (Shoot unreadable) from the Cluster of the Shoot; undefined if neither. */

@@ -1,5 +1,6 @@
 // Reads and writes of the key pair Secrets (spec/ssh-keypair-rotation.md §3): the seed secrets in the
 // control-plane namespace and their garden copies in the project namespace.
+import { unlessNotFound } from "../../../client/helpers.ts";
 import { API_VERSION as CORE_API_VERSION, type Shoot } from "../../../apis/gardencore/v1beta1/types.ts";
 import type { OwnerReference } from "../../../apis/meta/v1/types.ts";
 import { isNotFound } from "../../../apimachinery/errors.ts";
@@ -20,13 +21,8 @@ export function gardenCopyName(shoot: string, seedSecret: string): string {
   return `${shoot}.${seedSecret}`;
 }
 
-export async function getOrUndefined(client: Client, key: ObjectKey, signal: AbortSignal): Promise<Secret | undefined> {
-  try {
-    return await client.get(Secrets, key, { signal });
-  } catch (err) {
-    if (isNotFound(err)) return undefined;
-    throw err;
-  }
+export function getOrUndefined(client: Client, key: ObjectKey, signal: AbortSignal): Promise<Secret | undefined> {
+  return unlessNotFound(client.get(Secrets, key, { signal }));
 }
 
 export async function deleteIgnoringNotFound(client: Client, key: ObjectKey, signal: AbortSignal): Promise<boolean> {
