@@ -1,8 +1,8 @@
 // Command-line flags of gardener-controller-manager. Parsing never exits the process: it returns
 // the options, or what to print and the exit code (help: 0; bad flags: one line and 2).
-import { Command, CommanderError, Option } from "commander";
+import { Command, Option } from "commander";
 import { DurationError, parsePositiveDuration } from "../utils/duration.ts";
-import { type BindAddress, FlagError, parseBindAddress } from "../utils/flags.ts";
+import { type BindAddress, FlagError, type FlagsResult, parseBindAddress, parseFlags } from "../utils/flags.ts";
 
 export interface ControllerManagerFlags {
   kubeconfig: string;
@@ -18,7 +18,7 @@ export interface ControllerManagerFlags {
   logLevel: string;
 }
 
-export type ParseResult = { kind: "options"; options: ControllerManagerFlags } | { kind: "exit"; code: number; stdout: string; stderr: string };
+export type ParseResult = FlagsResult<ControllerManagerFlags>;
 
 function program(): Command {
   return new Command("gardener-controller-manager")
@@ -54,11 +54,7 @@ function duration(v: unknown, name: string): number {
 }
 
 export function parseControllerManagerFlags(argv: string[]): ParseResult {
-  let stdout = "";
-  const cmd = program().configureOutput({ writeOut: (s) => (stdout += s), writeErr: () => undefined });
-  try {
-    cmd.parse(argv, { from: "user" });
-    const o = cmd.opts<Record<string, unknown>>();
+  return parseFlags(program(), argv, (o: Record<string, unknown>) => {
     const kubeconfig = o.kubeconfig as string | undefined;
     if (!kubeconfig) throw new FlagError("--kubeconfig is required");
     const options: ControllerManagerFlags = {
@@ -73,13 +69,6 @@ export function parseControllerManagerFlags(argv: string[]): ParseResult {
       leaderElectResourceName: String(o.leaderElectResourceName),
       logLevel: String(o.logLevel),
     };
-    return { kind: "options", options };
-  } catch (err) {
-    if (err instanceof CommanderError) {
-      if (err.exitCode === 0) return { kind: "exit", code: 0, stdout, stderr: "" };
-      return { kind: "exit", code: 2, stdout: "", stderr: `error: ${err.message.replace(/^error: /, "").split("\n")[0]}\n` };
-    }
-    if (err instanceof FlagError) return { kind: "exit", code: 2, stdout: "", stderr: `error: ${err.message}\n` };
-    throw err;
-  }
+    return options;
+  });
 }

@@ -1,7 +1,7 @@
 // Command-line flags of the gardenlet. Parsing never exits the process: it returns the options,
 // or what to print and the exit code (help: 0; bad flags: one line and 2).
-import { Command, CommanderError, Option } from "commander";
-import { type BindAddress, FlagError, parseBindAddress } from "../utils/flags.ts";
+import { Command, Option } from "commander";
+import { type BindAddress, FlagError, type FlagsResult, parseBindAddress, parseFlags } from "../utils/flags.ts";
 
 export interface GardenletFlags {
   gardenKubeconfig: string;
@@ -13,7 +13,7 @@ export interface GardenletFlags {
   shootKubeconfigs: Map<string, string>;
 }
 
-export type ParseResult = { kind: "options"; options: GardenletFlags } | { kind: "exit"; code: number; stdout: string; stderr: string };
+export type ParseResult = FlagsResult<GardenletFlags>;
 
 function program(): Command {
   return new Command("gardenlet")
@@ -47,11 +47,7 @@ export function parseShootKubeconfigs(values: readonly string[]): Map<string, st
 }
 
 export function parseGardenletFlags(argv: string[]): ParseResult {
-  let stdout = "";
-  const cmd = program().configureOutput({ writeOut: (s) => (stdout += s), writeErr: () => undefined });
-  try {
-    cmd.parse(argv, { from: "user" });
-    const o = cmd.opts<Record<string, string | undefined>>();
+  return parseFlags(program(), argv, (o: Record<string, string | undefined>) => {
     for (const [flag, value] of [
       ["--garden-kubeconfig", o.gardenKubeconfig],
       ["--seed-kubeconfig", o.seedKubeconfig],
@@ -67,13 +63,6 @@ export function parseGardenletFlags(argv: string[]): ParseResult {
       logLevel: String(o.logLevel),
       shootKubeconfigs: parseShootKubeconfigs((o.shootKubeconfig as unknown as string[] | undefined) ?? []),
     };
-    return { kind: "options", options };
-  } catch (err) {
-    if (err instanceof CommanderError) {
-      if (err.exitCode === 0) return { kind: "exit", code: 0, stdout, stderr: "" };
-      return { kind: "exit", code: 2, stdout: "", stderr: `error: ${err.message.replace(/^error: /, "").split("\n")[0]}\n` };
-    }
-    if (err instanceof FlagError) return { kind: "exit", code: 2, stdout: "", stderr: `error: ${err.message}\n` };
-    throw err;
-  }
+    return options;
+  });
 }

@@ -1,6 +1,7 @@
 // Command-line flags of the node agent. Parsing never exits the process: it returns the options, or
 // what to print and the exit code (help: 0; bad flags: one line and 2).
-import { Command, CommanderError, Option } from "commander";
+import { Command, Option } from "commander";
+import { FlagError, type FlagsResult, parseFlags } from "../utils/flags.ts";
 
 export interface NodeAgentFlags {
   kubeconfig: string;
@@ -12,7 +13,7 @@ export interface NodeAgentFlags {
   logLevel: string;
 }
 
-export type ParseResult = { kind: "options"; options: NodeAgentFlags } | { kind: "exit"; code: number; stdout: string; stderr: string };
+export type ParseResult = FlagsResult<NodeAgentFlags>;
 
 function program(): Command {
   return new Command("gardener-node-agent")
@@ -30,35 +31,22 @@ function program(): Command {
 }
 
 export function parseNodeAgentFlags(argv: string[]): ParseResult {
-  let stdout = "";
-  const cmd = program().configureOutput({ writeOut: (s) => (stdout += s), writeErr: () => undefined });
-  try {
-    cmd.parse(argv, { from: "user" });
-    const o = cmd.opts<Record<string, string | undefined>>();
+  return parseFlags(program(), argv, (o: Record<string, string | undefined>) => {
     for (const [flag, value] of [
       ["--kubeconfig", o.kubeconfig],
       ["--node-name", o.nodeName],
       ["--pool", o.pool],
     ] as const) {
-      if (!value) return { kind: "exit", code: 2, stdout: "", stderr: `error: ${flag} is required\n` };
+      if (!value) throw new FlagError(`${flag} is required`);
     }
     return {
-      kind: "options",
-      options: {
-        kubeconfig: o.kubeconfig!,
-        nodeName: o.nodeName!,
-        pool: o.pool!,
-        root: String(o.root),
-        secretName: o.secretName || undefined,
-        hostKeyDir: String(o.hostKeyDir),
-        logLevel: String(o.logLevel),
-      },
+      kubeconfig: o.kubeconfig!,
+      nodeName: o.nodeName!,
+      pool: o.pool!,
+      root: String(o.root),
+      secretName: o.secretName || undefined,
+      hostKeyDir: String(o.hostKeyDir),
+      logLevel: String(o.logLevel),
     };
-  } catch (err) {
-    if (err instanceof CommanderError) {
-      if (err.exitCode === 0) return { kind: "exit", code: 0, stdout, stderr: "" };
-      return { kind: "exit", code: 2, stdout: "", stderr: `error: ${err.message.replace(/^error: /, "").split("\n")[0]}\n` };
-    }
-    throw err;
-  }
+  });
 }

@@ -1,7 +1,7 @@
 // Command-line flags of provider-local. Parsing never exits the process: it returns the options, or what
 // to print and the exit code (help: 0; bad flags: one line and 2).
-import { Command, CommanderError, Option } from "commander";
-import { type BindAddress, FlagError, parseBindAddress } from "../utils/flags.ts";
+import { Command, Option } from "commander";
+import { type BindAddress, FlagError, type FlagsResult, parseBindAddress, parseFlags } from "../utils/flags.ts";
 import { parseCidr } from "../host/index.ts";
 import { DEFAULT_NODE_POOL, DEFAULT_PUBLIC_CIDR } from "./network/networks.ts";
 
@@ -18,7 +18,7 @@ export interface ProviderLocalFlags {
   logLevel: string;
 }
 
-export type ParseResult = { kind: "options"; options: ProviderLocalFlags } | { kind: "exit"; code: number; stdout: string; stderr: string };
+export type ParseResult = FlagsResult<ProviderLocalFlags>;
 
 function program(): Command {
   return new Command("provider-local")
@@ -47,11 +47,7 @@ function cidrFlag(value: string, flag: string): string {
 }
 
 export function parseProviderLocalFlags(argv: string[]): ParseResult {
-  let stdout = "";
-  const cmd = program().configureOutput({ writeOut: (s) => (stdout += s), writeErr: () => undefined });
-  try {
-    cmd.parse(argv, { from: "user" });
-    const o = cmd.opts<Record<string, string | undefined>>();
+  return parseFlags(program(), argv, (o: Record<string, string | undefined>) => {
     if (!o.kubeconfig) throw new FlagError("--kubeconfig is required");
     const syncs = Number(o.concurrentSyncs);
     if (!Number.isInteger(syncs) || syncs < 1) throw new FlagError(`invalid value "${o.concurrentSyncs}" for --concurrent-syncs: expected a positive integer`);
@@ -65,13 +61,6 @@ export function parseProviderLocalFlags(argv: string[]): ParseResult {
       metricsBindAddress: parseBindAddress(String(o.metricsBindAddress), "--metrics-bind-address"),
       logLevel: String(o.logLevel),
     };
-    return { kind: "options", options };
-  } catch (err) {
-    if (err instanceof CommanderError) {
-      if (err.exitCode === 0) return { kind: "exit", code: 0, stdout, stderr: "" };
-      return { kind: "exit", code: 2, stdout: "", stderr: `error: ${err.message.replace(/^error: /, "").split("\n")[0]}\n` };
-    }
-    if (err instanceof FlagError) return { kind: "exit", code: 2, stdout: "", stderr: `error: ${err.message}\n` };
-    throw err;
-  }
+    return options;
+  });
 }

@@ -1,5 +1,6 @@
 // Flag helpers shared by the components' commands (controller manager, gardenlet, provider-local, ...).
 import { isIP } from "node:net";
+import { type Command, CommanderError } from "commander";
 
 export class FlagError extends Error {}
 
@@ -17,4 +18,27 @@ export function parseBindAddress(text: string, flag: string): BindAddress | unde
   const host = m[1] ?? m[2] ?? "";
   if (host !== "" && host !== "localhost" && isIP(host) === 0) throw new FlagError(`invalid value "${text}" for ${flag}: ${host} is not an IP address`);
   return { host: host === "" ? "0.0.0.0" : host, port };
+}
+
+export type FlagsResult<T> = { kind: "options"; options: T } | { kind: "exit"; code: number; stdout: string; stderr: string };
+
+/**
+ * Parses a command's flags without ever exiting the process: `--help` gives exit 0 with the help
+ * text; a commander error or a FlagError thrown by `build` gives exit 2 with a one-line message.
+ * `cmd` must use `exitOverride()`.
+ */
+export function parseFlags<T, O = Record<string, unknown>>(cmd: Command, argv: string[], build: (opts: O) => T): FlagsResult<T> {
+  let stdout = "";
+  cmd.configureOutput({ writeOut: (s) => (stdout += s), writeErr: () => undefined });
+  try {
+    cmd.parse(argv, { from: "user" });
+    return { kind: "options", options: build(cmd.opts<O & Record<string, unknown>>()) };
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      if (err.exitCode === 0) return { kind: "exit", code: 0, stdout, stderr: "" };
+      return { kind: "exit", code: 2, stdout: "", stderr: `error: ${err.message.replace(/^error: /, "").split("\n")[0]}\n` };
+    }
+    if (err instanceof FlagError) return { kind: "exit", code: 2, stdout: "", stderr: `error: ${err.message}\n` };
+    throw err;
+  }
 }
