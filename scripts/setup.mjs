@@ -27,6 +27,8 @@ const needed = [
   // host/ e2e tests: connectivity checks between namespaces
   ["/usr/bin/nc.openbsd", "netcat-openbsd"],
   ["/usr/bin/ping", "iputils-ping"],
+  // machines announce their addresses when they boot (gratuitous ARP)
+  ["/usr/bin/arping", "iputils-arping"],
 ];
 
 const missing = [...new Set(needed.filter(([bin]) => !existsSync(bin)).map(([, pkg]) => pkg))];

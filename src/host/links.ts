@@ -48,7 +48,9 @@ async function configure(exec: Exec, end: LinkEnd): Promise<void> {
   if (end.master !== undefined) await exec.run("ip", [...ns, "link", "set", "dev", end.name, "master", validateIfname(end.master)]);
   if ((end.addresses ?? []).some((a) => familyOf(a) === 4)) {
     // Announce the address when the link comes up (gratuitous ARP): addresses are reused by new
-    // machines with new MACs, and neighbours must not keep sending to the old one.
+    // machines with new MACs, and neighbours must not keep sending to the old one. This one can be
+    // lost (a bridge port starts forwarding only once it has seen the carrier), so machines announce
+    // again when they boot (machine-files.ts, init).
     const sysctl = ["sysctl", "-qw", `net.ipv4.conf.${end.name}.arp_notify=1`];
     await exec.run(end.netns ? "ip" : sysctl[0]!, end.netns ? ["netns", "exec", end.netns, ...sysctl] : sysctl.slice(1));
   }

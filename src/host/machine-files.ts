@@ -68,6 +68,12 @@ cd /
 log() { printf '%s init: %s\\n' "$(date -u +%FT%TZ)" "$*"; }
 report() { printf '%s\\n' "$2" > "${CTL}/$1.tmp" && mv "${CTL}/$1.tmp" "${CTL}/$1"; }
 log "booting $(hostname)"
+# Announce the IPv4 addresses (gratuitous ARP), as a VM's network start-up does: addresses are reused by
+# new machines with new MACs, and the kernel's own announcement when the link comes up (arp_notify) can
+# go out before the bridge forwards, leaving neighbours sending to the old MAC for up to a minute.
+ip -4 -o addr show scope global | while read -r _ dev _ cidr _; do
+  arping -q -U -c 1 -I "$dev" "\${cidr%/*}" </dev/null >/dev/null 2>&1 &
+done
 code=0
 if [ -s ${CTL}/user-data ]; then
   chmod 700 ${CTL}/user-data

@@ -20,11 +20,11 @@ export function nodeAddressOf(m: Pick<MachineRecord, "interfaces">, net: NodeNet
   return i ? addressOf(i.address) : undefined;
 }
 
-/** Node addresses of the shoot's bastion machines, without the machine `exclude`. */
-export async function bastionNodeAddresses(host: Host, net: NodeNetwork, exclude?: string): Promise<string[]> {
+/** Node addresses of the shoot's bastion machines, without the machines in `exclude` (those being removed). */
+export async function bastionNodeAddresses(host: Host, net: NodeNetwork, exclude: ReadonlySet<string> = new Set()): Promise<string[]> {
   const out: string[] = [];
   for (const m of await shootMachines(host, "bastion", net.namespace)) {
-    if (m.name === exclude) continue;
+    if (exclude.has(m.name)) continue;
     const a = nodeAddressOf(m, net);
     if (a !== undefined) out.push(a);
   }
@@ -42,7 +42,7 @@ export interface SyncResult {
  * Replaces the allowed-bastions sets of every running worker of the shoot in one transaction each.
  * Workers not running are skipped (they get the current list when they start).
  */
-export async function syncBastionAccess(host: Host, net: NodeNetwork, exclude?: string): Promise<SyncResult> {
+export async function syncBastionAccess(host: Host, net: NodeNetwork, exclude: ReadonlySet<string> = new Set()): Promise<SyncResult> {
   const bastions = await bastionNodeAddresses(host, net, exclude);
   const sets = familySets("bastions", bastions);
   const result: SyncResult = { updated: [], failed: [] };

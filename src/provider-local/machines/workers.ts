@@ -47,7 +47,7 @@ export async function startWorker(networks: LocalNetworks, spec: WorkerSpec): Pr
       hostname: machineHostname("worker", spec.name),
       owner: machineOwner("worker", spec.namespace, spec.name),
       networks: [{ bridge: net.bridge, bridgeNetns: net.netns, address: `${address}/${net.prefixLength}`, gateway: net.gateway }],
-      nftTables: [bastionAccessTable(await bastionNodeAddresses(host, net))],
+      nftTables: [bastionAccessTable(await bastionNodeAddresses(host, net, networks.leavingBastions))],
       sshd: { options: spec.sshdOptions ?? { AllowUsers: "gardener" } },
       wait: false,
       ...(spec.userData !== undefined ? { userData: spec.userData } : {}),

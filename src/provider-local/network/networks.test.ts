@@ -56,3 +56,25 @@ test("concurrent ensures of one node network do not race", async () => {
   assert.equal(Object.keys((await networks.addresses.read())["public"] ?? {}).length, 1);
   assert.equal(await host.netnsExists("ga-nodes-shoot--p--a"), true);
 });
+
+test("ensured networks are not rechecked link by link while their namespaces exist; a vanished one is rebuilt", async () => {
+  const { host, networks } = setup();
+  const a = await networks.ensureNodeNetwork("shoot--p--a", "10.250.0.0/24");
+  const changes = (): string[] => host.calls.filter((c) => /^(ensure|apply|delete)/.test(c));
+  const before = changes().length;
+  await networks.ensurePublic();
+  assert.deepEqual(await networks.ensureNodeNetwork("shoot--p--a"), a);
+  assert.equal(changes().length, before, "no host changes for networks ensured before");
+
+  // Gone behind the provider's back: the public namespace (the shoot's uplink hangs on its bridge).
+  await host.deleteNetns("ga-public");
+  await networks.ensureNodeNetwork("shoot--p--a");
+  assert.equal(await host.netnsExists("ga-public"), true);
+  assert.ok(host.state.links.get(host.state.linkKey(host.names.link("r", "shoot--p--a"), "ga-public")), "the router's uplink is back");
+
+  // Gone: the shoot's router namespace.
+  await host.deleteNetns(a.netns);
+  await networks.ensureNodeNetwork("shoot--p--a");
+  assert.equal(await host.netnsExists(a.netns), true);
+  assert.equal((await host.listTables(a.netns)).length, 1, "NAT again");
+});

@@ -67,6 +67,17 @@ export class LocalNetworks {
   readonly nodePrefixLength: number;
   private readonly mutex = new KeyedMutex();
   private readonly machineMutex = new KeyedMutex();
+  /**
+   * Networks this process has ensured ("public", "nodes/<namespace>" -> its CIDR). Every reconcile asks for
+   * them; while their namespace exists they are not checked again link by link (a dozen commands, about
+   * 0.1 s). A restarted process ensures everything once more.
+   */
+  private readonly ensured = new Map<string, string>();
+  /**
+   * Bastion machines being removed by this process: from the moment their removal starts they are in no
+   * worker's allowed set, also when another bastion's change rewrites the sets meanwhile.
+   */
+  readonly leavingBastions = new Set<string>();
 
   constructor(o: LocalNetworksOptions) {
     this.host = o.host;
@@ -87,14 +98,19 @@ export class LocalNetworks {
   ensurePublic(): Promise<PublicNetwork> {
     return this.mutex.run("public", async () => {
       const p = this.public;
+      if (this.ensured.has("public") && (await this.host.netnsExists(p.netns))) return p;
+      // The node networks' uplinks hang on the public bridge: check them again as well.
+      this.ensured.clear();
       await this.host.ensureNetns(p.netns, { owner: "network/public" });
       await this.host.ensureBridge({ name: p.bridge, netns: p.netns, addresses: [`${p.gateway}/${p.prefixLength}`], owner: "network/public" });
+      this.ensured.set("public", p.cidr);
       return p;
     });
   }
 
   /** Removes the public network (its bridge goes with its namespace; attached veths with it). */
   async deletePublic(): Promise<void> {
+    this.ensured.clear();
     await this.host.deleteNetns(this.public.netns);
   }
 
@@ -170,6 +186,9 @@ export class LocalNetworks {
         throw new Error(`the node network of ${namespace} is ${known}, not ${wanted}`);
       }
       if (parseCidr(wanted).family !== 4) throw new Error(`node network ${wanted}: only IPv4 node networks are supported`);
+      const memo = `nodes/${namespace}`;
+      if (this.ensured.get(memo) === wanted && (await this.host.netnsExists(this.host.names.netns("nodes", namespace)))) return this.describe(namespace, wanted);
+      this.ensured.delete(memo);
       await this.addresses.update((a) => ((a[POOL_NODE_NETWORKS] ??= {})[namespace] = wanted));
       const net = this.describe(namespace, wanted);
       const owner = `network/${namespace}`;
@@ -181,6 +200,7 @@ export class LocalNetworks {
         peer: { name: this.host.names.link("r", namespace), netns: p.netns, master: p.bridge }, owner,
       });
       await this.host.ensureNat({ name: namespace, netns: net.netns, sourceCidr: net.cidr, outInterface: ROUTER_PUBLIC_IF, owner });
+      this.ensured.set(memo, wanted);
       return net;
     });
   }
@@ -188,6 +208,7 @@ export class LocalNetworks {
   /** Removes the router namespace (bridge, veth, NAT go with it) and every allocation of the shoot. */
   async deleteNodeNetwork(namespace: string): Promise<void> {
     await this.mutex.run(`nodes/${namespace}`, async () => {
+      this.ensured.delete(`nodes/${namespace}`);
       await this.host.deleteNetns(this.host.names.netns("nodes", namespace));
       if (await this.host.netnsExists(this.public.netns)) await this.host.deleteLink(this.host.names.link("r", namespace), this.public.netns);
       await this.addresses.update((a) => {

@@ -167,4 +167,28 @@ describe("host e2e: machines", { skip: skipUnlessRoot }, () => {
     assert.ok(!existsSync(info.dir));
     assert.equal(await host.linkExists(info.interfaces[0]!.hostLink, ns("pub")), false);
   });
+
+  test("a new machine at a reused address is reachable at once: it announces the address when it boots", async () => {
+    const { host } = t!;
+    // The client still believes the address belongs to an earlier machine's MAC, as after a deleted bastion.
+    const stale = "02:00:5e:00:53:01";
+    await host.execInNetns(ns("client"), "ip", ["neigh", "replace", addr, "lladdr", stale, "dev", "eth0", "nud", "reachable"]);
+    const again = await host.startMachine({
+      name: "bastion-again",
+      owner: "test",
+      networks: [{ bridge: host.names.link("pub"), bridgeNetns: ns("pub"), address: `${addr}/24` }],
+      userData: "#!/bin/sh\nsystemctl start sshd\n",
+      sshd: { hostKeyTypes: ["ed25519"] },
+      readyTimeoutMs: 30_000,
+    });
+    t!.tracker.netns(again.netns);
+    const mac = /link\/ether ([0-9a-f:]{17})/.exec((await host.execInNetns(again.netns, "ip", ["-o", "link", "show", "dev", "eth0"])).stdout)![1]!;
+    const neighbour = async () => (await host.execInNetns(ns("client"), "ip", ["neigh", "show", addr, "dev", "eth0"])).stdout;
+    const deadline = Date.now() + 3000;
+    while (!(await neighbour()).includes(mac) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    assert.match(await neighbour(), new RegExp(`lladdr ${mac}`), "the client learnt the new MAC without waiting for its entry to expire");
+    const scan = await host.execInNetns(ns("client"), "ssh-keyscan", ["-T", "3", "-t", "ed25519", addr], { okExitCodes: [0, 1] });
+    assert.ok(scan.stdout.includes(again.hostKeys[0]!.split(" ")[1]!), `sshd answers at once: ${scan.stderr}`);
+    await host.stopMachine("bastion-again");
+  });
 });

@@ -24,7 +24,9 @@ if (process.env.FAKE_SSH_HANG === "1") {
   record({ hanging: true });
   const codes = { SIGTERM: 143, SIGHUP: 129, SIGINT: 130 };
   for (const s of Object.keys(codes)) process.on(s, () => (record({ signal: s }), process.exit(codes[s])));
-  setInterval(() => undefined, 1000);
+  // Orphaned (gardenctl killed): end like ssh does when its terminal goes away.
+  const parent = process.ppid;
+  setInterval(() => process.ppid !== parent && process.exit(129), 200);
 } else {
   record({});
   process.exit(Number(process.env.FAKE_SSH_EXIT ?? "0"));

@@ -12,7 +12,7 @@ import { isNotFound } from "../../../src/apimachinery/errors.ts";
 import { eventually } from "../../support/http.ts";
 import { ipFor } from "../bastion/actuator.ts";
 import { technicalID } from "../bastion/landscape.ts";
-import { BASTION_HOST_KEY, type Env, NODE_HOST_KEY, PROJECT_NS, SHOOT, gardenctl, privateDirs, sshRecords, startEnv } from "./support.ts";
+import { BASTION_HOST_KEY, CLI_WAIT_MS, type CLIRun, type Env, NODE_HOST_KEY, PROJECT_NS, SHOOT, gardenctl, privateDirs, sshRecords, startEnv } from "./support.ts";
 
 async function bastionGone(e: Env, name: string): Promise<void> {
   await eventually(`bastion ${name} deleted`, async () => {
@@ -23,7 +23,7 @@ async function bastionGone(e: Env, name: string): Promise<void> {
       if (isNotFound(err)) return true;
       throw err;
     }
-  });
+  }, CLI_WAIT_MS);
 }
 
 /** Records the Bastions created in the project namespace while a test runs. */
@@ -160,11 +160,12 @@ describe("gardenctl ssh: sessions", () => {
     });
   }
 
-  test("SIGTERM during the session is forwarded to ssh; its exit code is gardenctl's; cleanup follows", async () => {
+  test("SIGTERM during the session is forwarded to ssh; its exit code is gardenctl's; cleanup follows", async (t) => {
     const before = sshRecords(e).length;
     const run = gardenctl(e, ["node-a", "--skip-availability-check"], { env: { FAKE_SSH_HANG: "1" } });
-    await eventually("ssh running", () => (sshRecords(e).slice(before).some((r) => r.hanging) ? true : undefined));
-    const name = /bastion="garden-p\/(cli-[0-9a-z]{8})"/.exec(run.stderr())![1]!;
+    t.after(() => run.kill());
+    const name = (await run.waitFor(/bastion="garden-p\/(cli-[0-9a-z]{8})"/))[1]!;
+    await sshHanging(e, run, before);
     assert.match(run.stdout(), /^> You can open additional SSH sessions by running the following command in a separate terminal:\n\nssh -oIdentitiesOnly=yes /, "interactive mode prints the hint on stdout");
     assert.deepEqual(sshRecords(e).at(-1)!.argv.at(-1), "gardener@10.250.0.5", "no remote command: a shell");
     run.child.kill("SIGINT");
@@ -175,11 +176,12 @@ describe("gardenctl ssh: sessions", () => {
     assert.deepEqual(privateDirs(e), []);
   });
 
-  test("the Bastion deleted during the session: ssh is ended, exit 1 with the spec's message", async () => {
+  test("the Bastion deleted during the session: ssh is ended, exit 1 with the spec's message", async (t) => {
     const before = sshRecords(e).length;
     const run = gardenctl(e, ["node-a", "--skip-availability-check", "--", "sleep", "1000"], { env: { FAKE_SSH_HANG: "1" } });
-    await eventually("ssh running", () => (sshRecords(e).slice(before).some((r) => r.hanging) ? true : undefined));
-    const name = /bastion="garden-p\/(cli-[0-9a-z]{8})"/.exec(run.stderr())![1]!;
+    t.after(() => run.kill());
+    const name = (await run.waitFor(/bastion="garden-p\/(cli-[0-9a-z]{8})"/))[1]!;
+    await sshHanging(e, run, before);
     await e.ls.gardenAdmin.delete(Bastions, { namespace: PROJECT_NS, name });
     assert.equal(await run.exit, 1, run.stderr());
     assert.match(run.stderr(), /^Can't keep bastion alive. Bastion is already gone.$/m);
@@ -188,6 +190,15 @@ describe("gardenctl ssh: sessions", () => {
     assert.deepEqual(privateDirs(e), []);
   });
 });
+
+/** Waits until the fake ssh of `run` (a record after the first `before`) hangs in its session. */
+async function sshHanging(e: Env, run: CLIRun, before: number): Promise<void> {
+  try {
+    await eventually("ssh running", () => (sshRecords(e).slice(before).some((r) => r.hanging) ? true : undefined), CLI_WAIT_MS);
+  } catch (err) {
+    throw new Error(`${(err as Error).message}\nstderr so far:\n${run.stderr()}`);
+  }
+}
 
 /** A TCP server that greets like sshd (for the availability probe). */
 async function sshBanner(): Promise<{ server: Server; port: number; connections(): number }> {

@@ -70,7 +70,14 @@ export interface CLIRun {
   exit: Promise<number | null>;
   /** Resolves once stderr (or stdout) matches. */
   waitFor(re: RegExp, stream?: "stderr" | "stdout", timeoutMs?: number): Promise<RegExpExecArray>;
+  /** When (performance.now()) stderr first matched `re`, or undefined. */
+  seenAt(re: RegExp): number | undefined;
+  /** Ends the process (SIGKILL) unless it has exited: for the `finally` of a test that failed midway. */
+  kill(): void;
 }
+
+/** How long tests wait for a gardenctl process to get somewhere: generous, for a loaded CI machine. */
+export const CLI_WAIT_MS = 60_000;
 
 export interface RunOptions {
   env?: Record<string, string>;
@@ -89,15 +96,34 @@ export function gardenctl(e: Env, args: string[], o: RunOptions = {}): CLIRun {
   });
   let out = "";
   let err = "";
+  const arrivals: { at: number; length: number }[] = [];
   child.stdout?.on("data", (c: Buffer) => (out += c.toString("utf8")));
-  child.stderr?.on("data", (c: Buffer) => (err += c.toString("utf8")));
-  const exit = new Promise<number | null>((resolve) => child.once("exit", (code, signal) => resolve(code ?? (signal ? -1 : null))));
+  child.stderr?.on("data", (c: Buffer) => {
+    err += c.toString("utf8");
+    arrivals.push({ at: performance.now(), length: err.length });
+  });
+  let exited = false;
+  const exit = new Promise<number | null>((resolve) => child.once("exit", (code, signal) => ((exited = true), resolve(code ?? (signal ? -1 : null)))));
   return {
     child,
     stdout: () => out,
     stderr: () => err,
     exit,
-    waitFor: (re, stream = "stderr", timeoutMs = 20_000) => eventually(`${re} on ${stream}\nstderr: ${err}`, () => re.exec(stream === "stderr" ? err : out) ?? undefined, timeoutMs, 20),
+    waitFor: async (re, stream = "stderr", timeoutMs = CLI_WAIT_MS) => {
+      try {
+        return await eventually(`${re} on ${stream}`, () => re.exec(stream === "stderr" ? err : out) ?? undefined, timeoutMs, 20);
+      } catch (e) {
+        throw new Error(`${(e as Error).message}\nstderr so far:\n${err}`);
+      }
+    },
+    seenAt: (re) => {
+      const m = re.exec(err);
+      if (!m) return undefined;
+      return arrivals.find((a) => a.length >= m.index + m[0].length)?.at;
+    },
+    kill: () => {
+      if (!exited) child.kill("SIGKILL");
+    },
   };
 }
 

@@ -84,7 +84,7 @@ describe("LocalBastionActuator", () => {
       },
     ]);
     const keys = (patched[0]!.body as { status: { providerStatus: { sshHostKeys: string[] } } }).status.providerStatus.sshHostKeys;
-    assert.deepEqual(keys.map((k) => k.split(" ")[0]), ["ecdsa-sha2-nistp256", "ssh-ed25519", "ssh-rsa"]);
+    assert.deepEqual(keys.map((k) => k.split(" ")[0]), ["ecdsa-sha2-nistp256", "ssh-ed25519"]);
   });
 
   test("ingress change: the sets are replaced in one transaction, the machine is not rebuilt", async () => {
@@ -214,5 +214,24 @@ describe("LocalBastionActuator", () => {
     const { host, actuator, ctx } = setup();
     await assert.rejects(actuator.reconcile(ctx, bastion("b1", ["203.0.113.7/32"]), cluster(NS, "not-a-cidr")), /spec\.networking\.nodes/);
     assert.deepEqual(host.calls, []);
+  });
+
+  test("a bastion being removed stays out of the workers' sets while another bastion's reconcile rewrites them", async () => {
+    const { host, networks, actuator, ctx } = setup();
+    await networks.ensureNodeNetwork(NS, "10.250.0.0/24");
+    const w = await startWorker(networks, { namespace: NS, name: "w1" });
+    await actuator.reconcile(ctx, bastion("b1", ["203.0.113.7/32"]), cluster(NS, "10.250.0.0/24"));
+    assert.deepEqual(await accessSet(host, w.machine), ["10.250.0.3"]);
+
+    // b1's machine does not go away (yet): its removal is in progress and will be retried.
+    host.failNext("stopMachine");
+    await assert.rejects(actuator.delete(ctx, bastion("b1", []), cluster(NS, "10.250.0.0/24")), RequeueAfterError);
+    assert.ok(await host.machineStatus(bastionMachineName(NS, "b1")), "b1's machine is still there");
+    await actuator.reconcile(ctx, bastion("b2", ["203.0.113.7/32"]), cluster(NS, "10.250.0.0/24"));
+    assert.deepEqual(await accessSet(host, w.machine), ["10.250.0.4"], "only b2, not the leaving b1");
+
+    await actuator.delete(ctx, bastion("b1", []), cluster(NS, "10.250.0.0/24"));
+    assert.equal(networks.leavingBastions.size, 0);
+    assert.deepEqual(await accessSet(host, w.machine), ["10.250.0.4"]);
   });
 });

@@ -31,6 +31,12 @@ export const BASTION_SSHD_OPTIONS = {
   X11Forwarding: false,
 } as const;
 
+/**
+ * Host key types of a bastion: no RSA, whose key generation alone takes 0.1 to 0.8 s (a prime search) of a
+ * creation that otherwise takes about 0.3 s; every OpenSSH client verifies Ed25519 and ECDSA host keys.
+ */
+export const BASTION_HOST_KEY_TYPES = ["ed25519", "ecdsa"] as const;
+
 export interface LocalActuatorOptions {
   /** Writes the Bastion's status (a seed client). */
   client: Pick<Client, "patchStatus">;
@@ -71,36 +77,38 @@ export class LocalBastionActuator implements Actuator {
     const pub = await networks.ensurePublic();
     const net = await networks.ensureNodeNetwork(namespace, nodes);
     const machine = bastionMachineName(namespace, name);
-    await networks.exclusive(`machines/${namespace}`, async () => {
-      const existing = await host.machineStatus(machine);
-      if (existing?.running) {
-        const tables = await host.listTables(existing.netns);
-        if (tables.some((t) => t.family === BASTION_TABLE.family && t.name === BASTION_TABLE.name)) {
-          // One transaction: no packet sees a state between the old and the new ingress.
-          await host.replaceSetElements(existing.netns, BASTION_TABLE, [...familySets("ingress", ingress), ...familySets("except", except)]);
-        } else {
-          await host.applyTable(existing.netns, bastionTable({ ingress, except, workers: [net.cidr] }), { parent: `machine/${machine}` });
-        }
+    // The machine itself needs no lock (the work queue never runs one bastion twice at once, and
+    // addresses come from the address book atomically); the workers' bastion sets do.
+    const existing = await host.machineStatus(machine);
+    if (existing?.running) {
+      const tables = await host.listTables(existing.netns);
+      if (tables.some((t) => t.family === BASTION_TABLE.family && t.name === BASTION_TABLE.name)) {
+        // One transaction: no packet sees a state between the old and the new ingress.
+        await host.replaceSetElements(existing.netns, BASTION_TABLE, [...familySets("ingress", ingress), ...familySets("except", except)]);
       } else {
-        const publicAddress = await networks.allocatePublic(`bastion/${namespace}/${name}`);
-        const nodeAddress = await networks.allocateNode(namespace, `bastion/${name}`);
-        ctx.log.info({ machine, publicAddress, nodeAddress }, "starting bastion machine");
-        await host.startMachine({
-          name: machine,
-          hostname: machineHostname("bastion", name),
-          owner: machineOwner("bastion", namespace, name),
-          networks: [
-            { bridge: pub.bridge, bridgeNetns: pub.netns, address: `${publicAddress}/${pub.prefixLength}`, interface: BASTION_PUBLIC_IF },
-            { bridge: net.bridge, bridgeNetns: net.netns, address: `${nodeAddress}/${net.prefixLength}`, interface: BASTION_NODE_IF },
-          ],
-          // Installed before the userData runs: SSH is never reachable from outside spec.ingress.
-          nftTables: [bastionTable({ ingress, except, workers: [net.cidr] })],
-          userData: Buffer.from(bastion.spec.userData ?? "", "base64").toString("utf8"),
-          sshd: { listenAddresses: [publicAddress], options: BASTION_SSHD_OPTIONS },
-          wait: false,
-        });
+        await host.applyTable(existing.netns, bastionTable({ ingress, except, workers: [net.cidr] }), { parent: `machine/${machine}` });
       }
-      const sync = await syncBastionAccess(host, net);
+    } else {
+      const publicAddress = await networks.allocatePublic(`bastion/${namespace}/${name}`);
+      const nodeAddress = await networks.allocateNode(namespace, `bastion/${name}`);
+      ctx.log.info({ machine, publicAddress, nodeAddress }, "starting bastion machine");
+      await host.startMachine({
+        name: machine,
+        hostname: machineHostname("bastion", name),
+        owner: machineOwner("bastion", namespace, name),
+        networks: [
+          { bridge: pub.bridge, bridgeNetns: pub.netns, address: `${publicAddress}/${pub.prefixLength}`, interface: BASTION_PUBLIC_IF },
+          { bridge: net.bridge, bridgeNetns: net.netns, address: `${nodeAddress}/${net.prefixLength}`, interface: BASTION_NODE_IF },
+        ],
+        // Installed before the userData runs: SSH is never reachable from outside spec.ingress.
+        nftTables: [bastionTable({ ingress, except, workers: [net.cidr] })],
+        userData: Buffer.from(bastion.spec.userData ?? "", "base64").toString("utf8"),
+        sshd: { listenAddresses: [publicAddress], hostKeyTypes: BASTION_HOST_KEY_TYPES, options: BASTION_SSHD_OPTIONS },
+        wait: false,
+      });
+    }
+    await networks.exclusive(`machines/${namespace}`, async () => {
+      const sync = await syncBastionAccess(host, net, networks.leavingBastions);
       if (sync.failed.length > 0) {
         throw new Error(`could not allow the bastion on workers: ${sync.failed.map((f) => `${f.machine}: ${f.error.message}`).join("; ")}`);
       }
@@ -142,19 +150,24 @@ export class LocalBastionActuator implements Actuator {
     const machine = bastionMachineName(namespace, name);
     const net: NodeNetwork | undefined = await networks.nodeNetwork(namespace);
     let failedWorkers = 0;
-    await networks.exclusive(`machines/${namespace}`, async () => {
-      if (net) {
-        const sync = await syncBastionAccess(host, net, machine);
+    // Out of every worker's set first (also of sets that other bastions' changes rewrite meanwhile); the
+    // machine itself is stopped without holding the shoot's lock.
+    networks.leavingBastions.add(machine);
+    if (net) {
+      await networks.exclusive(`machines/${namespace}`, async () => {
+        const sync = await syncBastionAccess(host, net, networks.leavingBastions);
         for (const f of sync.failed) ctx.log.warn({ worker: f.machine, err: f.error.message, force }, "could not remove the bastion from a worker");
         failedWorkers = sync.failed.length;
-      }
-      try {
-        await host.stopMachine(machine);
-      } catch (err) {
-        ctx.log.warn({ machine, err: messageOf(err), force }, "could not stop the bastion machine");
-      }
-    });
-    const remaining = (await this.remainingResources(machine)) + (force ? 0 : failedWorkers);
+      });
+    }
+    try {
+      await host.stopMachine(machine);
+    } catch (err) {
+      ctx.log.warn({ machine, err: messageOf(err), force }, "could not stop the bastion machine");
+    }
+    const left = await this.remainingResources(machine);
+    if (left === 0) networks.leavingBastions.delete(machine);
+    const remaining = left + (force ? 0 : failedWorkers);
     if (remaining > 0 && !force) throw new RequeueAfterError(`waiting for ${remaining} bastion resources to be deleted`, this.deleteRequeueMs);
     await networks.release(POOL_PUBLIC, `bastion/${namespace}/${name}`);
     await networks.release(nodePool(namespace), `bastion/${name}`);
