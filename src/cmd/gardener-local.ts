@@ -3,6 +3,7 @@
 // the detached process `up` starts; it is not meant to be run by hand.
 import { Command, Option } from "commander";
 import { down, ensurePackages, requireRoot, status, up } from "../landscape/control.ts";
+import { installGardenctlConfig, uninstallGardenctlConfig } from "../landscape/gardenctl.ts";
 import { DEFAULT_PORTS, DEFAULT_PREFIX, Layout, type Ports } from "../landscape/layout.ts";
 import { superviseMain } from "../landscape/run.ts";
 
@@ -34,7 +35,11 @@ const program = new Command("gardener-local")
       "  DIR/garden.kubeconfig          garden administrator",
       "  DIR/garden-member.kubeconfig   admin of project local (no cluster-wide rights)",
       "  DIR/shoot-local.kubeconfig     administrator of the shoot's API server",
-      "  DIR/gardenctl/                 GCTL_HOME for `gardenctl ssh --garden local --project local --shoot local`",
+      "  DIR/gardenctl/                 GCTL_HOME for `gardenctl ssh --garden local --project local --shoot local`:",
+      "                                 garden local and a public-IP command (the host's public-network address)",
+      "The same gardenctl configuration goes to gardenctl's default file (~/.garden/gardenctl-v2.yaml, or",
+      "under $GCTL_HOME) when there is none yet, so that `gardenctl ssh --kubeconfig DIR/garden.kubeconfig",
+      "--project local --shoot local NODE` works as it is; `down` removes it again unless it was changed.",
       "Components keep running under a supervisor that restarts crashed ones; logs are in DIR/logs.",
       "`down` stops everything and removes every namespace, link, mount, process and nft table it created.",
     ].join("\n"),
@@ -53,6 +58,7 @@ program
       ensurePackages();
       const layout = new Layout(o.stateDir);
       await up(layout, { prefix: o.prefix, ports: parsePorts(o.ports), out });
+      out(installGardenctlConfig(layout, process.env));
       out(`landscape ready; kubeconfigs:\n  ${layout.gardenKubeconfig}\n  ${layout.memberKubeconfig}\n  ${layout.shootKubeconfig}`);
     } catch (err) {
       fail(err);
@@ -75,7 +81,10 @@ program
   .action(async (o: { stateDir: string; prefix: string }) => {
     try {
       requireRoot("down");
-      await down(new Layout(o.stateDir), o.prefix, out);
+      const layout = new Layout(o.stateDir);
+      await down(layout, o.prefix, out);
+      const removed = uninstallGardenctlConfig(layout);
+      if (removed) out(removed);
     } catch (err) {
       fail(err);
     }

@@ -138,7 +138,7 @@ export async function runLandscape(o: RunOptions, status: Status, onStop: (stop:
     writeKubeconfig(path, { server: gardenUrl, caPem: ca.certPem, clusterName: "garden", userName: user, user: await issueClientCertificate(ca, { commonName: user, organizations: groups }), ...(namespace ? { namespace } : {}) });
   await kubeconfig(layout.gardenletKubeconfig, seedUserName("local"), [SEEDS_GROUP]);
   await kubeconfig(layout.memberKubeconfig, MEMBER_USER, [], PROJECT_NAMESPACE);
-  writeGardenctlConfig(layout, networks.public.cidr);
+  writeGardenctlConfig(layout, networks.public.gateway);
   log("kubeconfigs written");
 
   await applySeedCRDs(seed);

@@ -19,9 +19,18 @@ const skip = skipUnlessRoot;
 const PREFIX = "gle-";
 const CLI = join(import.meta.dirname, "../../../bin/gardener-local.js");
 
+/** The user's environment: a home of the test's own (up writes gardenctl's default config there). */
+let home = "";
+function userEnv(): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, HOME: home };
+  delete env.GCTL_HOME;
+  delete env.GCTL_CONFIG_NAME;
+  return env;
+}
+
 function run(args: string[], timeoutMs = 180_000): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], { stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [CLI, ...args], { stdio: ["ignore", "pipe", "pipe"], env: userEnv() });
     let stdout = "", stderr = "";
     child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
     child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
@@ -51,6 +60,7 @@ describe("gardener-local e2e", { skip, timeout: 240_000 }, () => {
 
   before(() => {
     dir = mkdtempSync(join(tmpdir(), "gardener-local-e2e-"));
+    home = join(dir, "home");
     before0 = snapshot(dir);
   });
   after(async () => {
@@ -64,6 +74,7 @@ describe("gardener-local e2e", { skip, timeout: 240_000 }, () => {
     assert.match(r.stdout, /2 nodes registered/);
     assert.match(r.stdout, /landscape ready/);
     for (const f of ["garden.kubeconfig", "garden-member.kubeconfig", "shoot-local.kubeconfig"]) assert.ok(existsSync(join(dir, f)), f);
+    assert.match(r.stdout, /gardenctl: configured garden local in .*\/home\/\.garden\/gardenctl-v2\.yaml/);
     assert.equal(await nodesWithHostKeys(), 2);
   });
 
@@ -81,11 +92,12 @@ describe("gardener-local e2e", { skip, timeout: 240_000 }, () => {
     assert.equal(nodes.stdout.split("\n").filter((l) => l.includes("worker-w")).length, 2);
   });
 
-  test("README path: gardenctl ssh (garden local, the member) runs a command on a node through a bastion", async () => {
+  test("README path: gardenctl ssh with the garden kubeconfig runs a command on a node through a bastion, no --cidr", async () => {
     const gardenctl = join(import.meta.dirname, "../../../bin/gardenctl.js");
     const r = await new Promise<{ code: number | null; out: string }>((resolve) => {
-      const child = spawn(process.execPath, [gardenctl, "ssh", "--garden", "local", "--project", "local", "--shoot", "local", "shoot--local--local-worker-w1", "--", "hostname"], {
-        env: { ...process.env, GCTL_HOME: join(dir, "gardenctl") },
+      const args = ["ssh", "--kubeconfig", join(dir, "garden.kubeconfig"), "--project", "local", "--shoot", "local", "shoot--local--local-worker-w1", "--", "hostname"];
+      const child = spawn(process.execPath, [gardenctl, ...args], {
+        env: userEnv(),
         stdio: ["ignore", "pipe", "pipe"],
       });
       let out = "";
@@ -127,6 +139,9 @@ describe("gardener-local e2e", { skip, timeout: 240_000 }, () => {
   test("down leaves no namespace, link, mount, process or nft table behind", async () => {
     const r = await run(["down", ...args()]);
     assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /gardenctl: removed .*gardenctl-v2\.yaml/);
+    // (~/.garden itself stays: gardenctl keeps its node known_hosts cache there.)
+    assert.equal(existsSync(join(home, ".garden", "gardenctl-v2.yaml")), false, "gardenctl's default config written by up is gone");
     assert.deepEqual(snapshot(dir), before0);
     assert.match((await run(["status", "--state-dir", dir])).stdout, /not running/);
   });

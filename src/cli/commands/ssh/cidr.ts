@@ -1,12 +1,7 @@
 // The CIDRs allowed to reach the bastion (spec §4.1). Precedence: --cidr > --public-ip-command >
-// GCTL_PUBLIC_IP_COMMAND > config ssh.publicIPCommand. The public IPs come from a pluggable
-// strategy: "command" (the spec's default: a user-configured command prints them) or "local"
-// (for the local landscape, where the user's address on the public network is the address of
-// the interface routing to the bastion network). The strategy is chosen with
-// GCTL_PUBLIC_IP_STRATEGY (or config ssh.publicIPStrategy); "local" routes towards
-// GCTL_LOCAL_BASTION_NETWORK (or config ssh.localBastionNetwork).
+// GCTL_PUBLIC_IP_COMMAND > config ssh.publicIPCommand; the command prints the public IPs. (The local
+// landscape configures one that prints the host's address on its public network.)
 import { spawn } from "node:child_process";
-import { createSocket } from "node:dgram";
 import { isIP } from "node:net";
 import { parseCIDR } from "../../../api/cidr.ts";
 import { CLIError } from "./errors.ts";
@@ -17,7 +12,7 @@ export interface CIDRSettings {
   cidrs: string[];
   publicIpCommand?: string;
   env: NodeJS.ProcessEnv;
-  config?: { publicIPCommand?: string; publicIPStrategy?: string; localBastionNetwork?: string };
+  config?: { publicIPCommand?: string };
   signal?: AbortSignal;
   timeoutMs?: number;
 }
@@ -32,21 +27,11 @@ export async function determineCIDRs(s: CIDRSettings, log: Logger): Promise<stri
     }
     return s.cidrs;
   }
-  const strategy = s.env.GCTL_PUBLIC_IP_STRATEGY || s.config?.publicIPStrategy || "command";
-  let ips: string[];
-  if (strategy === "local") {
-    const target = s.env.GCTL_LOCAL_BASTION_NETWORK || s.config?.localBastionNetwork;
-    if (!target) throw new CLIError("public IP strategy \"local\" needs GCTL_LOCAL_BASTION_NETWORK (an address or CIDR of the bastion network)");
-    ips = [await localSourceAddress(target)];
-  } else if (strategy === "command") {
-    const cmd = s.publicIpCommand || s.env.GCTL_PUBLIC_IP_COMMAND || s.config?.publicIPCommand;
-    if (!cmd) throw new CLIError(NO_SOURCE);
-    ips = tokens(await runPublicIPCommand(cmd, s.timeoutMs ?? 60_000, s.signal));
-  } else {
-    throw new CLIError(`unknown public IP strategy ${JSON.stringify(strategy)}: use "command" or "local"`);
-  }
+  const cmd = s.publicIpCommand || s.env.GCTL_PUBLIC_IP_COMMAND || s.config?.publicIPCommand;
+  if (!cmd) throw new CLIError(NO_SOURCE);
+  const ips = tokens(await runPublicIPCommand(cmd, s.timeoutMs ?? 60_000, s.signal));
   if (ips.length === 0) throw new CLIError(NO_SOURCE);
-  const cidrs = toCIDRs(ips, strategy === "local", log);
+  const cidrs = toCIDRs(ips, log);
   log.info("Auto-detected your system's CIDR(s)", { cidr: cidrs.join(", ") });
   return cidrs;
 }
@@ -56,14 +41,14 @@ function tokens(out: string): string[] {
 }
 
 /** IPv4 -> /32, IPv6 -> /64 (masked, normalized), duplicates removed. */
-export function toCIDRs(ips: string[], allowLoopback: boolean, log: Logger): string[] {
+export function toCIDRs(ips: string[], log: Logger): string[] {
   const out: string[] = [];
   for (const ip of ips) {
     const family = isIP(ip);
     if (family === 0) throw new CLIError(`public IP command printed an invalid IP address: ${JSON.stringify(ip)}`);
     const loopback = family === 4 ? ip.startsWith("127.") : ip === "::1";
     const linkLocal = family === 4 ? ip.startsWith("169.254.") : /^fe[89ab]/i.test(ip);
-    if (isUnspecified(ip) || isMulticast(ip) || linkLocal || (loopback && !allowLoopback)) throw new CLIError(`public IP command returned a non-global unicast IP address: ${JSON.stringify(ip)}`);
+    if (isUnspecified(ip) || isMulticast(ip) || linkLocal || loopback) throw new CLIError(`public IP command returned a non-global unicast IP address: ${JSON.stringify(ip)}`);
     if (isPrivate(ip)) log.warn("the detected IP address is private; the bastion will only be reachable from that network", { ip });
     const cidr = family === 4 ? `${ip}/32` : `${maskV6(ip)}/64`;
     if (!out.includes(cidr)) out.push(cidr);
@@ -104,25 +89,6 @@ function runPublicIPCommand(cmd: string, timeoutMs: number, signal?: AbortSignal
       const last = stderr.trim().split("\n").pop() ?? "";
       const why = sig === "SIGTERM" ? "timeout" : sig ? `signal: ${sig}` : `exit status ${code}`;
       reject(new CLIError(`public IP command ${JSON.stringify(cmd)} failed: ${why}: ${last}`));
-    });
-  });
-}
-
-/** The local address the kernel would use to reach `target` (an IP or CIDR); sends nothing. */
-export function localSourceAddress(target: string): Promise<string> {
-  const ip = target.split("/")[0]!;
-  const family = isIP(ip);
-  if (family === 0) return Promise.reject(new CLIError(`invalid bastion network ${JSON.stringify(target)}`));
-  return new Promise((resolve, reject) => {
-    const sock = createSocket(family === 4 ? "udp4" : "udp6");
-    sock.on("error", (err) => {
-      sock.close();
-      reject(new CLIError(`could not determine the local address routing to ${target}: ${err.message}`));
-    });
-    sock.connect(9, ip, () => {
-      const addr = sock.address().address;
-      sock.close();
-      resolve(addr);
     });
   });
 }

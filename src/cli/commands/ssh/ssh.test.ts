@@ -7,7 +7,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseAuthorizedKey } from "../../../api/operations/sshkey.ts";
-import { determineCIDRs, localSourceAddress, toCIDRs } from "./cidr.ts";
+import { determineCIDRs, toCIDRs } from "./cidr.ts";
 import { escape } from "./escape.ts";
 import { checkPrivateKey, generateKeyPair } from "./keys.ts";
 import { Logger } from "./log.ts";
@@ -32,19 +32,21 @@ describe("escape", () => {
 describe("CIDRs", () => {
   test("IPv4 /32, IPv6 /64 masked, duplicates removed, non-global rejected", () => {
     const l = log();
-    assert.deepEqual(toCIDRs(["2001:db8::8a2e:370:7334", "192.0.2.42", "192.0.2.42"], false, l.log), ["2001:db8::/64", "192.0.2.42/32"]);
-    assert.deepEqual(toCIDRs(["2001:db8:1:2:3::1"], false, l.log), ["2001:db8:1:2::/64"]);
-    assert.throws(() => toCIDRs(["fe80::1"], false, l.log), /non-global unicast IP address: "fe80::1"/);
-    assert.throws(() => toCIDRs(["nope"], false, l.log), /printed an invalid IP address: "nope"/);
+    assert.deepEqual(toCIDRs(["2001:db8::8a2e:370:7334", "192.0.2.42", "192.0.2.42"], l.log), ["2001:db8::/64", "192.0.2.42/32"]);
+    assert.deepEqual(toCIDRs(["2001:db8:1:2:3::1"], l.log), ["2001:db8:1:2::/64"]);
+    assert.throws(() => toCIDRs(["fe80::1"], l.log), /non-global unicast IP address: "fe80::1"/);
+    assert.throws(() => toCIDRs(["nope"], l.log), /printed an invalid IP address: "nope"/);
   });
 
-  test("the public-IP command splits on whitespace and commas; the local strategy uses the routing source", async () => {
+  test("the public-IP command splits on whitespace and commas; its failure and silence are errors", async () => {
     const l = log();
     assert.deepEqual(await determineCIDRs({ cidrs: [], env: { GCTL_PUBLIC_IP_COMMAND: "echo 192.0.2.1,198.51.100.2" } }, l.log), ["192.0.2.1/32", "198.51.100.2/32"]);
     assert.match(l.text(), /^Auto-detected your system's CIDR\(s\) cidr="192.0.2.1\/32, 198.51.100.2\/32"$/m);
     await assert.rejects(determineCIDRs({ cidrs: [], env: { GCTL_PUBLIC_IP_COMMAND: "echo oops >&2; exit 3" } }, l.log), /public IP command "echo oops >&2; exit 3" failed: exit status 3: oops/);
-    assert.equal(await localSourceAddress("127.0.0.2/8"), "127.0.0.1");
-    assert.deepEqual(await determineCIDRs({ cidrs: [], env: { GCTL_PUBLIC_IP_STRATEGY: "local", GCTL_LOCAL_BASTION_NETWORK: "127.0.0.5" } }, l.log), ["127.0.0.1/32"]);
+    await assert.rejects(determineCIDRs({ cidrs: [], env: { GCTL_PUBLIC_IP_COMMAND: "true" } }, l.log), /could not determine the CIDR\(s\) allowed to reach the bastion: pass --cidr/);
+    await assert.rejects(determineCIDRs({ cidrs: [], env: {} }, l.log), /configure a public-IP command \(--public-ip-command, GCTL_PUBLIC_IP_COMMAND or ssh\.publicIPCommand\)/);
+    assert.deepEqual(await determineCIDRs({ cidrs: [], env: { GCTL_PUBLIC_IP_COMMAND: "echo 192.0.2.1" }, publicIpCommand: "echo 198.51.100.9", config: { publicIPCommand: "echo 203.0.113.1" } }, l.log), ["198.51.100.9/32"], "the flag first");
+    assert.deepEqual(await determineCIDRs({ cidrs: [], env: {}, config: { publicIPCommand: "echo 203.0.113.1" } }, l.log), ["203.0.113.1/32"], "the config last");
   });
 });
 

@@ -21,7 +21,7 @@ export interface GardenEntry {
 
 export interface GardenctlConfig {
   gardens?: GardenEntry[];
-  ssh?: { publicIPCommand?: string; publicIPStrategy?: string; localBastionNetwork?: string };
+  ssh?: { publicIPCommand?: string };
 }
 
 export interface Target {
