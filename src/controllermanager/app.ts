@@ -11,6 +11,8 @@ import type { Clock } from "../utils/clock.ts";
 import { addBastionController } from "./controller/bastion/add.ts";
 import type { BastionReconciler } from "./controller/bastion/reconciler.ts";
 import { addProjectController } from "./controller/project/add.ts";
+import { addShootBastionsController } from "./controller/shoot/add.ts";
+import type { ShootBastionsReconciler } from "./controller/shoot/reconciler.ts";
 
 export interface ControllerManagerOptions {
   /** A client of the garden API server. */
@@ -33,6 +35,7 @@ export interface ControllerManager {
   manager: Manager;
   bastion: { controller: Controller; reconciler: BastionReconciler };
   project: { controller: Controller };
+  shoot: { controller: Controller; reconciler: ShootBastionsReconciler };
   /** Resolves once the caches are synced (and, with leader election, the campaign began). */
   start(): Promise<void>;
   stop(): Promise<void>;
@@ -51,5 +54,6 @@ export function createControllerManager(o: ControllerManagerOptions): Controller
   });
   const bastion = addBastionController(manager, { maxLifetimeMs: o.bastionMaxLifetimeMs });
   const project = addProjectController(manager);
-  return { manager, bastion, project, start: () => manager.start(), stop: () => manager.stop() };
+  const shoot = addShootBastionsController(manager);
+  return { manager, bastion, project, shoot, start: () => manager.start(), stop: () => manager.stop() };
 }

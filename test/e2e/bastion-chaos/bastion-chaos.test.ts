@@ -24,14 +24,14 @@ import { type HostView, absentIn, bastionGone, bastionParts, gardenBastion, host
 
 const PREFIX = "glc-";
 const TTL_SECONDS = 20;
-/** 50 create/delete cycles in all: half while provider-local is killed, half while the gardenlet is. */
-const CYCLES_PER_COMPONENT = 25;
+/** 50 create/delete cycles while provider-local is killed at random points, 50 more while the gardenlet is. */
+const CYCLES_PER_COMPONENT = 50;
 const PARALLEL = 3;
 const SEED = Number(process.env.CHAOS_SEED ?? Date.now() % 2 ** 31);
 
 const progress = (line: string): void => void process.stderr.write(`${new Date().toISOString()} ${line}\n`);
 
-describe("bastions on the local landscape: expiry and chaos", { skip: skipUnlessRoot, timeout: 300_000 }, () => {
+describe("bastions on the local landscape: expiry and chaos", { skip: skipUnlessRoot, timeout: 480_000 }, () => {
   let l: Landscape;
   let before0: ReturnType<typeof hostSnapshot>;
   let baseline: HostView;

@@ -1,9 +1,11 @@
 // A Shoot that goes away, moves to another seed, hibernates or loses SSH access takes its
 // Bastions with it: the controller manager deletes the garden Bastions, the gardenlet and the
-// provider remove what is in the seed.
+// provider remove what is in the seed. A Shoot's deletion completes only after its Bastions are gone.
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import type { Shoot } from "../../../src/apis/gardencore/v1beta1/types.ts";
+import { ANNOTATION_CONFIRMATION_FORCE_DELETION, type Shoot } from "../../../src/apis/gardencore/v1beta1/types.ts";
+import { FINALIZER_BASTIONS, MESSAGE_STILL_BASTIONS } from "../../../src/controllermanager/controller/shoot/reconciler.ts";
+import { eventually } from "../../support/http.ts";
 import { isInvalid } from "../../../src/apimachinery/errors.ts";
 import type { Client } from "../../../src/client/client.ts";
 import { Bastions, Shoots } from "../../../src/client/garden.ts";
@@ -36,15 +38,42 @@ describe("bastions follow their shoot", () => {
 
   const patchShoot = (name: string, spec: Partial<Shoot["spec"]>) => ls.gardenAdmin.patch(Shoots, { namespace: PROJECT_NS, name }, { type: "merge", body: { spec } });
 
-  test("shoot deleted", async () => {
-    // As in a real garden, the Shoot's own finalizer keeps it (in deletion) while its Bastions are
-    // cleaned up: Bastion admission refuses every update, the gardenlet's finalizer removal
-    // included, once the Shoot is gone.
-    await twoReadyBastions("s-del", ["gardener"]);
-    await ls.gardenAdmin.delete(Shoots, { namespace: PROJECT_NS, name: "s-del" });
-    await bothGone("s-del");
-    await ls.gardenAdmin.patch(Shoots, { namespace: PROJECT_NS, name: "s-del" }, { type: "merge", body: { metadata: { finalizers: null } } });
-    assert.equal(await getOrUndefined(ls.gardenAdmin, Shoots, "s-del"), undefined);
+  test("shoot deleted: its deletion waits for its Bastions (`shoot has still Bastions`), then completes", async () => {
+    await twoReadyBastions("s-del");
+    await eventually("the Shoot carries the bastions finalizer", async () => ((await getOrUndefined(ls.gardenAdmin, Shoots, "s-del"))?.metadata.finalizers?.includes(FINALIZER_BASTIONS) ? true : undefined));
+    const release = ls.actuator.holdDeletion(`${technicalID("s-del")}/s-del-1`);
+    try {
+      await ls.gardenAdmin.delete(Shoots, { namespace: PROJECT_NS, name: "s-del" });
+      await gone(ls, "s-del", "s-del-2");
+      const waiting = await eventually("the Shoot says why it waits", async () => {
+        const shoot = await getOrUndefined(ls.gardenAdmin, Shoots, "s-del");
+        return (shoot?.status?.lastErrors as { description: string }[] | undefined)?.some((e) => e.description === MESSAGE_STILL_BASTIONS) ? shoot : undefined;
+      });
+      assert.ok(waiting.metadata.deletionTimestamp, "in deletion, not gone: s-del-1 still exists");
+      assert.ok(await getOrUndefined(ls.gardenAdmin, Bastions, "s-del-1"));
+    } finally {
+      release();
+    }
+    await gone(ls, "s-del", "s-del-1");
+    await eventually("the Shoot gone once its last Bastion is", async () => ((await getOrUndefined(ls.gardenAdmin, Shoots, "s-del")) === undefined ? true : undefined));
+  });
+
+  test("shoot force-deleted: its Bastions get the force-deletion confirmation", async () => {
+    await twoReadyBastions("s-force");
+    const release = ls.actuator.holdDeletion(`${technicalID("s-force")}/s-force-1`);
+    try {
+      const annotations = { [ANNOTATION_CONFIRMATION_FORCE_DELETION]: "true" };
+      await ls.gardenAdmin.patch(Shoots, { namespace: PROJECT_NS, name: "s-force" }, { type: "merge", body: { metadata: { annotations } } });
+      await ls.gardenAdmin.delete(Shoots, { namespace: PROJECT_NS, name: "s-force" });
+      await eventually("the remaining Bastion confirmed for force deletion", async () => {
+        const b = await getOrUndefined(ls.gardenAdmin, Bastions, "s-force-1");
+        return b === undefined || b.metadata.annotations?.[ANNOTATION_CONFIRMATION_FORCE_DELETION] === "true" ? true : undefined;
+      });
+    } finally {
+      release();
+    }
+    await gone(ls, "s-force", "s-force-1");
+    await eventually("the Shoot gone", async () => ((await getOrUndefined(ls.gardenAdmin, Shoots, "s-force")) === undefined ? true : undefined));
   });
 
   test("shoot moved to another seed (bastions are never migrated)", async () => {
