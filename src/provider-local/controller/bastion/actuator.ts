@@ -79,6 +79,8 @@ export class LocalBastionActuator implements Actuator {
     const machine = bastionMachineName(namespace, name);
     // The machine itself needs no lock (the work queue never runs one bastion twice at once, and
     // addresses come from the address book atomically); the workers' bastion sets do.
+    // A bastion of this name reconciled again is wanted (a forced removal may have left its name behind).
+    networks.leavingBastions.delete(machine);
     const existing = await host.machineStatus(machine);
     if (existing?.running) {
       const tables = await host.listTables(existing.netns);
