@@ -193,11 +193,7 @@ describe("gardenctl ssh: sessions", () => {
 
 /** Waits until the fake ssh of `run` (a record after the first `before`) hangs in its session. */
 async function sshHanging(e: Env, run: CLIRun, before: number): Promise<void> {
-  try {
-    await eventually("ssh running", () => (sshRecords(e).slice(before).some((r) => r.hanging) ? true : undefined), CLI_WAIT_MS);
-  } catch (err) {
-    throw new Error(`${(err as Error).message}\nstderr so far:\n${run.stderr()}`);
-  }
+  await run.until("ssh running", () => (sshRecords(e).slice(before).some((r) => r.hanging) ? true : undefined));
 }
 
 /** A TCP server that greets like sshd (for the availability probe). */

@@ -68,6 +68,8 @@ export interface CLIRun {
   stdout(): string;
   stderr(): string;
   exit: Promise<number | null>;
+  /** Polls `fn` like eventually(); a timeout's error carries the process's stderr so far. */
+  until<T>(what: string, fn: () => T | undefined, timeoutMs?: number): Promise<T>;
   /** Resolves once stderr (or stdout) matches. */
   waitFor(re: RegExp, stream?: "stderr" | "stdout", timeoutMs?: number): Promise<RegExpExecArray>;
   /** When (performance.now()) stderr first matched `re`, or undefined. */
@@ -102,6 +104,13 @@ export function gardenctl(e: Env, args: string[], o: RunOptions = {}): CLIRun {
     err += c.toString("utf8");
     arrivals.push({ at: performance.now(), length: err.length });
   });
+  async function until<T>(what: string, fn: () => T | undefined, timeoutMs = CLI_WAIT_MS): Promise<T> {
+    try {
+      return await eventually(what, fn, timeoutMs, 20);
+    } catch (e) {
+      throw new Error(`${(e as Error).message}\nstderr so far:\n${err}`);
+    }
+  }
   let exited = false;
   const exit = new Promise<number | null>((resolve) => child.once("exit", (code, signal) => ((exited = true), resolve(code ?? (signal ? -1 : null)))));
   return {
@@ -109,13 +118,8 @@ export function gardenctl(e: Env, args: string[], o: RunOptions = {}): CLIRun {
     stdout: () => out,
     stderr: () => err,
     exit,
-    waitFor: async (re, stream = "stderr", timeoutMs = CLI_WAIT_MS) => {
-      try {
-        return await eventually(`${re} on ${stream}`, () => re.exec(stream === "stderr" ? err : out) ?? undefined, timeoutMs, 20);
-      } catch (e) {
-        throw new Error(`${(e as Error).message}\nstderr so far:\n${err}`);
-      }
-    },
+    until,
+    waitFor: (re, stream = "stderr", timeoutMs = CLI_WAIT_MS) => until(`${re} on ${stream}`, () => re.exec(stream === "stderr" ? err : out) ?? undefined, timeoutMs),
     seenAt: (re) => {
       const m = re.exec(err);
       if (!m) return undefined;
