@@ -1,7 +1,7 @@
 // CIDR syntax as Go's net.ParseCIDR accepts it: an IPv4 or IPv6 address (no zone, IPv4 octets
 // without leading zeros), "/", and a decimal prefix length within the address family's bits.
 // Host bits may be set ("1.2.3.4/8" is valid).
-import { isIPv4, isIPv6 } from "node:net";
+import { BlockList, isIPv4, isIPv6 } from "node:net";
 
 export interface ParsedCIDR {
   family: 4 | 6;
@@ -25,4 +25,16 @@ export function parseCIDR(value: string): ParsedCIDR | undefined {
 
 export function isCIDR(value: string): boolean {
   return parseCIDR(value) !== undefined;
+}
+
+/**
+ * Whether `inner` is a strict subset of `outer` (as Kubernetes' NetworkPolicy requires of an
+ * ipBlock's `except` entries): the same address family, a longer prefix, and inside the range.
+ */
+export function isStrictSubnet(inner: ParsedCIDR, outer: ParsedCIDR): boolean {
+  if (inner.family !== outer.family || inner.prefix <= outer.prefix) return false;
+  const type = outer.family === 4 ? "ipv4" : "ipv6";
+  const range = new BlockList();
+  range.addSubnet(outer.address, outer.prefix, type);
+  return range.check(inner.address, type);
 }

@@ -191,3 +191,53 @@ describe("authorized_keys entries (D6)", { skip: hasKeygen ? false : "ssh-keygen
     assert.equal(trimKey("\u00a0a\u00a0"), "\u00a0a\u00a0");
   });
 });
+
+describe("authorized_keys entries are bounded in size and work", () => {
+  const E = Buffer.from([0x01, 0x00, 0x01]);
+  /** A modulus of exactly `bits` bits (top bit set, odd), with the sign byte mpints need. */
+  const modulus = (bits: number) => {
+    const bytes = Buffer.alloc(Math.ceil(bits / 8), 0xab);
+    bytes[0] = 1 << (bits - 1) % 8;
+    bytes[bytes.length - 1] |= 1;
+    return bytes[0]! & 0x80 ? Buffer.concat([Buffer.from([0]), bytes]) : bytes;
+  };
+  const rsa = (bits: number, comment = "") => line("ssh-rsa", Buffer.concat([str("ssh-rsa"), str(E), str(modulus(bits))]), comment);
+  const reason = (entry: string) => {
+    try {
+      parseAuthorizedKey(entry);
+    } catch (err) {
+      assert.ok(err instanceof SSHKeyError, String(err));
+      return err.message;
+    }
+    return "accepted";
+  };
+
+  it("accepts RSA moduli from 1024 to 16384 bits, OpenSSH's range", () => {
+    assert.equal(reason(rsa(1024)), "accepted");
+    assert.equal(reason(rsa(16384)), "accepted");
+    assert.equal(reason(rsa(1023)), "RSA modulus too small");
+    assert.equal(reason(rsa(16385)), "RSA modulus too large");
+    // One byte more than the sign byte allows is refused before it becomes a number.
+    assert.equal(reason(line("ssh-rsa", Buffer.concat([str("ssh-rsa"), str(E), str(Buffer.concat([Buffer.alloc(2), modulus(16384)]))]))), "integer in key data longer than 16384 bits");
+  });
+
+  it("refuses a 17-megabit modulus at once, by its length", () => {
+    const started = performance.now();
+    assert.equal(reason(rsa(17_000_000)), "key longer than 32768 characters");
+    assert.ok(performance.now() - started < 500, "decided without parsing the modulus");
+  });
+
+  it("bounds the blob of every key type and the whole entry", () => {
+    // A security key whose application string makes the blob larger than OpenSSH accepts.
+    const sk = Buffer.concat([str("sk-ssh-ed25519@openssh.com"), str(Buffer.alloc(32, 7)), str("ssh:")]);
+    assert.equal(reason(line("sk-ssh-ed25519@openssh.com", sk)), "accepted");
+    const big = Buffer.concat([str("sk-ssh-ed25519@openssh.com"), str(Buffer.alloc(32, 7)), str("x".repeat(17_000))]);
+    assert.equal(reason(line("sk-ssh-ed25519@openssh.com", big)), "key data longer than 16384 bytes");
+    // DSA numbers larger than DSA's are refused before conversion.
+    const dsa = Buffer.concat([str("ssh-dss"), str(Buffer.alloc(4000, 0x11)), str(Buffer.alloc(20, 1)), str(Buffer.from([2])), str(Buffer.from([3]))]);
+    assert.equal(reason(line("ssh-dss", dsa)), "integer in key data longer than 1024 bits");
+    // A valid key with a comment that makes the entry too long.
+    assert.equal(reason(rsa(2048, "c".repeat(32 * 1024))), "key longer than 32768 characters");
+    assert.equal(reason(rsa(2048, "c".repeat(1000))), "accepted");
+  });
+});

@@ -2,9 +2,16 @@
 // surrounding ASCII whitespace, a single line without control characters of the form
 // `<type> <base64> [comment]`, where the blob is standard padded base64 of a well-formed key whose
 // embedded type equals <type>. Options, `#` lines, blank values and further keys are rejected.
-import { SSH_KEY_TYPES, SSHKeyError, parsePublicKeyBlob } from "./sshwire.ts";
+import { MAX_BLOB_BYTES, SSH_KEY_TYPES, SSHKeyError, parsePublicKeyBlob } from "./sshwire.ts";
 
 export { SSH_KEY_TYPES, SSHKeyError, parsePublicKeyBlob } from "./sshwire.ts";
+
+/**
+ * The longest entry accepted: the base64 of the largest blob OpenSSH handles plus room for the
+ * type and a comment. Checked before any parsing, so the work per key is bounded.
+ */
+export const MAX_AUTHORIZED_KEY_LENGTH = 32 * 1024;
+const MAX_BASE64_LENGTH = Math.ceil(MAX_BLOB_BYTES / 3) * 4;
 
 export interface AuthorizedKey {
   type: string;
@@ -30,6 +37,7 @@ export function trimKey(value: string): string {
 
 /** Parses one entry; throws SSHKeyError saying what is wrong. */
 export function parseAuthorizedKey(value: string): AuthorizedKey {
+  if (value.length > MAX_AUTHORIZED_KEY_LENGTH) throw new SSHKeyError(`key longer than ${MAX_AUTHORIZED_KEY_LENGTH} characters`);
   const line = trimKey(value);
   if (line === "") throw new SSHKeyError("empty key");
   if (CONTROL.test(line)) throw new SSHKeyError("key must be a single line without control characters");
@@ -37,6 +45,7 @@ export function parseAuthorizedKey(value: string): AuthorizedKey {
   if (!m) throw new SSHKeyError("key must have the form <type> <base64> [comment]");
   const [, type, b64, comment] = m as unknown as [string, string, string, string | undefined];
   if (!SSH_KEY_TYPES.includes(type)) throw new SSHKeyError(`unsupported key type ${JSON.stringify(type)}`);
+  if (b64.length > MAX_BASE64_LENGTH) throw new SSHKeyError(`key data longer than ${MAX_BLOB_BYTES} bytes`);
   if (b64.length % 4 !== 0 || !BASE64_CHARS.test(b64)) throw new SSHKeyError("key data is not standard base64");
   const blob = Buffer.from(b64, "base64");
   const embedded = parsePublicKeyBlob(blob).type;

@@ -12,6 +12,12 @@ export class SSHKeyError extends Error {
 
 export const CERT_SUFFIX = "-cert-v01@openssh.com";
 
+/** OpenSSH's largest public key or certificate blob (SSH_MAX_PUBKEY_BYTES). */
+export const MAX_BLOB_BYTES = 16 * 1024;
+/** OpenSSH's largest RSA modulus (SSH_RSA_MAXIMUM_MODULUS_SIZE) and smallest it accepts. */
+export const MAX_RSA_BITS = 16 * 1024;
+const MIN_RSA_BITS = 1024;
+
 /** Plain key types with the size of their curve coordinates, where they have one. */
 const ECDSA_CURVES: Record<string, { curve: string; jwk: string; coord: number }> = {
   "ecdsa-sha2-nistp256": { curve: "nistp256", jwk: "P-256", coord: 32 },
@@ -72,11 +78,13 @@ export class WireReader {
   text(): string {
     return this.string().toString("latin1");
   }
-  /** A non-negative mpint (two's complement, big-endian) as a BigInt. */
-  mpint(): bigint {
+  /** A non-negative mpint (two's complement, big-endian) of at most maxBits bits, as a BigInt. */
+  mpint(maxBits: number): bigint {
     const b = this.string();
     if (b.length === 0) return 0n;
     if (b[0]! & 0x80) throw new SSHKeyError("negative integer in key data");
+    // One leading zero byte keeps the sign of a number whose top bit is set.
+    if (b.length > Math.ceil(maxBits / 8) + 1) throw new SSHKeyError(`integer in key data longer than ${maxBits} bits`);
     return BigInt(`0x${b.toString("hex")}`);
   }
   remaining(): number {
@@ -90,15 +98,17 @@ export class WireReader {
 const bitLength = (n: bigint): number => (n === 0n ? 0 : n.toString(2).length);
 
 function readRSA(r: WireReader): void {
-  const e = r.mpint();
-  const n = r.mpint();
+  const e = r.mpint(24);
+  const n = r.mpint(MAX_RSA_BITS);
   if (bitLength(e) > 24 || e < 3n || e % 2n === 0n) throw new SSHKeyError("invalid RSA exponent");
-  // OpenSSH refuses moduli below 1024 bits, so such a key could never log in.
-  if (bitLength(n) < 1024) throw new SSHKeyError("RSA modulus too small");
+  // OpenSSH refuses moduli outside 1024..16384 bits, so such a key could never log in.
+  const bits = bitLength(n);
+  if (bits < MIN_RSA_BITS) throw new SSHKeyError("RSA modulus too small");
+  if (bits > MAX_RSA_BITS) throw new SSHKeyError("RSA modulus too large");
 }
 
 function readDSA(r: WireReader): void {
-  const [p, q, g, y] = [r.mpint(), r.mpint(), r.mpint(), r.mpint()];
+  const [p, q, g, y] = [r.mpint(1024), r.mpint(160), r.mpint(1024), r.mpint(1024)];
   if (bitLength(p) !== 1024 || bitLength(q) !== 160) throw new SSHKeyError("unsupported DSA key size");
   if (g <= 1n || g >= p || y <= 1n || y >= p) throw new SSHKeyError("invalid DSA key");
 }
@@ -190,6 +200,7 @@ function readCertFields(r: WireReader, plain: string): void {
 
 /** Parses a public key or certificate blob; returns its embedded type. Throws SSHKeyError. */
 export function parsePublicKeyBlob(blob: Buffer): { type: string } {
+  if (blob.length > MAX_BLOB_BYTES) throw new SSHKeyError(`key data longer than ${MAX_BLOB_BYTES} bytes`);
   const r = new WireReader(blob);
   const type = r.text();
   const plain = plainTypeOfCert(type);

@@ -1,6 +1,8 @@
 import assert from "node:assert/strict";
 import { beforeEach, describe, it } from "node:test";
+import { SEEDS_GROUP } from "../../apis/gardencore/v1beta1/types.ts";
 import type { KubeObject } from "../../apis/meta/v1/types.ts";
+import { seedUserName } from "../../api/gardencore/identity.ts";
 import { StatusError } from "../../apimachinery/errors.ts";
 import type { AdmissionAttributes, Operation } from "../../apiserver/admission/types.ts";
 import { FakeClient } from "../../apiserver/authorization/testing/fake-client.ts";
@@ -15,6 +17,7 @@ const shootDef = defs.find((d) => d.plural === "shoots")!;
 const SHOOTS = { group: "core.gardener.cloud", resource: "shoots" };
 const NS = "garden-dev";
 const alice = { username: "alice", groups: ["system:authenticated"] };
+const gardenlet = (seed: string) => ({ username: seedUserName(seed), groups: [SEEDS_GROUP, "system:authenticated"] });
 
 const shoot = (spec: Record<string, unknown> = {}, meta: Record<string, unknown> = {}): KubeObject => ({
   metadata: { name: "local", namespace: NS, uid: "shoot-uid", ...meta },
@@ -114,8 +117,9 @@ describe("admission plugin Bastion (§7)", () => {
     err = await rejection(plugin, attrs("UPDATE", bastion(), { oldObject: bastion() }));
     assert.equal(err.code, 422);
     // ... but a Bastion being deleted may still drop its finalizers when its Shoot is gone.
-    const deleting = bastion({}, { deletionTimestamp: "2026-01-01T00:00:00Z", finalizers: [] });
-    await plugin.admit(attrs("UPDATE", deleting, { oldObject: bastion({}, { deletionTimestamp: "2026-01-01T00:00:00Z", finalizers: ["gardener"] }) }), client);
+    const deleting = bastion({}, { finalizers: [] });
+    const storedDeleting = bastion({ seedName: "seed-1" }, { deletionTimestamp: "2026-01-01T00:00:00Z", finalizers: ["gardener"] });
+    await plugin.admit(attrs("UPDATE", deleting, { oldObject: storedDeleting, user: gardenlet("seed-1") }), client);
     const broken = { ...client, get: () => Promise.reject(new Error("etcd is down")) } as unknown as InternalClient;
     err = await rejection(plugin, attrs("CREATE", bastion()), broken);
     assert.deepEqual([err.code, err.message], [500, "Internal error occurred: could not get shoot garden-dev/local: etcd is down"]);
@@ -147,7 +151,7 @@ describe("admission plugin Bastion (§7)", () => {
     await client.create(SHOOTS, shoot({ hibernation: { enabled: true }, provider: { type: "local", workers: [] } }, { deletionTimestamp: "2026-01-01T00:00:00Z" }));
     const old = bastion({ seedName: "seed-1", providerType: "local" }, { finalizers: ["gardener"], deletionTimestamp: "2026-01-01T00:00:00Z" });
     const obj = bastion({}, { deletionTimestamp: "2026-01-01T00:00:00Z" });
-    await new BastionAdmission().admit(attrs("UPDATE", obj, { oldObject: old }), client);
+    await new BastionAdmission().admit(attrs("UPDATE", obj, { oldObject: old, user: gardenlet("seed-1") }), client);
     assert.equal((obj.spec as Record<string, unknown>).seedName, "seed-1");
   });
 
@@ -158,6 +162,64 @@ describe("admission plugin Bastion (§7)", () => {
     // A semantically equal ingress is no change, whoever sends it.
     const bob = { username: "bob", groups: [] };
     await new BastionAdmission().admit(attrs("UPDATE", bastion({ ingress: [{ ipBlock: { cidr: "1.2.3.4/32", except: [] } }] }), { oldObject: old, user: bob }), client);
+  });
+
+  describe("decides UPDATEs from the stored object, never from the request's claims", () => {
+    const noSSH = { provider: { type: "local", workers: [{ name: "w" }], workersSettings: { sshAccess: { enabled: false } } } };
+    const claimsDeletion = { deletionTimestamp: "2026-01-01T00:00:00Z" };
+    const stored = (spec: Record<string, unknown> = {}, meta: Record<string, unknown> = {}) =>
+      bastion({ seedName: "seed-1", providerType: "local", ...spec }, { annotations: { "gardener.cloud/created-by": "alice" }, ...meta });
+
+    it("a claimed deletionTimestamp lets no keepalive through when SSH access is off", async () => {
+      await client.create(SHOOTS, shoot(noSSH));
+      const keepalive = bastion({}, { ...claimsDeletion, annotations: { "gardener.cloud/operation": "keepalive" } });
+      const err = await rejection(new BastionAdmission(), attrs("UPDATE", keepalive, { oldObject: stored() }));
+      assert.equal(err.code, 422);
+      assert.match(err.message, /ssh access is disabled for worker nodes$/);
+    });
+
+    it("a claimed deletionTimestamp does not make a Bastion of a deleted shoot updatable, nor movable", async () => {
+      const moved = bastion({ seedName: "seed-2", providerType: "other" }, claimsDeletion);
+      const err = await rejection(new BastionAdmission(), attrs("UPDATE", moved, { oldObject: stored() }));
+      assert.match(err.message, /shoot garden-dev\/local not found$/);
+    });
+
+    it("a Bastion being deleted whose shoot is gone keeps its seed, provider and owners", async () => {
+      const ref = { apiVersion: "core.gardener.cloud/v1beta1", kind: "Shoot", name: "local", uid: "shoot-uid", controller: true, blockOwnerDeletion: true };
+      const obj = bastion({ seedName: "seed-2", providerType: "other" }, { finalizers: ["gardener"], ownerReferences: [{ apiVersion: "v1", kind: "ConfigMap", name: "x", uid: "x" }] });
+      await new BastionAdmission().admit(attrs("UPDATE", obj, { oldObject: stored({}, { ...claimsDeletion, ownerReferences: [ref] }) }), client);
+      assert.deepEqual([(obj.spec as Record<string, unknown>).seedName, (obj.spec as Record<string, unknown>).providerType], ["seed-1", "local"]);
+      assert.deepEqual(obj.metadata.ownerReferences, [ref]);
+    });
+
+    it("a changed shootRef is not looked at: the stored shoot decides", async () => {
+      await client.create(SHOOTS, shoot(noSSH));
+      await client.create(SHOOTS, { ...shoot(), metadata: { name: "open", namespace: NS, uid: "open-uid" } });
+      const err = await rejection(new BastionAdmission(), attrs("UPDATE", bastion({ shootRef: { name: "open" } }), { oldObject: stored() }));
+      assert.match(err.message, /spec\.shootRef\.name: Invalid value: "local": ssh access is disabled for worker nodes$/);
+    });
+
+    it("a claimed creator annotation does not make someone the creator", async () => {
+      await client.create(SHOOTS, shoot());
+      const obj = bastion({ ingress: [{ ipBlock: { cidr: "0.0.0.0/0" } }] }, { annotations: { "gardener.cloud/created-by": "bob" } });
+      const err = await rejection(new BastionAdmission(), attrs("UPDATE", obj, { oldObject: stored(), user: { username: "bob", groups: [] } }));
+      assert.equal(err.code, 403);
+    });
+
+    it("only the gardenlet of the stored seed (or system:masters) may remove finalizer gardener", async () => {
+      await client.create(SHOOTS, shoot());
+      const plugin = new BastionAdmission();
+      const release = (user: AdmissionAttributes["user"], spec: Record<string, unknown> = {}) =>
+        plugin.admit(attrs("UPDATE", bastion(spec, { finalizers: ["other"] }), { oldObject: stored({}, { ...claimsDeletion, finalizers: ["gardener"] }), user }), client);
+      let err = await release(alice).then(() => undefined, (e: StatusError) => e);
+      assert.deepEqual([err?.code, err?.message], [403, 'bastions.operations.gardener.cloud "cli-1" is forbidden: only the gardenlet of seed seed-1 may remove finalizer gardener']);
+      err = await release(gardenlet("seed-2"), { seedName: "seed-2" }).then(() => undefined, (e: StatusError) => e);
+      assert.equal(err?.code, 403, "claiming the other seed in the request does not help");
+      await release(gardenlet("seed-1"));
+      await release({ username: "admin", groups: ["system:masters"] });
+      // Other finalizers stay anyone's to change.
+      await plugin.admit(attrs("UPDATE", bastion({}, { finalizers: ["gardener"] }), { oldObject: stored({}, { finalizers: ["gardener", "other"] }) }), client);
+    });
   });
 
   it("merges owner references by uid", () => {

@@ -1,14 +1,18 @@
 // Admission plugin `Bastion` (spec/bastion.md §7): binds a garden Bastion to its Shoot's seed and
 // provider and refuses Bastions for shoots that cannot have one. Mutating; CREATE and UPDATE of
 // the main `bastions` resource only. Guard clauses in the spec's order, with Gardener's messages.
-import { ANNOTATION_CREATED_BY, API_VERSION as CORE_API_VERSION, type Shoot } from "../../apis/gardencore/v1beta1/types.ts";
+// On UPDATE every decision reads the stored object (deletion, creator, shoot, seed, owners,
+// finalizers), never the request's claims about itself.
+import { ANNOTATION_CREATED_BY, API_VERSION as CORE_API_VERSION, FINALIZER_GARDENER, type Shoot } from "../../apis/gardencore/v1beta1/types.ts";
 import type { KubeObject, OwnerReference } from "../../apis/meta/v1/types.ts";
 import { GROUP, KIND_BASTION, RESOURCE_BASTIONS, type Bastion } from "../../apis/operations/v1alpha1/types.ts";
+import { seedNameOfUser } from "../../api/gardencore/identity.ts";
 import { isHibernated, isSSHAccessEnabled, providerTypeOf, seedNameOf } from "../../api/gardencore/shoot.ts";
 import { semanticEqual } from "../../api/equality.ts";
 import { newBadRequest, newForbidden, newInternalError, newInvalid, type StatusError } from "../../apimachinery/errors.ts";
 import { Path, invalid, required } from "../../apimachinery/field/errors.ts";
 import type { AdmissionAttributes, AdmissionPlugin } from "../../apiserver/admission/types.ts";
+import { GROUP_MASTERS, type UserInfo } from "../../apiserver/authentication/types.ts";
 import type { InternalClient } from "../../apiserver/registry/client.ts";
 
 export const PLUGIN_NAME = "Bastion";
@@ -47,6 +51,30 @@ function setOrDelete(spec: Bastion["spec"], field: "seedName" | "providerType", 
   else delete spec[field];
 }
 
+function shootNameOf(bastion: Bastion): string {
+  const ref = bastion.spec.shootRef;
+  return isRecord(ref) && typeof ref.name === "string" ? ref.name : "";
+}
+
+/**
+ * UPDATE: the fields clients never change are taken from the stored object, whatever the request
+ * says (the seed binding, the provider, the owner references); the stored object alone then
+ * decides (deletion, creator, shoot).
+ */
+function keepStored(bastion: Bastion, old: Bastion): void {
+  setOrDelete(bastion.spec, "seedName", old.spec.seedName);
+  setOrDelete(bastion.spec, "providerType", old.spec.providerType);
+  if (old.metadata.ownerReferences?.length) bastion.metadata.ownerReferences = structuredClone(old.metadata.ownerReferences);
+  else delete bastion.metadata.ownerReferences;
+}
+
+/** Only the gardenlet of the Bastion's seed (or system:masters) may release its seed-side cleanup. */
+function mayRemoveGardenerFinalizer(user: UserInfo, old: Bastion): boolean {
+  if (user.groups.includes(GROUP_MASTERS)) return true;
+  const seed = seedNameOfUser(user);
+  return seed !== undefined && seed === old.spec.seedName;
+}
+
 export class BastionAdmission implements AdmissionPlugin {
   readonly name = PLUGIN_NAME;
 
@@ -62,16 +90,27 @@ export class BastionAdmission implements AdmissionPlugin {
     const bastion = asBastion(attrs.object);
     if (!bastion) throw newBadRequest("could not convert object to Bastion");
     const name = bastion.metadata.name ?? attrs.name;
+    // Every decision on UPDATE reads the stored object, never what the request claims about itself.
+    const old = isCreate ? undefined : asBastion(structuredClone(attrs.oldObject));
+    if (!isCreate && !old) throw newInternalError(new Error(`no stored Bastion ${name} to update`));
 
-    const shootName = isRecord(bastion.spec.shootRef) && typeof bastion.spec.shootRef.name === "string" ? bastion.spec.shootRef.name : "";
-    if (shootName === "") throw newInvalid(GK, name, [required(SHOOT_PATH, "shoot is required")]);
+    const requestedShoot = shootNameOf(bastion);
+    if (requestedShoot === "") throw newInvalid(GK, name, [required(SHOOT_PATH, "shoot is required")]);
+    // A changed shootRef is refused by validation (field is immutable); the stored one decides.
+    const shootName = old ? shootNameOf(old) || requestedShoot : requestedShoot;
     const rejectFor = (detail: string): StatusError => newInvalid(GK, name, [invalid(SHOOT_PATH, shootName, detail)]);
 
-    const old = attrs.oldObject as Bastion | undefined;
-    if (!isCreate && old && !semanticEqual(bastion.spec.ingress, old.spec?.ingress)) {
-      const creator = old.metadata.annotations?.[ANNOTATION_CREATED_BY] ?? "";
-      if (creator === "" || creator !== attrs.user.username) {
-        throw newForbidden(BASTIONS, name, `only the creator of this bastion (${creator}) may change spec.ingress`);
+    if (old) {
+      keepStored(bastion, old);
+      if (!semanticEqual(bastion.spec.ingress, old.spec.ingress)) {
+        const creator = old.metadata.annotations?.[ANNOTATION_CREATED_BY] ?? "";
+        if (creator === "" || creator !== attrs.user.username) {
+          throw newForbidden(BASTIONS, name, `only the creator of this bastion (${creator}) may change spec.ingress`);
+        }
+      }
+      const releases = old.metadata.finalizers?.includes(FINALIZER_GARDENER) && !bastion.metadata.finalizers?.includes(FINALIZER_GARDENER);
+      if (releases && !mayRemoveGardenerFinalizer(attrs.user, old)) {
+        throw newForbidden(BASTIONS, name, `only the gardenlet of seed ${old.spec.seedName ?? ""} may remove finalizer ${FINALIZER_GARDENER}`);
       }
     }
 
@@ -83,25 +122,23 @@ export class BastionAdmission implements AdmissionPlugin {
       const msg = err instanceof Error ? err.message : String(err);
       throw newInternalError(new Error(`could not get shoot ${namespace}/${shootName}: ${msg}`));
     }
-    // Decision: a Bastion being deleted stays updatable once its Shoot is gone, so that its
-    // finalizers can be removed (Gardener relies on Shoot deletion waiting for its Bastions,
+    // Decision: a Bastion being deleted (as stored) stays updatable once its Shoot is gone, so that
+    // its finalizers can be removed (Gardener relies on Shoot deletion waiting for its Bastions,
     // which would otherwise strand them when a Shoot disappears first).
-    if (!shoot && !isCreate && bastion.metadata.deletionTimestamp) return;
+    const deleting = Boolean(old?.metadata.deletionTimestamp);
+    if (!shoot && deleting) return;
     if (!shoot) throw rejectFor(`shoot ${namespace}/${shootName} not found`);
     if (isCreate && shoot.metadata.deletionTimestamp) throw rejectFor("shoot is in deletion");
     if (seedNameOf(shoot) === "") throw rejectFor("shoot is not yet assigned to a seed");
     if (isCreate && isHibernated(shoot)) throw rejectFor("shoot is hibernated");
-    if (!bastion.metadata.deletionTimestamp && !isSSHAccessEnabled(shoot)) throw rejectFor("ssh access is disabled for worker nodes");
+    if (!deleting && !isSSHAccessEnabled(shoot)) throw rejectFor("ssh access is disabled for worker nodes");
 
     if (isCreate) {
       setOrDelete(bastion.spec, "seedName", seedNameOf(shoot));
       setOrDelete(bastion.spec, "providerType", providerTypeOf(shoot));
       bastion.metadata.annotations = { ...(bastion.metadata.annotations ?? {}), [ANNOTATION_CREATED_BY]: attrs.user.username };
-    } else {
-      // Bastions never move: a Shoot migrated to another seed gets its Bastions deleted (GCM), not re-bound.
-      setOrDelete(bastion.spec, "seedName", old?.spec?.seedName);
-      setOrDelete(bastion.spec, "providerType", old?.spec?.providerType);
     }
+    // Bastions never move: a Shoot migrated to another seed gets its Bastions deleted (GCM), not re-bound.
     const owner: OwnerReference = {
       apiVersion: CORE_API_VERSION,
       kind: "Shoot",

@@ -17,7 +17,7 @@ const errors = (b: Bastion) => validateBastion(b).map(formatFieldError);
 describe("Bastion validation (§5)", () => {
   it("accepts a complete Bastion, IPv6 CIDRs and CIDRs with host bits", () => {
     assert.deepEqual(errors(bastion()), []);
-    assert.deepEqual(errors(bastion({ ingress: [{ ipBlock: { cidr: "1.2.3.4/8" } }, { ipBlock: { cidr: "2001:db8::1/64", except: ["junk"] } }] })), []);
+    assert.deepEqual(errors(bastion({ ingress: [{ ipBlock: { cidr: "1.2.3.4/8" } }, { ipBlock: { cidr: "2001:db8::1/64", except: ["2001:db8::1:0/112"] } }] })), []);
     assert.deepEqual(errors(bastion({}, { name: undefined, generateName: "cli-" })), []);
   });
 
@@ -48,6 +48,33 @@ describe("Bastion validation (§5)", () => {
     for (const key of [`no-pty ${KEY}`, `${KEY}\n${KEY}`, "#", " ", `ssh-rsa ${KEY.split(" ")[1]}`]) {
       assert.deepEqual(errors(bastion({ sshPublicKey: key })), [`spec.sshPublicKey: Invalid value: ${JSON.stringify(key)}: invalid sshPublicKey`]);
     }
+  });
+
+  it("bounds the key's length without echoing it", () => {
+    const long = `${KEY} ${"c".repeat(40_000)}`;
+    assert.deepEqual(errors(bastion({ sshPublicKey: long })), ["spec.sshPublicKey: Too long: may not be more than 32768 bytes"]);
+  });
+
+  it("validates ipBlock.except as Kubernetes' NetworkPolicy: valid CIDRs strictly inside cidr, same family", () => {
+    const except = (cidr: string, entries: unknown[]) => errors(bastion({ ingress: [{ ipBlock: { cidr: "1.2.3.4/32" } }, { ipBlock: { cidr, except: entries } }] }));
+    assert.deepEqual(except("10.0.0.0/8", ["10.1.0.0/16", "10.255.255.255/32", "10.1.2.3/24"]), []);
+    assert.deepEqual(except("2001:db8::/32", ["2001:db8:ffff::/48"]), []);
+    const subset = (j: number, v: string) => `spec.ingress[1].ipBlock.except[${j}]: Invalid value: "${v}": must be a strict subset of \`cidr\``;
+    const cidrValue = (j: number, v: string) => `spec.ingress[1].ipBlock.except[${j}]: Invalid value: ${JSON.stringify(v)}: must be a valid CIDR value, (e.g. 10.9.8.0/24 or 2001:db8::/64)`;
+    assert.deepEqual(except("10.0.0.0/8", ["junk", "", "10.0.0.0/33", "10.0.0.0/8", "10.0.0.0/7", "11.0.0.0/16", "::/0", "2001:db8::/64", 7]), [
+      cidrValue(0, "junk"),
+      cidrValue(1, ""),
+      cidrValue(2, "10.0.0.0/33"),
+      subset(3, "10.0.0.0/8"),
+      subset(4, "10.0.0.0/7"),
+      subset(5, "11.0.0.0/16"),
+      subset(6, "::/0"),
+      subset(7, "2001:db8::/64"),
+      cidrValue(8, ""),
+    ]);
+    assert.deepEqual(except("2001:db8::/32", ["10.0.0.0/16", "2001:db9::/48"]), [subset(0, "10.0.0.0/16"), subset(1, "2001:db9::/48")]);
+    // Against an invalid cidr only the syntax of the entries is checked (the cidr has its own error).
+    assert.deepEqual(except("nope", ["10.0.0.0/16", "x"]), ['spec.ingress: Invalid value: "nope": invalid CIDR', cidrValue(1, "x")]);
   });
 
   it("requires name and namespace and a DNS-1123 label as name", () => {

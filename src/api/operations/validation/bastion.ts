@@ -4,11 +4,11 @@
 import { ANNOTATION_CREATED_BY } from "../../../apis/gardencore/v1beta1/types.ts";
 import type { ObjectMeta } from "../../../apis/meta/v1/types.ts";
 import type { Bastion } from "../../../apis/operations/v1alpha1/types.ts";
-import { type FieldError, Path, invalid } from "../../../apimachinery/field/errors.ts";
+import { type FieldError, Path, invalid, tooLong } from "../../../apimachinery/field/errors.ts";
 import { nameIsDNSLabel } from "../../../apimachinery/validation/names.ts";
 import { validateImmutableField, validateObjectMetaCreate, validateObjectMetaUpdate } from "../../../apimachinery/validation/objectmeta.ts";
-import { isCIDR } from "../../cidr.ts";
-import { isValidAuthorizedKey } from "../sshkey.ts";
+import { isCIDR, isStrictSubnet, parseCIDR } from "../../cidr.ts";
+import { MAX_AUTHORIZED_KEY_LENGTH, isValidAuthorizedKey } from "../sshkey.ts";
 
 const SPEC = Path.root("spec");
 
@@ -21,7 +21,10 @@ function record(v: unknown): Record<string, unknown> {
 
 const text = (v: unknown): string => (typeof v === "string" ? v : "");
 
-/** §5.1 rules on `spec`. CIDR errors use the path `spec.ingress` without an index, as Gardener does. */
+/**
+ * §5.1 rules on `spec`. CIDR errors use the path `spec.ingress` without an index, as Gardener does;
+ * `except` entries are checked as Kubernetes checks NetworkPolicy ipBlocks, with its paths and messages.
+ */
 export function validateBastionSpec(specValue: unknown): FieldError[] {
   const errs: FieldError[] = [];
   const spec = record(specValue);
@@ -30,15 +33,36 @@ export function validateBastionSpec(specValue: unknown): FieldError[] {
 
   const key = text(spec.sshPublicKey);
   if (key === "") errs.push(invalid(SPEC.child("sshPublicKey"), key, "sshPublicKey must not be empty"));
+  // As Kubernetes' TooLong: the value is not echoed back.
+  else if (key.length > MAX_AUTHORIZED_KEY_LENGTH) errs.push(tooLong(SPEC.child("sshPublicKey"), undefined, `may not be more than ${MAX_AUTHORIZED_KEY_LENGTH} bytes`));
   else if (!isValidAuthorizedKey(key)) errs.push(invalid(SPEC.child("sshPublicKey"), key, "invalid sshPublicKey"));
 
   const ingress = Array.isArray(spec.ingress) ? spec.ingress : [];
   if (ingress.length === 0) errs.push(invalid(SPEC.child("ingress"), spec.ingress ?? null, "ingress must not be empty"));
-  for (const entry of ingress) {
-    const cidr = text(record(record(entry).ipBlock).cidr);
+  ingress.forEach((entry, i) => {
+    const ipBlock = record(record(entry).ipBlock);
+    const cidr = text(ipBlock.cidr);
     if (cidr === "") errs.push(invalid(SPEC.child("ingress"), cidr, "CIDR must not be empty"));
     else if (!isCIDR(cidr)) errs.push(invalid(SPEC.child("ingress"), cidr, "invalid CIDR"));
-  }
+    errs.push(...validateExcept(ipBlock.except, cidr, SPEC.child("ingress").index(i).child("ipBlock", "except")));
+  });
+  return errs;
+}
+
+/**
+ * `ipBlock.except` as Kubernetes validates NetworkPolicy's: each entry a valid CIDR strictly
+ * inside `cidr` (same family, longer prefix). Not checked against an invalid `cidr`.
+ */
+function validateExcept(value: unknown, cidr: string, path: Path): FieldError[] {
+  if (!Array.isArray(value)) return [];
+  const outer = parseCIDR(cidr);
+  const errs: FieldError[] = [];
+  value.forEach((item, j) => {
+    const except = text(item);
+    const inner = parseCIDR(except);
+    if (!inner) errs.push(invalid(path.index(j), except, "must be a valid CIDR value, (e.g. 10.9.8.0/24 or 2001:db8::/64)"));
+    else if (outer && !isStrictSubnet(inner, outer)) errs.push(invalid(path.index(j), except, "must be a strict subset of `cidr`"));
+  });
   return errs;
 }
 
@@ -76,7 +100,9 @@ export function validateBastionUpdate(bastion: Pick<Bastion, "metadata" | "spec"
 
 /** Compared as raw strings: a changed line break is a change too. */
 function rawImmutable(next: string, prev: string, path: Path): FieldError[] {
-  return next === prev ? [] : [invalid(path, next, "field is immutable")];
+  if (next === prev) return [];
+  // A long new value is not echoed back (it is at most a few KiB once valid, but need not be).
+  return [invalid(path, next.length > 1024 ? undefined : next, "field is immutable")];
 }
 
 /** §5.3: a heartbeat may lie in the past (it shortens the Bastion's life) but not in the future. */

@@ -72,6 +72,18 @@ describe("Bastion in the generic store", () => {
     assert.equal((await patch({ metadata: { annotations: { "confirmation.gardener.cloud/force-deletion": "true" } } })).metadata.generation, 5);
   });
 
+  it("keeps the stored seed and provider, and the stored deletion state, whatever an update says", async () => {
+    const { store, ctx } = await setup();
+    await store.create(ctx(NS), { ...body("b1", "seed-1"), spec: { ...body("b1", "seed-1").spec as object, providerType: "local" } });
+    const moved = (await store.patch(ctx(NS), "b1", "merge", { spec: { seedName: "seed-2", providerType: "other" } })).object;
+    assert.deepEqual([(moved.spec as { seedName?: string }).seedName, (moved.spec as { providerType?: string }).providerType], ["seed-1", "local"]);
+    const unset = (await store.patch(ctx(NS), "b1", "json", [{ op: "remove", path: "/spec/seedName" }])).object;
+    assert.equal((unset.spec as { seedName?: string }).seedName, "seed-1");
+    const claimed = (await store.patch(ctx(NS), "b1", "merge", { metadata: { deletionTimestamp: "2026-01-01T00:00:00Z", labels: { a: "b" } } })).object;
+    assert.equal(claimed.metadata.deletionTimestamp, undefined);
+    assert.equal(claimed.metadata.generation, 1);
+  });
+
   it("requires a resourceVersion for PUT and answers 409 on a stale one", async () => {
     const { store, ctx } = await setup();
     const created = (await store.create(ctx(NS), body("b1"))).object;

@@ -1,6 +1,7 @@
 // Bastion storage strategy (spec/bastion.md §6): the API server owns the heartbeat clock.
 // - create: generation 1, client status discarded (D4), heartbeat applied, keepalive/reconcile consumed;
-// - update: status kept; generation bumped on a spec change, a new deletionTimestamp, operation
+// - update: status kept; spec.seedName and spec.providerType kept from the stored object (set by
+//   admission on create, never changed by clients: a Bastion never moves to another seed); generation bumped on a spec change, a new deletionTimestamp, operation
 //   `reconcile` (consumed in the same write, D5) or a newly confirmed force deletion; operation
 //   `keepalive` applies the heartbeat and is consumed;
 // - /status: only status changes; a missing heartbeat keeps the stored one; the expiration is
@@ -52,6 +53,16 @@ function forceDeletionConfirmed(meta: ObjectMeta): boolean {
   return meta.annotations?.[ANNOTATION_CONFIRMATION_FORCE_DELETION] === "true";
 }
 
+/** The seed binding and provider as stored: whatever the update says, a Bastion stays where it is. */
+function keepStoredBinding(bastion: Bastion, old: Bastion): void {
+  if (typeof bastion.spec !== "object" || bastion.spec === null) return;
+  for (const field of ["seedName", "providerType"] as const) {
+    const value = old.spec?.[field];
+    if (value === undefined) delete bastion.spec[field];
+    else bastion.spec[field] = value;
+  }
+}
+
 export function bastionStrategy(opts: BastionStrategyOptions): Strategy<Bastion> {
   const expiration = (heartbeat: string): string | undefined => {
     const t = Date.parse(heartbeat);
@@ -77,6 +88,7 @@ export function bastionStrategy(opts: BastionStrategyOptions): Strategy<Bastion>
     prepareForUpdate(_ctx, bastion, old) {
       if (old.status === undefined) delete bastion.status;
       else bastion.status = structuredClone(old.status);
+      keepStoredBinding(bastion, old);
       const meta = bastion.metadata;
       const op = operationOf(meta);
       const bump =
