@@ -21,14 +21,27 @@ export class RealClock implements Clock {
   nowMs(): number {
     return Date.now();
   }
+  /**
+   * Any ms works: Node's setTimeout fires at once for more than 2^31-1 ms (about 24.8 days), so a
+   * longer wait is chained from shorter ones; NaN counts as 0 and Infinity never fires.
+   */
   setTimer(ms: number, fn: () => void): Timer {
-    const t = setTimeout(fn, Math.max(0, ms));
+    let t: NodeJS.Timeout | undefined;
+    const wait = (left: number) => {
+      if (left === Infinity) return;
+      const step = Math.min(left, MAX_TIMEOUT_MS);
+      t = setTimeout(() => (left > MAX_TIMEOUT_MS ? wait(left - MAX_TIMEOUT_MS) : fn()), step);
+    };
+    wait(ms > 0 ? ms : 0);
     return { cancel: () => clearTimeout(t) };
   }
   sleep(ms: number, signal?: AbortSignal): Promise<void> {
     return sleepWith(this, ms, signal);
   }
 }
+
+/** The longest delay setTimeout honours. */
+export const MAX_TIMEOUT_MS = 2 ** 31 - 1;
 
 export const realClock: Clock = new RealClock();
 

@@ -25,6 +25,7 @@ import { writeError } from "./responses.ts";
 import { type NonResourceDeps, serveNonResource } from "./routes.ts";
 import { UpgradeHandler } from "./upgrade.ts";
 import { WatchTracker } from "./watch.ts";
+import { WatchBudget, type WatchLimits } from "./watch-budget.ts";
 
 export interface HandlerDeps {
   registry: ResourceRegistry;
@@ -43,8 +44,10 @@ export interface HandlerDeps {
   healthChecks?: HealthChecks;
   /** Default 3 MiB; larger bodies get 413. */
   maxBodyBytes?: number;
-  /** Default 16 MiB of unsent watch events before a slow watcher is ended. */
-  maxWatchBuffer?: number;
+  /** Bounds of unread watch data (per watch, per user, in total) and of watches per user. */
+  watchLimits?: Partial<WatchLimits>;
+  /** kube-apiserver's --min-request-timeout in seconds: watch timeouts are in [n, 2n). */
+  minRequestTimeoutSeconds?: number;
   /** host:port for APIVersions.serverAddressByClientCIDRs (default: the request's Host). */
   serverAddress?(): string;
 }
@@ -69,6 +72,7 @@ export interface RequestState {
 export function createHandler(deps: HandlerDeps): ApiHandler {
   const metrics = new RequestMetrics(deps.metrics);
   const watches = new WatchTracker();
+  const watchBudget = new WatchBudget(deps.watchLimits);
   const maxBodyBytes = deps.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   let shuttingDown = false;
   let lastHost = "127.0.0.1:6443";
@@ -81,7 +85,7 @@ export function createHandler(deps: HandlerDeps): ApiHandler {
     serverAddress: deps.serverAddress ?? (() => lastHost),
     shuttingDown: () => shuttingDown,
   };
-  const upgrades = new UpgradeHandler(deps, metrics, watches);
+  const upgrades = new UpgradeHandler(deps, metrics, watches, watchBudget);
 
   function begin(req: IncomingMessage): RequestState {
     const url = new URL(req.url ?? "/", "https://apiserver.local");
@@ -116,7 +120,8 @@ export function createHandler(deps: HandlerDeps): ApiHandler {
         clock: deps.clock,
         maxBodyBytes,
         watches,
-        maxWatchBuffer: deps.maxWatchBuffer,
+        watchBudget,
+        minRequestTimeoutSeconds: deps.minRequestTimeoutSeconds,
         onApply: () => {
           st.labels.verb = "APPLY";
         },

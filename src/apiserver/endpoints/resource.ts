@@ -14,6 +14,7 @@ import type { RequestInfo } from "./requestinfo.ts";
 import { warningHeaders, writeObject } from "./responses.ts";
 import { parseIncludeObject, toPartial, toPartialList, toTable } from "./table.ts";
 import { httpWatchOutput, serveWatch, type WatchTracker } from "./watch.ts";
+import type { WatchBudget } from "./watch-budget.ts";
 
 export interface ResourceRequest {
   req: IncomingMessage;
@@ -26,7 +27,8 @@ export interface ResourceRequest {
   clock: Clock;
   maxBodyBytes: number;
   watches: WatchTracker;
-  maxWatchBuffer?: number;
+  watchBudget?: WatchBudget;
+  minRequestTimeoutSeconds?: number;
   /** Called for server-side apply, so metrics say APPLY. */
   onApply(): void;
 }
@@ -185,7 +187,9 @@ async function runWatch(r: ResourceRequest, opts: ReturnType<typeof parseListOpt
   await serveWatch(httpWatchOutput(r.res), (sink) => r.store.watch(r.ctx, storeWatchOptions(opts), sink), {
     clock: r.clock,
     timeoutSeconds: opts.timeoutSeconds,
-    maxBuffered: r.maxWatchBuffer,
+    minRequestTimeoutSeconds: r.minRequestTimeoutSeconds,
+    budget: r.watchBudget,
+    user: r.ctx.user.username,
     transform: watchTransform(r.def, format, r.url.searchParams, r.clock),
     sameObjects: format.kind !== "table" && format.kind !== "partial",
     tracker: r.watches,

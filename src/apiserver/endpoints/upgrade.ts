@@ -15,6 +15,7 @@ import { parseRequestInfo } from "./requestinfo.ts";
 import { watchTransform } from "./resource.ts";
 import { negotiateOutput } from "./negotiation.ts";
 import { serveWatch, type WatchTracker, webSocketWatchOutput } from "./watch.ts";
+import type { WatchBudget } from "./watch-budget.ts";
 
 /**
  * Removes a browser's bearer-token subprotocol (base64url.bearer.authorization.k8s.io.<token>)
@@ -52,6 +53,7 @@ export class UpgradeHandler {
     private readonly deps: HandlerDeps,
     private readonly metrics: RequestMetrics,
     private readonly watches: WatchTracker,
+    private readonly watchBudget?: WatchBudget,
   ) {}
 
   handle(req: IncomingMessage, socket: Duplex, head: Buffer): void {
@@ -100,14 +102,18 @@ export class UpgradeHandler {
     const format = negotiateOutput(req.headers.accept, { table: true, partial: true });
     const store = this.deps.storeFor(def);
     const transform = watchTransform(def, format, url.searchParams, this.deps.clock);
+    this.watchBudget?.admit(user.username);
     this.wss.handleUpgrade(req, socket, head, (ws) => {
       const stop = this.metrics.longRunningStarted({ ...labels, verb: "WATCH" });
       this.metrics.observe({ ...labels, verb: "WATCH" }, 101, 0);
       serveWatch(webSocketWatchOutput(ws), (sink) => store.watch(ctx, storeWatchOptions(opts), sink), {
         clock: this.deps.clock,
         timeoutSeconds: opts.timeoutSeconds,
-        maxBuffered: this.deps.maxWatchBuffer,
+        minRequestTimeoutSeconds: this.deps.minRequestTimeoutSeconds,
+        budget: this.watchBudget,
+        user: user.username,
         transform,
+        sameObjects: format.kind !== "table" && format.kind !== "partial",
         tracker: this.watches,
       }).then(stop, (err: unknown) => {
         stop();

@@ -3,11 +3,12 @@ import { get, type IncomingMessage } from "node:http";
 import { after, before, beforeEach, describe, it } from "node:test";
 import { WebSocket } from "ws";
 import type { KubeObject, WatchEvent } from "../../apis/meta/v1/types.ts";
-import { newResourceExpired } from "../../apimachinery/errors.ts";
+import { newResourceExpired, type StatusError } from "../../apimachinery/errors.ts";
 import { BearerTokenAuthenticator } from "../authentication/bearer.ts";
 import { FakeClock } from "../../utils/clock.ts";
 import { type FakeStore, type TestServer, configMapDef, startTestServer } from "./testing.ts";
-import { serveWatch, type WatchOutput } from "./watch.ts";
+import { serveWatch, type WatchOutput, watchTimeoutSeconds } from "./watch.ts";
+import { WatchBudget } from "./watch-budget.ts";
 
 interface Stream {
   res: IncomingMessage;
@@ -198,41 +199,176 @@ void describe("WebSocket watch", () => {
 });
 
 void describe("serveWatch", () => {
-  function fakeOutput(buffered: () => number) {
-    const sent: string[] = [];
-    let ended = false;
+  /** An output whose peer takes nothing until told (accept), like a client that does not read. */
+  function fakeOutput(highWater = 100) {
+    const written: Buffer[] = [];
+    let buffered = 0;
+    let drain = () => {};
+    let close = () => {};
+    const state = { ended: false, aborted: false };
     const out: WatchOutput = {
       started: true,
+      pieces: true,
       begin() {},
-      send: (t) => void sent.push(t),
-      buffered,
-      end: () => void (ended = true),
-      onClose() {},
+      write(b) {
+        written.push(b);
+        buffered += b.length;
+        return buffered < highWater;
+      },
+      buffered: () => buffered,
+      onDrain: (fn) => void (drain = fn),
+      end: () => {
+        state.ended = true;
+        if (buffered === 0) close();
+      },
+      abort: () => {
+        state.aborted = true;
+        close();
+      },
+      onClose: (fn) => void (close = fn),
     };
-    return { out, sent, ended: () => ended };
+    /** The peer reads everything written so far. */
+    const accept = () => {
+      buffered = 0;
+      drain();
+      if (state.ended && buffered === 0) close();
+    };
+    return { out, written, state, accept, text: () => Buffer.concat(written).toString("utf8") };
   }
 
-  void it("ends the watch when the client's buffer passes the bound", async () => {
-    let size = 0;
-    const { out, sent, ended } = fakeOutput(() => size);
-    let stopped = false;
-    let sink: Parameters<Parameters<typeof serveWatch>[1]>[0] | undefined;
-    const done = serveWatch(out, (k) => {
-      sink = k;
-      return Promise.resolve({ stop: () => void (stopped = true) });
-    }, { clock: new FakeClock(), maxBuffered: 100, timeoutSeconds: 60 });
-    await until(() => sink !== undefined);
-    assert.equal(sink?.onEvent({ type: "ADDED", object: cm("a") }), true);
-    size = 101;
-    assert.equal(sink?.onEvent({ type: "ADDED", object: cm("b") }), false);
-    await done;
-    assert.equal(sent.length, 2);
-    assert.ok(ended());
-    assert.ok(stopped);
+  type Sink = Parameters<Parameters<typeof serveWatch>[1]>[0];
+  function run(out: WatchOutput, opts: Partial<Parameters<typeof serveWatch>[2]> = {}) {
+    const w: { sink?: Sink; stopped: boolean; done?: Promise<void> } = { stopped: false };
+    w.done = serveWatch(out, (k) => {
+      w.sink = k;
+      return Promise.resolve({ stop: () => void (w.stopped = true) });
+    }, { clock: new FakeClock(), timeoutSeconds: 60, ...opts });
+    return w;
+  }
+  const big = (name: string, bytes: number): KubeObject => ({ ...cm(name), data: { v: "x".repeat(bytes) } } as KubeObject);
+
+  void it("writes only while the connection takes data; the rest waits in the queue, in 64 KiB pieces, until drain", async () => {
+    const o = fakeOutput(100);
+    const budget = new WatchBudget();
+    const w = run(o.out, { budget });
+    await until(() => w.sink !== undefined);
+    assert.equal(w.sink?.onEvent({ type: "ADDED", object: big("a", 200_000) }), true);
+    assert.equal(o.written.length, 1, "one piece, then the connection said wait");
+    assert.equal(o.written[0]?.length, 64 * 1024);
+    assert.ok(budget.totalBytes > 200_000, "queue and connection backlog are charged");
+    assert.equal(w.sink?.onEvent({ type: "MODIFIED", object: cm("b") }), true);
+    for (let i = 0; i < 10 && o.written.length < 5; i++) o.accept();
+    assert.equal(o.written.length, 5, "200 KB in 4 pieces, then the small line");
+    const lines = o.text().trimEnd().split("\n").map((l) => (JSON.parse(l) as WatchEvent).type);
+    assert.deepEqual(lines, ["ADDED", "MODIFIED"]);
+    o.accept();
+    assert.equal(budget.totalBytes, 0);
+  });
+
+  void it("ends a watch whose backlog passes its bound at once: connection cut, queue released, store watch stopped", async () => {
+    const o = fakeOutput(100);
+    const budget = new WatchBudget({ perWatchBytes: 10_000 });
+    const w = run(o.out, { budget, user: "alice" });
+    await until(() => w.sink !== undefined);
+    // A first event larger than the bound is taken: a reader keeps up with any object size.
+    assert.equal(w.sink?.onEvent({ type: "ADDED", object: big("a", 20_000) }), true);
+    assert.equal(o.state.aborted, false);
+    assert.equal(w.sink?.onEvent({ type: "MODIFIED", object: big("a", 100) }), false);
+    await w.done;
+    assert.deepEqual([o.state.aborted, o.state.ended, w.stopped], [true, false, true]);
+    assert.deepEqual([budget.totalBytes, budget.watches, budget.evictions], [0, 0, 1]);
+  });
+
+  void it("ends a user's largest backlog when the user is over its bound, not other users' watches", async () => {
+    const budget = new WatchBudget({ perWatchBytes: 1e9, perUserBytes: 50_000, totalBytes: 1e9 });
+    const slow = [fakeOutput(), fakeOutput(), fakeOutput()];
+    const ws = [run(slow[0]!.out, { budget, user: "mallory" }), run(slow[1]!.out, { budget, user: "mallory" }), run(slow[2]!.out, { budget, user: "eve" })];
+    await until(() => ws.every((w) => w.sink !== undefined));
+    const send = () => ws.forEach((w) => w.sink?.onEvent({ type: "MODIFIED", object: big("a", 20_000) }));
+    send();
+    assert.equal(budget.evictions, 0);
+    send(); // mallory's first watch: 40 KB + her second 20 KB > 50 KB
+    assert.deepEqual(slow.map((o) => o.state.aborted), [true, false, false]);
+    ws[1]?.sink?.onEvent({ type: "MODIFIED", object: big("a", 20_000) }); // her second: 60 KB; eve's 40 KB is untouched
+    assert.deepEqual(slow.map((o) => o.state.aborted), [true, true, false]);
+    assert.equal(budget.evictions, 2);
+  });
+
+  void it("ends the largest backlog anywhere when the server is over its bound, never a reader with none", async () => {
+    const budget = new WatchBudget({ perWatchBytes: 1e9, perUserBytes: 1e9, totalBytes: 70_000 });
+    const [big1, small, reader] = [fakeOutput(), fakeOutput(), fakeOutput()];
+    const [w1, w2, w3] = [run(big1.out, { budget, user: "a" }), run(small.out, { budget, user: "b" }), run(reader.out, { budget, user: "c" })];
+    await until(() => [w1, w2, w3].every((w) => w.sink !== undefined));
+    w1.sink?.onEvent({ type: "ADDED", object: big("a", 20_000) });
+    w1.sink?.onEvent({ type: "MODIFIED", object: big("a", 20_000) });
+    w2.sink?.onEvent({ type: "ADDED", object: big("a", 20_000) });
+    assert.equal(budget.evictions, 0);
+    // The reader's event puts the server over: the largest backlog (40 KB) goes, not the reader.
+    assert.equal(w3.sink?.onEvent({ type: "ADDED", object: big("a", 20_000) }), true);
+    reader.accept();
+    assert.deepEqual([big1.state.aborted, small.state.aborted, reader.state.aborted], [true, false, false]);
+    assert.ok(budget.totalBytes < 25_000, String(budget.totalBytes));
+  });
+
+  void it("hands every watcher of a change the same encoded line", async () => {
+    const a = fakeOutput(1e9);
+    const b = fakeOutput(1e9);
+    const [wa, wb] = [run(a.out, { sameObjects: true }), run(b.out, { sameObjects: true })];
+    await until(() => wa.sink !== undefined && wb.sink !== undefined);
+    const obj = big("a", 1000);
+    wa.sink?.onEvent({ type: "MODIFIED", object: obj });
+    wb.sink?.onEvent({ type: "MODIFIED", object: obj });
+    assert.equal(a.written[0]?.buffer, b.written[0]?.buffer, "one buffer, referenced by both");
+  });
+
+  void it("refuses a user's watch beyond the most allowed with 429 TooManyRequests", async () => {
+    const budget = new WatchBudget({ perUserWatches: 1 });
+    const first = run(fakeOutput().out, { budget, user: "alice" });
+    await until(() => first.sink !== undefined);
+    await assert.rejects(run(fakeOutput().out, { budget, user: "alice" }).done!, (e: StatusError) => e.code === 429 && e.reason === "TooManyRequests");
+    const other = run(fakeOutput().out, { budget, user: "bob" });
+    await until(() => other.sink !== undefined);
+  });
+
+  void it("clamps timeoutSeconds to twice the minimum request timeout (no timer overflow)", async () => {
+    const clock = new FakeClock();
+    const o = fakeOutput();
+    const w = run(o.out, { clock, timeoutSeconds: 2_147_484, minRequestTimeoutSeconds: 1800 });
+    await until(() => w.sink !== undefined);
+    clock.step(3_599_000);
+    assert.equal(o.state.ended, false);
+    clock.step(1_000);
+    assert.equal(o.state.ended, true);
+    assert.equal(watchTimeoutSeconds(30, 1800), 30);
+    for (let i = 0; i < 20; i++) {
+      const t = watchTimeoutSeconds(undefined, 1800);
+      assert.ok(t >= 1800 && t < 3600, String(t));
+    }
+  });
+
+  void it("on timeout sends what is queued, then ends; a peer that never takes it is cut after a grace period", async () => {
+    const clock = new FakeClock();
+    const reader = fakeOutput(100);
+    const stuck = fakeOutput(100);
+    const budget = new WatchBudget();
+    const wr = run(reader.out, { clock, budget, timeoutSeconds: 5 });
+    const ws = run(stuck.out, { clock, budget, timeoutSeconds: 5 });
+    await until(() => wr.sink !== undefined && ws.sink !== undefined);
+    wr.sink?.onEvent({ type: "ADDED", object: big("a", 100_000) });
+    ws.sink?.onEvent({ type: "ADDED", object: big("a", 100_000) });
+    clock.step(5_000);
+    await wr.done;
+    for (let i = 0; i < 5; i++) reader.accept();
+    assert.deepEqual([reader.state.ended, reader.state.aborted], [true, false]);
+    assert.equal(JSON.parse(reader.text()).type, "ADDED");
+    assert.equal(stuck.state.aborted, false);
+    clock.step(10_000);
+    assert.equal(stuck.state.aborted, true);
+    assert.equal(budget.totalBytes, 0);
   });
 
   void it("stops a store watch that started after the stream already ended", async () => {
-    const { out } = fakeOutput(() => 0);
+    const { out } = fakeOutput();
     let stopped = false;
     const clock = new FakeClock();
     const done = serveWatch(out, (k) => {

@@ -1,30 +1,38 @@
 // Watch streaming (spec §2.2): one compact JSON event per line over a chunked 200 response, or
 // one event per WebSocket message. Ends on timeout (no final event), after an ERROR event
 // (410 and friends), when the client goes away (the store watch is stopped), when the client is
-// too slow (its buffer passes a bound), and on server shutdown (gracefully, so informers re-watch).
+// too slow (its backlog passes a bound of watch-budget.ts: the connection is cut and the backlog
+// released), and on server shutdown (gracefully, so informers re-watch).
 import type { ServerResponse } from "node:http";
 import type { WebSocket } from "ws";
 import type { WatchEvent } from "../../apis/meta/v1/types.ts";
 import { type StatusError, toStatusError } from "../../apimachinery/errors.ts";
 import type { Clock, Timer } from "../../utils/clock.ts";
 import type { WatchHandle, WatchSink } from "../registry/generic/interface.ts";
-
-export const DEFAULT_MAX_WATCH_BUFFER = 16 * 1024 * 1024;
+import { type WatchAccount, WatchBudget } from "./watch-budget.ts";
 
 /** Where events go: an HTTP response or a WebSocket. */
 export interface WatchOutput {
   /** Headers sent (HTTP) or connection open (WebSocket). */
   readonly started: boolean;
+  /** HTTP: an event line may be written in pieces (chunks); WebSocket: one whole message per event. */
+  readonly pieces: boolean;
   begin(): void;
-  send(text: string): void;
-  /** Bytes queued but not yet written to the peer. */
+  /** Writes data (a line with its newline, or an event's message); false: wait for onDrain before writing more. */
+  write(data: Buffer): boolean;
+  /** Bytes handed to the connection that the peer has not taken yet. */
   buffered(): number;
+  onDrain(fn: () => void): void;
+  /** Ends the stream after what was written (the client sees a normal end). */
   end(): void;
+  /** Closes the connection at once, dropping whatever is still queued. */
+  abort(): void;
   onClose(fn: () => void): void;
 }
 
 export function httpWatchOutput(res: ServerResponse): WatchOutput {
   return {
+    pieces: true,
     get started() {
       return res.headersSent;
     },
@@ -33,14 +41,22 @@ export function httpWatchOutput(res: ServerResponse): WatchOutput {
       res.writeHead(200, { "Content-Type": "application/json", "Transfer-Encoding": "chunked", "Cache-Control": "no-cache, private" });
       res.flushHeaders();
     },
-    send(text) {
-      if (!res.writableEnded && !res.destroyed) res.write(text + "\n");
+    write(data) {
+      if (res.writableEnded || res.destroyed) return true;
+      return res.write(data);
     },
     buffered() {
-      return res.writableLength + (res.socket?.writableLength ?? 0);
+      // Includes the socket's queue (and the write it has in flight).
+      return res.writableLength;
+    },
+    onDrain(fn) {
+      res.on("drain", fn);
     },
     end() {
       if (!res.writableEnded) res.end();
+    },
+    abort() {
+      res.destroy();
     },
     onClose(fn) {
       res.once("close", fn);
@@ -48,18 +64,42 @@ export function httpWatchOutput(res: ServerResponse): WatchOutput {
   };
 }
 
+/** Bytes a WebSocket watch may have in flight before it waits for the peer. */
+const WS_HIGH_WATER = 64 * 1024;
+
 export function webSocketWatchOutput(ws: WebSocket): WatchOutput {
+  let inFlight = 0;
+  let needDrain = false;
+  const drained: (() => void)[] = [];
   return {
     started: true,
+    pieces: false,
     begin() {},
-    send(text) {
-      if (ws.readyState === ws.OPEN) ws.send(text);
+    write(data) {
+      if (ws.readyState !== ws.OPEN) return true;
+      inFlight += data.length;
+      ws.send(data, { binary: false }, () => {
+        inFlight -= data.length;
+        if (needDrain && inFlight < WS_HIGH_WATER) {
+          needDrain = false;
+          for (const fn of drained) fn();
+        }
+      });
+      if (inFlight < WS_HIGH_WATER) return true;
+      needDrain = true;
+      return false;
     },
     buffered() {
-      return ws.bufferedAmount;
+      return inFlight;
+    },
+    onDrain(fn) {
+      drained.push(fn);
     },
     end() {
       if (ws.readyState === ws.OPEN || ws.readyState === ws.CONNECTING) ws.close(1000);
+    },
+    abort() {
+      ws.terminate();
     },
     onClose(fn) {
       ws.once("close", fn);
@@ -85,9 +125,14 @@ export class WatchTracker {
 
 export interface ServeWatchOptions {
   clock: Clock;
-  /** Seconds; default: random in [30, 60) minutes, as kube-apiserver. */
+  /** Seconds; default: random in [minRequestTimeout, 2*minRequestTimeout), as kube-apiserver; larger values are clamped to that. */
   timeoutSeconds?: number;
-  maxBuffered?: number;
+  /** kube-apiserver's --min-request-timeout, in seconds (default 1800). */
+  minRequestTimeoutSeconds?: number;
+  /** The server's watch budget (default: one of its own, with the default limits). */
+  budget?: WatchBudget;
+  /** The user the watch is charged to. */
+  user?: string;
   /** Converts each non-ERROR event's object (Table, PartialObjectMetadata). */
   transform?: (event: WatchEvent) => WatchEvent;
   /**
@@ -98,73 +143,158 @@ export interface ServeWatchOptions {
   tracker?: WatchTracker;
 }
 
-const lines = new WeakMap<object, Map<string, string>>();
+export const DEFAULT_MIN_REQUEST_TIMEOUT_SECONDS = 1800;
+/** HTTP chunks an event line is written in: what one slow connection holds beyond the server's queue. */
+const PIECE_BYTES = 64 * 1024;
+/** How long an ended stream may take to hand its last bytes to the peer before the connection is cut. */
+const END_GRACE_MS = 10_000;
 
-/** The encoded event, computed once per (object, type) for all watchers receiving that object. */
-function sharedLine(e: WatchEvent): string {
+const lines = new WeakMap<object, Map<string, Buffer>>();
+
+/** The encoded event line, computed once per (object, type) for all watchers receiving that object. */
+function sharedLine(e: WatchEvent): Buffer {
   let byType = lines.get(e.object);
   if (!byType) lines.set(e.object, (byType = new Map()));
   let line = byType.get(e.type);
-  if (line === undefined) byType.set(e.type, (line = JSON.stringify(e)));
+  if (line === undefined) byType.set(e.type, (line = encodeLine(e)));
   return line;
 }
 
-export function defaultWatchTimeoutSeconds(): number {
-  return 1800 + Math.floor(Math.random() * 1800);
+function encodeLine(e: WatchEvent): Buffer {
+  return Buffer.from(JSON.stringify(e) + "\n", "utf8");
+}
+
+/** A watch's timeout in seconds: the requested one up to 2*min, else random in [min, 2*min). */
+export function watchTimeoutSeconds(requested: number | undefined, minRequestTimeout = DEFAULT_MIN_REQUEST_TIMEOUT_SECONDS): number {
+  const max = 2 * minRequestTimeout;
+  if (requested !== undefined && requested > 0) return Math.min(requested, max);
+  return minRequestTimeout + Math.floor(Math.random() * minRequestTimeout);
 }
 
 /**
  * Runs a watch: `start` opens the store watch with the given sink. If `start` fails before
  * anything was sent, the promise rejects (the caller answers with a Status); afterwards failures
  * become an ERROR event. Resolves when the stream has ended.
+ *
+ * Backpressure: events are handed to the connection only while it accepts them (write() true);
+ * otherwise they wait in the watch's queue (shared lines: references, not copies). Queue plus
+ * connection backlog are charged to the budget, which ends the watch (dropping both) when it is
+ * over its bounds.
  */
 export function serveWatch(out: WatchOutput, start: (sink: WatchSink) => Promise<WatchHandle>, opts: ServeWatchOptions): Promise<void> {
   return new Promise<void>((resolve, reject) => {
-    const max = opts.maxBuffered ?? DEFAULT_MAX_WATCH_BUFFER;
-    let finished = false;
+    let account: WatchAccount;
+    try {
+      account = (opts.budget ?? new WatchBudget()).open(opts.user ?? "", () => abort());
+    } catch (err) {
+      reject(toStatusError(err));
+      return;
+    }
+    /** running: events flow; ending: the queue drains, then the stream ends; done: over. */
+    let state: "running" | "ending" | "done" = "running";
     let handle: WatchHandle | undefined;
     let untrack = () => {};
+    let graceTimer: Timer | undefined;
+    let queue: Buffer[] = [];
+    let head = 0;
+    let queued = 0;
+    let waiting = false;
 
-    const finish = (err?: StatusError) => {
-      if (finished) return;
-      finished = true;
+    const stopWatch = () => {
       timer.cancel();
       untrack();
       handle?.stop();
+    };
+    const dropQueue = () => {
+      queue = [];
+      head = 0;
+      queued = 0;
+    };
+
+    /** Ends at once: the connection is cut and everything queued for it released. */
+    const abort = () => {
+      if (state === "done") return;
+      state = "done";
+      stopWatch();
+      graceTimer?.cancel();
+      dropQueue();
+      account.close();
       try {
-        if (err) {
-          out.begin();
-          out.send(JSON.stringify({ type: "ERROR", object: err.toStatus() }));
-        }
-        out.end();
+        out.abort();
       } catch {
-        // The connection is gone; nothing more to tell the client.
+        // already gone
       }
       resolve();
     };
 
-    const encode = (event: WatchEvent): string => {
+    const endIfDrained = () => {
+      if (state !== "ending" || head < queue.length) return;
+      try {
+        out.end();
+      } catch {
+        // The connection is gone; nothing more to tell the client.
+      }
+    };
+
+    const pump = () => {
+      while (!waiting && head < queue.length) {
+        const piece = queue[head] as Buffer;
+        queue[head++] = EMPTY;
+        queued -= piece.length;
+        if (!out.write(piece)) waiting = true;
+      }
+      if (head === queue.length) dropQueue();
+      else if (head > 1024 && head * 2 > queue.length) {
+        queue = queue.slice(head);
+        head = 0;
+      }
+    };
+
+    /** Queues one encoded line and writes what the connection takes; false when the watch was evicted. */
+    const enqueue = (line: Buffer): boolean => {
+      if (!out.pieces) queue.push(line.subarray(0, line.length - 1));
+      else for (let off = 0; off < line.length; off += PIECE_BYTES) queue.push(line.subarray(off, off + PIECE_BYTES));
+      queued += out.pieces ? line.length : line.length - 1;
+      pump();
+      return account.set(queued + out.buffered());
+    };
+
+    /** Ends gracefully: what is queued is still sent (within END_GRACE_MS), then the stream ends. */
+    const finish = (err?: StatusError) => {
+      if (state !== "running") return;
+      state = "ending";
+      stopWatch();
+      try {
+        if (err) {
+          out.begin();
+          if (!enqueue(encodeLine({ type: "ERROR", object: err.toStatus() as unknown as WatchEvent["object"] }))) return;
+        }
+        endIfDrained();
+      } catch {
+        // The connection is gone; nothing more to tell the client.
+      }
+      if (state === "ending" && (head < queue.length || out.buffered() > 0)) graceTimer = opts.clock.setTimer(END_GRACE_MS, abort);
+      resolve();
+    };
+
+    const encode = (event: WatchEvent): Buffer => {
       const e = event.type === "ERROR" || !opts.transform ? event : opts.transform(event);
-      return opts.sameObjects && event.type !== "ERROR" && event.type !== "BOOKMARK" ? sharedLine(e) : JSON.stringify(e);
+      return opts.sameObjects && event.type !== "ERROR" && event.type !== "BOOKMARK" ? sharedLine(e) : encodeLine(e);
     };
 
     const sink: WatchSink = {
       shared: true,
       onEvent(event) {
-        if (finished) return false;
+        if (state !== "running") return false;
         try {
           out.begin();
-          out.send(encode(event));
+          if (!enqueue(encode(event))) return false;
         } catch (err) {
           // Never let a conversion or write failure escape into the store's dispatch loop.
           finish(toStatusError(err));
           return false;
         }
         if (event.type === "ERROR") {
-          finish();
-          return false;
-        }
-        if (out.buffered() > max) {
           finish();
           return false;
         }
@@ -175,22 +305,36 @@ export function serveWatch(out: WatchOutput, start: (sink: WatchSink) => Promise
       },
     };
 
-    const timer: Timer = opts.clock.setTimer((opts.timeoutSeconds ?? defaultWatchTimeoutSeconds()) * 1000, () => finish());
-    out.onClose(() => finish());
+    const timer: Timer = opts.clock.setTimer(watchTimeoutSeconds(opts.timeoutSeconds, opts.minRequestTimeoutSeconds) * 1000, () => finish());
+    out.onDrain(() => {
+      if (state === "done") return;
+      waiting = false;
+      pump();
+      if (account.set(queued + out.buffered())) endIfDrained();
+    });
+    out.onClose(() => {
+      if (state === "running") finish();
+      state = "done";
+      graceTimer?.cancel();
+      stopWatch();
+      dropQueue();
+      account.close();
+      resolve();
+    });
     untrack = opts.tracker?.add(() => finish()) ?? untrack;
 
     start(sink).then(
       (h) => {
         handle = h;
-        if (finished) h.stop();
+        if (state !== "running") h.stop();
         else out.begin();
       },
       (err: unknown) => {
-        if (finished) return;
+        if (state !== "running") return;
         if (!out.started) {
-          finished = true;
-          timer.cancel();
-          untrack();
+          state = "done";
+          stopWatch();
+          account.close();
           reject(toStatusError(err));
           return;
         }
@@ -199,3 +343,5 @@ export function serveWatch(out: WatchOutput, start: (sink: WatchSink) => Promise
     );
   });
 }
+
+const EMPTY = Buffer.alloc(0);

@@ -132,3 +132,22 @@ void describe("Gardener API flags", () => {
     assert.match(ttl.kind === "exit" ? ttl.stderr : "", /--bastion-time-to-live: invalid duration "0s": must be positive/);
   });
 });
+
+void describe("watch flags", () => {
+  void it("default to kube-apiserver's request timeout and bounded watch buffers", () => {
+    const o = opts(["--data-dir", "/tmp/x"]);
+    assert.equal(o.minRequestTimeoutSeconds, 1800);
+    assert.deepEqual(o.watchLimits, { perWatchBytes: 16 * 1024 * 1024, perUserBytes: 64 * 1024 * 1024, totalBytes: 256 * 1024 * 1024, perUserWatches: 500 });
+  });
+
+  void it("take sizes and counts, and refuse values out of range", () => {
+    const o = opts(["--data-dir", "/tmp/x", "--min-request-timeout", "60", "--watch-buffer-bytes", "65536", "--watch-user-buffer-bytes", "131072", "--watch-total-buffer-bytes", "262144", "--max-watches-per-user", "7"]);
+    assert.equal(o.minRequestTimeoutSeconds, 60);
+    assert.deepEqual(o.watchLimits, { perWatchBytes: 65536, perUserBytes: 131072, totalBytes: 262144, perUserWatches: 7 });
+    for (const [flag, value] of [["--watch-buffer-bytes", "10"], ["--max-watches-per-user", "0"], ["--min-request-timeout", "-1"], ["--watch-total-buffer-bytes", "1e9"]]) {
+      const r = exit(["--data-dir", "/tmp/x", `${flag}=${value}`]);
+      assert.equal(r.code, 2);
+      assert.match(r.stderr, new RegExp(`invalid value "${value}" for ${flag}`));
+    }
+  });
+});

@@ -5,6 +5,7 @@ import { isIP } from "node:net";
 import { join } from "node:path";
 import { Command, CommanderError, Option } from "commander";
 import { DurationError, parseDuration, parsePositiveDuration } from "../../utils/duration.ts";
+import { DEFAULT_WATCH_LIMITS, type WatchLimits } from "../endpoints/watch-budget.ts";
 
 export const AUTHORIZATION_MODES = ["Seed", "RBAC", "AlwaysAllow", "AlwaysDeny"] as const;
 export type AuthorizationMode = (typeof AUTHORIZATION_MODES)[number];
@@ -40,6 +41,10 @@ export interface ApiServerOptions {
   gardenerApis: boolean;
   /** Heartbeat time-to-live of garden Bastions. */
   bastionTimeToLiveMs: number;
+  /** Watches end after a random time in [n, 2n) seconds; a longer timeoutSeconds is clamped to 2n. */
+  minRequestTimeoutSeconds: number;
+  /** Unread watch data allowed per watch, per user and in total (bytes), and concurrent watches per user. */
+  watchLimits: WatchLimits;
 }
 
 export type ParseResult = { kind: "options"; options: ApiServerOptions } | { kind: "exit"; code: number; stdout: string; stderr: string };
@@ -90,6 +95,11 @@ function program(): Command {
     .addOption(new Option("--log-level <level>", "pino log level: trace, debug, info, warn, error.").default("info"))
     .addOption(new Option("--enable-gardener-apis [bool]", "Serve Gardener's garden APIs (core.gardener.cloud Projects, Seeds, Shoots; operations.gardener.cloud Bastions) with their admission plugins and roles; for the garden cluster.").default(false))
     .addOption(new Option("--bastion-time-to-live <duration>", "How long a Bastion lives after its last heartbeat (Go duration).").default("1h"))
+    .addOption(new Option("--min-request-timeout <seconds>", "Watches end after a random time between this and twice this; a larger timeoutSeconds is clamped to twice this.").default(1800).argParser(intFlag("--min-request-timeout", 1, 86_400)))
+    .addOption(new Option("--watch-buffer-bytes <n>", "Unread bytes one watch may hold (queued events and connection backlog); a watch beyond it is ended and its client re-lists.").default(DEFAULT_WATCH_LIMITS.perWatchBytes).argParser(intFlag("--watch-buffer-bytes", 1024, 2 ** 40)))
+    .addOption(new Option("--watch-user-buffer-bytes <n>", "Unread bytes all watches of one user may hold; beyond it the user's largest backlogs are ended.").default(DEFAULT_WATCH_LIMITS.perUserBytes).argParser(intFlag("--watch-user-buffer-bytes", 1024, 2 ** 40)))
+    .addOption(new Option("--watch-total-buffer-bytes <n>", "Unread bytes all watches may hold; beyond it the largest backlogs are ended.").default(DEFAULT_WATCH_LIMITS.totalBytes).argParser(intFlag("--watch-total-buffer-bytes", 1024, 2 ** 40)))
+    .addOption(new Option("--max-watches-per-user <n>", "Concurrent watches of one user; more are refused with 429.").default(DEFAULT_WATCH_LIMITS.perUserWatches).argParser(intFlag("--max-watches-per-user", 1, 1_000_000)))
     .helpOption("-h, --help", "Show this help.")
     .allowExcessArguments(false)
     .exitOverride();
@@ -148,6 +158,13 @@ export function parseOptions(argv: string[]): ParseResult {
       logLevel: o.logLevel as string,
       gardenerApis,
       bastionTimeToLiveMs: durationFlag(o.bastionTimeToLive, "--bastion-time-to-live", true),
+      minRequestTimeoutSeconds: o.minRequestTimeout as number,
+      watchLimits: {
+        perWatchBytes: o.watchBufferBytes as number,
+        perUserBytes: o.watchUserBufferBytes as number,
+        totalBytes: o.watchTotalBufferBytes as number,
+        perUserWatches: o.maxWatchesPerUser as number,
+      },
     };
     return { kind: "options", options };
   } catch (err) {

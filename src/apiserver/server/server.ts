@@ -165,6 +165,8 @@ export async function startApiServer(o: ApiServerOptions, deps: StartDeps = {}):
       logger,
       metrics,
       healthChecks: async () => [await storageCheck(() => storage.currentRevision())],
+      watchLimits: o.watchLimits,
+      minRequestTimeoutSeconds: o.minRequestTimeoutSeconds,
       serverAddress: () => hostPort(clientHost(o), port),
     });
     handler = ready;

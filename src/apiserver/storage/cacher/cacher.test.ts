@@ -155,6 +155,40 @@ void describe("Cacher", () => {
     await cacher.close();
   });
 
+  void it("the history is bounded in bytes: large values push old events out, watches from before them go to the inner storage", async () => {
+    const { inner, cacher } = await setup({ historyBytes: 250_000 });
+    const big = "x".repeat(100_000);
+    const first = await cacher.create("/registry/core/pods/ns1/a", big);
+    let kv = first;
+    for (let i = 0; i < 5; i++) kv = await cacher.update(kv.key, big + i, kv.modRevision);
+    // Each update pins its value and the previous one (~200 KB): only the newest event fits.
+    const watches = inner.calls.watch;
+    const recent = new WatchRecorder(cacher, "/registry/core/pods", kv.modRevision - 1);
+    await recent.waitForEvents(1);
+    assert.equal(inner.calls.watch, watches, "the newest event is still served from the ring");
+    const old = new WatchRecorder(cacher, "/registry/core/pods", first.modRevision);
+    await old.waitForEvents(5);
+    assert.equal(inner.calls.watch, watches + 1, "older ones come from the inner storage");
+    recent.stop();
+    old.stop();
+    await cacher.close();
+  });
+
+  void it("a replay from the history hands out copies, never the objects live watchers got", async () => {
+    const { cacher } = await setup();
+    const base = cacher.revision;
+    const live = new WatchRecorder(cacher, "/registry/core/pods", base);
+    await cacher.create("/registry/core/pods/ns1/a", "a");
+    await live.waitForEvents(1);
+    const replay = new WatchRecorder(cacher, "/registry/core/pods", base);
+    await replay.waitForEvents(1);
+    assert.deepEqual(replay.events[0], live.events[0]);
+    assert.notEqual(replay.events[0]?.kv, live.events[0]?.kv);
+    live.stop();
+    replay.stop();
+    await cacher.close();
+  });
+
   void it("a watch after compaction fails with Compacted even if the ring still holds the events", async () => {
     const { cacher } = await setup();
     const a = await cacher.create("/registry/core/pods/ns1/a", "a");

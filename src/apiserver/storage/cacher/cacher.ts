@@ -24,6 +24,8 @@ export interface CacherOptions {
   prefix?: string;
   /** Events kept for watches that resume from a past revision (default 10000). */
   historySize?: number;
+  /** Bytes those events may pin (default 128 MiB); older events go first. */
+  historyBytes?: number;
   clock?: Clock;
   /** How keys are grouped for lists and watcher dispatch (default: by /registry/<group>/<resource>/). */
   bucketOf?: BucketOf;
@@ -47,6 +49,8 @@ function countsChanges(s: Storage): s is Storage & ChangeCounting {
   return typeof (s as Partial<ChangeCounting>).changesSince === "function";
 }
 
+/** Default byte bound of the event history. */
+export const DEFAULT_HISTORY_BYTES = 128 * 1024 * 1024;
 const RETRY_MIN_MS = 100;
 const RETRY_MAX_MS = 5000;
 
@@ -80,7 +84,7 @@ export class Cacher implements Storage {
     this.waiters = new RevisionWaiters(this.clock, options.freshnessTimeoutMs ?? 3000);
     this.pageSize = options.listPageSize ?? 1000;
     this.store = new BucketStore(this.bucketOf);
-    this.history = new EventRing(options.historySize ?? 10_000);
+    this.history = new EventRing(options.historySize ?? 10_000, options.historyBytes ?? DEFAULT_HISTORY_BYTES);
   }
 
   /** The last revision the cache has seen. */

@@ -1,0 +1,157 @@
+// What unread watch data may hold in memory: each watch's backlog (events queued by the server plus
+// bytes handed to the connection but not yet taken by the peer) is charged to the watch, its user
+// and the server. A watch over its own bound, or the largest backlogs when a user or the server is
+// over theirs, are ended (as kube-apiserver's cacher ends a watcher whose channel is full): the
+// client sees its stream end and re-lists, the server never runs out of memory. The number of
+// concurrent watches per user is bounded too (429 beyond it).
+import { newTooManyRequests } from "../../apimachinery/errors.ts";
+
+export interface WatchLimits {
+  /** Backlog bytes of one watch. A watch with no backlog always takes the next event, however large. */
+  perWatchBytes: number;
+  /** Backlog bytes of all watches of one user. */
+  perUserBytes: number;
+  /** Backlog bytes of all watches of the server. */
+  totalBytes: number;
+  /** Concurrent watches of one user. */
+  perUserWatches: number;
+}
+
+export const DEFAULT_WATCH_LIMITS: WatchLimits = {
+  perWatchBytes: 16 * 1024 * 1024,
+  perUserBytes: 64 * 1024 * 1024,
+  totalBytes: 256 * 1024 * 1024,
+  perUserWatches: 500,
+};
+
+interface UserUsage {
+  watches: Set<WatchAccount>;
+  bytes: number;
+}
+
+/** One watch's share of the budget. */
+export class WatchAccount {
+  /** Bytes currently charged. */
+  bytes = 0;
+  closed = false;
+
+  constructor(
+    private readonly budget: WatchBudget,
+    readonly user: string,
+    /** Ends the watch at once, dropping its backlog; called at most once, then the account is closed. */
+    private readonly evict: () => void,
+  ) {}
+
+  /**
+   * Sets the watch's backlog. Returns false when the watch itself went over its bound and was
+   * evicted; other watches (of this user, or the largest anywhere) may be evicted to make room.
+   */
+  set(bytes: number): boolean {
+    if (this.closed) return false;
+    return this.budget.update(this, bytes);
+  }
+
+  /** Ends this watch's evict callback (called by the budget). */
+  runEvict(): void {
+    if (this.closed) return;
+    this.budget.release(this);
+    this.evict();
+  }
+
+  /** The watch ended: its bytes and its place in the user's count are released. */
+  close(): void {
+    if (!this.closed) this.budget.release(this);
+  }
+}
+
+export class WatchBudget {
+  readonly limits: WatchLimits;
+  private readonly users = new Map<string, UserUsage>();
+  /** Watches with a backlog (candidates for eviction). */
+  private readonly backlogged = new Set<WatchAccount>();
+  private total = 0;
+  /** Watches ended for being over a bound (for tests and metrics). */
+  evictions = 0;
+
+  constructor(limits: Partial<WatchLimits> = {}) {
+    this.limits = { ...DEFAULT_WATCH_LIMITS, ...limits };
+  }
+
+  /** Backlog bytes of all watches. */
+  get totalBytes(): number {
+    return this.total;
+  }
+
+  /** Concurrent watches of all users. */
+  get watches(): number {
+    let n = 0;
+    for (const u of this.users.values()) n += u.watches.size;
+    return n;
+  }
+
+  /** Throws 429 TooManyRequests when user already has the most watches allowed. */
+  admit(user: string): void {
+    if ((this.users.get(user)?.watches.size ?? 0) >= this.limits.perUserWatches) {
+      throw newTooManyRequests(`Too many requests, please try again later: user "${user}" has ${this.limits.perUserWatches} watches open, the most allowed`, 1);
+    }
+  }
+
+  /** Starts a watch for user (429 as admit() when the user has the most watches allowed). */
+  open(user: string, evict: () => void): WatchAccount {
+    this.admit(user);
+    let usage = this.users.get(user);
+    if (!usage) this.users.set(user, (usage = { watches: new Set(), bytes: 0 }));
+    const account = new WatchAccount(this, user, evict);
+    usage.watches.add(account);
+    return account;
+  }
+
+  /** Called by WatchAccount.set. */
+  update(a: WatchAccount, bytes: number): boolean {
+    const usage = this.users.get(a.user) as UserUsage;
+    const before = a.bytes;
+    const delta = bytes - before;
+    a.bytes = bytes;
+    usage.bytes += delta;
+    this.total += delta;
+    if (bytes > 0) this.backlogged.add(a);
+    else this.backlogged.delete(a);
+    // An event into an empty backlog is always taken (a reader keeps up with any object size);
+    // a backlog that grows past the bound is a watcher not keeping up.
+    if (delta > 0 && before > 0 && bytes > this.limits.perWatchBytes) {
+      this.evictions++;
+      a.runEvict();
+      return false;
+    }
+    if (delta > 0) {
+      this.shed(usage.watches, () => usage.bytes > this.limits.perUserBytes);
+      this.shed(this.backlogged, () => this.total > this.limits.totalBytes);
+    }
+    return !a.closed;
+  }
+
+  /** Called when an account closes. */
+  release(a: WatchAccount): void {
+    a.closed = true;
+    const usage = this.users.get(a.user);
+    if (usage) {
+      usage.bytes -= a.bytes;
+      usage.watches.delete(a);
+      if (usage.watches.size === 0) this.users.delete(a.user);
+    }
+    this.total -= a.bytes;
+    a.bytes = 0;
+    this.backlogged.delete(a);
+  }
+
+  /** Evicts the largest backlogs among candidates while over() holds. */
+  private shed(candidates: Set<WatchAccount>, over: () => boolean): void {
+    while (over()) {
+      let largest: WatchAccount | undefined;
+      for (const c of candidates) if (c.bytes > 0 && (!largest || c.bytes > largest.bytes)) largest = c;
+      if (!largest) return;
+      this.evictions++;
+      largest.runEvict();
+    }
+  }
+}
