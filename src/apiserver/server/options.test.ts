@@ -37,7 +37,7 @@ void describe("parseOptions", () => {
         etcdServers: [],
         etcdPrefix: "/registry",
         authorizationModes: ["RBAC"],
-        anonymousAuth: false,
+        anonymousAuth: true,
         watchCacheSize: 10000,
         compactionIntervalMs: 300_000,
         compactionRetainedRevisions: 10000,
@@ -74,11 +74,13 @@ void describe("parseOptions", () => {
     assert.deepEqual(o.serviceAccountKeyFiles, ["/a.pub", "/b.pub"]);
     assert.deepEqual(o.serviceAccountIssuers, ["https://issuer"]);
     assert.deepEqual(o.authorizationModes, ["AlwaysAllow"]);
-    assert.equal(o.anonymousAuth, true);
+    assert.equal(o.anonymousAuth, false, "AlwaysAllow turns anonymous auth off, as in kube-apiserver");
     assert.equal(o.watchCacheSize, 0);
     assert.equal(o.compactionIntervalMs, 5_400_000);
     assert.equal(o.compactionRetainedRevisions, 5);
     assert.equal(opts(["--data-dir=/d", "--anonymous-auth"]).anonymousAuth, true);
+    assert.equal(opts(["--data-dir=/d", "--anonymous-auth=false"]).anonymousAuth, false);
+    assert.equal(opts(["--data-dir=/d", "--authorization-mode=RBAC,AlwaysAllow"]).anonymousAuth, false);
   });
 
   void it("rejects bad flags with one line and exit code 2", () => {

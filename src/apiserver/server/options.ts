@@ -87,7 +87,7 @@ function program(): Command {
     .addOption(new Option("--service-account-signing-key-file <file>", "PEM private key signing service-account tokens (default: the generated <cert-dir>/sa.key)."))
     .addOption(new Option("--service-account-issuer <url>", "The iss claim of issued tokens (default https://<address>:<port>); repeatable, the first signs.").argParser(collect))
     .addOption(new Option("--authorization-mode <modes>", `Ordered, comma-separated authorizers: ${AUTHORIZATION_MODES.join(", ")} (Seed: gardenlets' access to their own seed's objects; needs --enable-gardener-apis). system:masters is always allowed.`).default("RBAC"))
-    .addOption(new Option("--anonymous-auth [bool]", "Serve requests without credentials as system:anonymous.").default(false))
+    .addOption(new Option("--anonymous-auth [bool]", "Serve requests without credentials as system:anonymous (group system:unauthenticated), for whatever authorization allows them (RBAC: /healthz, /livez, /readyz, /version). Off with AlwaysAllow.").default(true))
     .addOption(new Option("--advertise-address <ip>", "Address clients use to reach this server (kubeconfig, serving certificate, issuer)."))
     .addOption(new Option("--watch-cache-size <n>", "Events the watch cache keeps so watches can resume; 0 disables the cache.").default(10000).argParser(intFlag("--watch-cache-size", 0, 10_000_000)))
     .addOption(new Option("--etcd-compaction-interval <duration>", "How often old revisions are compacted (e.g. 5m); 0 disables.").default("5m"))
@@ -150,7 +150,8 @@ export function parseOptions(argv: string[]): ParseResult {
       serviceAccountSigningKeyFile: o.serviceAccountSigningKeyFile as string | undefined,
       serviceAccountIssuers: (o.serviceAccountIssuer as string[] | undefined) ?? [],
       authorizationModes: modes as AuthorizationMode[],
-      anonymousAuth: parseBoolFlag(o.anonymousAuth, "--anonymous-auth"),
+      // As kube-apiserver: AlwaysAllow would let anonymous requests do anything, so it turns anonymous auth off.
+      anonymousAuth: parseBoolFlag(o.anonymousAuth, "--anonymous-auth") && !modes.includes("AlwaysAllow"),
       advertiseAddress: o.advertiseAddress as string | undefined,
       watchCacheSize: o.watchCacheSize as number,
       compactionIntervalMs: durationFlag(o.etcdCompactionInterval, "--etcd-compaction-interval"),
