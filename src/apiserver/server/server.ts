@@ -23,6 +23,7 @@ import { writeError } from "../endpoints/responses.ts";
 import { writeRawError } from "../endpoints/upgrade.ts";
 import type { InternalClient } from "../registry/client.ts";
 import { GenericStore } from "../registry/generic/store.ts";
+import { RBACEscalationPrevention } from "../registry/rbac/policy.ts";
 import type { ObjectStore } from "../registry/generic/interface.ts";
 import { LocalClient } from "../registry/internal-client.ts";
 import { ResourceRegistry } from "../registry/registry.ts";
@@ -109,7 +110,9 @@ export async function startApiServer(o: ApiServerOptions, deps: StartDeps = {}):
 
     const registry = new ResourceRegistry();
     const gardenAdmission = o.gardenerApis ? [new BastionAdmission(), new SeedRestriction()] : [];
-    const admission = new AdmissionChain([new NamespaceLifecycle(), ...gardenAdmission]);
+    // RBAC writes are checked against the authorizer built below (resolved per request).
+    const rbacEscalation = new RBACEscalationPrevention(() => authz.authorizer);
+    const admission = new AdmissionChain([new NamespaceLifecycle(), ...gardenAdmission, rbacEscalation]);
     const stores = new Map<ResourceDefinition, ObjectStore>();
     // The stores' admission needs the client, which needs the stores: resolved lazily.
     const makeStore = (def: ResourceDefinition): ObjectStore =>
