@@ -2,10 +2,33 @@
 // Errors: a body that is not an array of operation objects -> 400 BadRequest; more than 10000
 // operations -> 413 RequestEntityTooLarge (as kube-apiserver); an operation that is malformed or
 // cannot be applied (missing path, failed test, ...) -> 422 Invalid.
+// Work is bounded as well as the operation count: copies may add at most `maxCopyBytes` in total
+// (kube-apiserver's jsonpatch.AccumulatedCopySizeLimit, the request body limit), no value may end
+// up nested deeper than MAX_NESTING_DEPTH, and the walking, shifting and comparing all operations
+// do together is capped (`maxWork`); past any of them the patch is a 422, not a busy server.
 import { StatusError, newBadRequest, newRequestEntityTooLarge } from "../errors.ts";
-import { type JsonObject, deepCopy, deepEqual, getOwn, hasOwn, isObject, kindOf, setOwn } from "./json-value.ts";
+import { depthMessage, MAX_NESTING_DEPTH, measureJson } from "../json/bounds.ts";
+import { type JsonObject, deepCopy, getOwn, hasOwn, isObject, kindOf, setOwn } from "./json-value.ts";
 
 export const MAX_JSON_PATCH_OPERATIONS = 10000;
+
+export interface JsonPatchLimits {
+  /** Bytes (as compact JSON) that copy operations may add together. */
+  maxCopyBytes: number;
+  /**
+   * Work units: path tokens walked, members of moved values measured, members compared by test,
+   * array elements shifted (16 per unit). A unit is well under a microsecond.
+   */
+  maxWork: number;
+  /** The deepest nesting any value of the result may have. */
+  maxDepth: number;
+}
+
+export const DEFAULT_JSON_PATCH_LIMITS: JsonPatchLimits = {
+  maxCopyBytes: 3 * 1024 * 1024,
+  maxWork: 1_000_000,
+  maxDepth: MAX_NESTING_DEPTH,
+};
 
 export type JsonPatchOp = "add" | "remove" | "replace" | "move" | "copy" | "test";
 
@@ -81,10 +104,38 @@ function arrayIndex(token: string): number | undefined {
 }
 
 class Document {
-  constructor(public root: unknown) {}
+  private work = 0;
+  private copied = 0;
+
+  constructor(
+    public root: unknown,
+    private readonly limits: JsonPatchLimits,
+  ) {}
+
+  private charge(units: number): void {
+    this.work += units;
+    if (this.work > this.limits.maxWork) {
+      throw new OpError(`the patch needs more than ${this.limits.maxWork} units of work (paths walked, values compared, list elements shifted)`);
+    }
+  }
+
+  /**
+   * Measures a value about to be placed under `tokens`: its depth there must stay within bounds.
+   * Values from the patch body are bounded by the body's size; values taken from the document
+   * (moved) are charged as work, copied ones count against the copy limit instead.
+   */
+  private checkDepth(tokens: string[], value: unknown, how: { charge?: boolean; maxBytes?: number } = {}): { bytes: number } {
+    const room = this.limits.maxDepth - tokens.length;
+    const maxNodes = how.charge ? this.limits.maxWork - this.work + 1 : Infinity;
+    const m = measureJson(value, { maxDepth: Math.max(room, 0), maxBytes: how.maxBytes, maxNodes });
+    if (how.charge) this.charge(m.nodes);
+    if (m.exceeded === "depth" || room < 0) throw new OpError(`the result would be nested too deeply: ${depthMessage(this.limits.maxDepth)}`);
+    return { bytes: m.exceeded === "bytes" ? how.maxBytes! + 1 : m.bytes };
+  }
 
   /** The value at tokens, or undefined when it does not exist. */
   find(tokens: string[]): { found: boolean; value: unknown } {
+    this.charge(tokens.length);
     let cur: unknown = this.root;
     for (const t of tokens) {
       if (Array.isArray(cur)) {
@@ -125,6 +176,7 @@ class Document {
     if (Array.isArray(parent)) {
       const i = key === "-" ? parent.length : arrayIndex(key);
       if (i === undefined || i > parent.length) throw new OpError(`array index ${JSON.stringify(key)} is out of bounds`);
+      this.charge(Math.ceil((parent.length - i) / 16));
       parent.splice(i, 0, value);
     } else {
       setOwn(parent, key, value);
@@ -138,6 +190,7 @@ class Document {
     if (Array.isArray(parent)) {
       const i = arrayIndex(key);
       if (i === undefined || i >= parent.length) throw new OpError(`path ${JSON.stringify(pointer)} does not exist`);
+      this.charge(Math.ceil((parent.length - i) / 16));
       return parent.splice(i, 1)[0];
     }
     if (!hasOwn(parent, key)) throw new OpError(`path ${JSON.stringify(pointer)} does not exist`);
@@ -177,31 +230,58 @@ class Document {
       }
       throw new OpError(`path ${JSON.stringify(pointer)} does not exist`);
     }
-    if (!deepEqual(r.value, expected)) {
+    if (!this.equal(r.value, expected)) {
       throw new OpError(`test failed: the value at ${JSON.stringify(pointer)} is not ${JSON.stringify(expected)}`);
     }
+  }
+
+  /** deepEqual that charges every member and element it looks at. */
+  private equal(a: unknown, b: unknown): boolean {
+    if (a === b) return true;
+    if (Array.isArray(a)) {
+      if (!Array.isArray(b) || a.length !== b.length) return false;
+      this.charge(a.length);
+      return a.every((e, i) => this.equal(e, b[i]));
+    }
+    if (!isObject(a) || !isObject(b)) return false;
+    const ka = Object.keys(a);
+    const kb = Object.keys(b);
+    this.charge(ka.length + kb.length);
+    return ka.length === kb.length && ka.every((k) => hasOwn(b, k) && this.equal(a[k], b[k]));
   }
 
   apply(op: JsonPatchOperation): void {
     switch (op.op) {
       case "add":
-        return this.add(op.path, deepCopy(op.value));
+      case "replace": {
+        this.checkDepth(parsePointer(op.path), op.value);
+        const value = deepCopy(op.value);
+        return op.op === "add" ? this.add(op.path, value) : this.replace(op.path, value);
+      }
       case "remove":
         this.remove(op.path);
         return;
-      case "replace":
-        return this.replace(op.path, deepCopy(op.value));
       case "move": {
         const from = op.from!;
         if (op.path !== from && op.path.startsWith(`${from}/`)) {
           throw new OpError(`a value cannot be moved into one of its children`);
         }
-        this.get(from);
+        const value = this.get(from);
         if (op.path === from) return;
+        const to = parsePointer(op.path);
+        if (to.length > parsePointer(from).length) this.checkDepth(to, value, { charge: true });
         return this.add(op.path, this.remove(from));
       }
-      case "copy":
-        return this.add(op.path, deepCopy(this.get(op.from!)));
+      case "copy": {
+        const value = this.get(op.from!);
+        const budget = this.limits.maxCopyBytes - this.copied;
+        const { bytes } = this.checkDepth(parsePointer(op.path), value, { maxBytes: budget });
+        if (bytes > budget) {
+          throw new OpError(`Unable to complete the copy, the accumulated size increase of copy is ${this.copied + bytes}, exceeding the limit ${this.limits.maxCopyBytes}`);
+        }
+        this.copied += bytes;
+        return this.add(op.path, deepCopy(value));
+      }
       case "test":
         return this.test(op.path, op.value);
     }
@@ -210,11 +290,11 @@ class Document {
 
 /**
  * Applies an RFC 6902 patch (the parsed request body) to a copy of doc and returns the result;
- * doc and patch are not modified. Operations apply in order; the first failure aborts the patch.
+ * doc and patch are not modified; doc must be within `limits.maxDepth`. Operations apply in order; the first failure aborts the patch.
  */
-export function applyJsonPatch(doc: unknown, patch: unknown): unknown {
+export function applyJsonPatch(doc: unknown, patch: unknown, limits: JsonPatchLimits = DEFAULT_JSON_PATCH_LIMITS): unknown {
   const ops = decodeJsonPatch(patch);
-  const d = new Document(deepCopy(doc));
+  const d = new Document(deepCopy(doc), limits);
   ops.forEach((raw, i) => {
     let desc = `JSON patch operation ${i}`;
     try {

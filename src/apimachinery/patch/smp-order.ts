@@ -12,24 +12,68 @@ export function identityOf(item: unknown, mergeKey: string): unknown {
   return isObject(item) ? getOwn(item, mergeKey) : undefined;
 }
 
+/**
+ * A string equal for structurally equal JSON values (object keys sorted), so identities can be
+ * looked up in a Map: every list operation here stays linear, not quadratic, in the list sizes.
+ */
+export function canonicalKey(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(canonicalKey).join(",")}]`;
+  if (isObject(v)) {
+    const members = Object.keys(v)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonicalKey(v[k])}`);
+    return `{${members.join(",")}}`;
+  }
+  return JSON.stringify(v) ?? "null";
+}
+
+/** The identity of an element as a Map key; undefined when it has none (it then matches nothing). */
+export function identityKey(item: unknown, mergeKey: string): string | undefined {
+  const id = identityOf(item, mergeKey);
+  return id === undefined ? undefined : canonicalKey(id);
+}
+
+/** Positions of the elements of a list by identity (the first element of each identity). */
+export class IdentityIndex {
+  private readonly at = new Map<string, number>();
+
+  constructor(
+    list: readonly unknown[],
+    private readonly mergeKey: string,
+  ) {
+    list.forEach((e, i) => this.add(e, i));
+  }
+
+  add(item: unknown, index: number): void {
+    const key = identityKey(item, this.mergeKey);
+    if (key !== undefined && !this.at.has(key)) this.at.set(key, index);
+  }
+
+  /** Index of the element with the same identity, or -1. Elements without a merge key match nothing. */
+  indexOf(item: unknown): number {
+    const key = identityKey(item, this.mergeKey);
+    return key === undefined ? -1 : (this.at.get(key) ?? -1);
+  }
+}
+
 /** Index of the element with the same identity, or -1. Elements without a merge key match nothing. */
 export function indexByIdentity(list: readonly unknown[], item: unknown, mergeKey: string): number {
-  const id = identityOf(item, mergeKey);
-  if (id === undefined) return -1;
-  return list.findIndex((e) => deepEqual(identityOf(e, mergeKey), id));
+  return new IdentityIndex(list, mergeKey).indexOf(item);
 }
 
 /** Splits items into those whose identity appears in `by` and the others, keeping order. */
 export function partitionByPresence(items: readonly unknown[], by: readonly unknown[], mergeKey: string): [unknown[], unknown[]] {
+  const index = new IdentityIndex(by, mergeKey);
   const present: unknown[] = [];
   const absent: unknown[] = [];
-  for (const item of items) (indexByIdentity(by, item, mergeKey) >= 0 ? present : absent).push(item);
+  for (const item of items) (index.indexOf(item) >= 0 ? present : absent).push(item);
   return [present, absent];
 }
 
 function sortByOrder(items: unknown[], order: readonly unknown[], mergeKey: string): unknown[] {
+  const index = new IdentityIndex(order, mergeKey);
   return items
-    .map((item, i) => ({ item, i, at: indexByIdentity(order, item, mergeKey) }))
+    .map((item, i) => ({ item, i, at: index.indexOf(item) }))
     .sort((a, b) => a.at - b.at || a.i - b.i)
     .map((e) => e.item);
 }
@@ -47,6 +91,7 @@ export function normalizeElementOrder(
 ): unknown[] {
   const right = sortByOrder(patchItems, patchOrder, mergeKey);
   const left = sortByOrder(serverOnly, serverOrder, mergeKey);
+  const server = new IdentityIndex(serverOrder, mergeKey);
   const out: unknown[] = [];
   let i = 0;
   let j = 0;
@@ -54,8 +99,8 @@ export function normalizeElementOrder(
     if (i >= left.length) out.push(right[j++]);
     else if (j >= right.length) out.push(left[i++]);
     else {
-      const li = indexByIdentity(serverOrder, left[i], mergeKey);
-      const ri = indexByIdentity(serverOrder, right[j], mergeKey);
+      const li = server.indexOf(left[i]);
+      const ri = server.indexOf(right[j]);
       if (li >= 0 && ri >= 0 && li < ri) out.push(left[i++]);
       else out.push(right[j++]);
     }
@@ -65,14 +110,19 @@ export function normalizeElementOrder(
 
 /** Removes duplicates (structural equality), keeping the first occurrence. */
 export function dedupe(items: readonly unknown[]): unknown[] {
-  const out: unknown[] = [];
-  for (const item of items) if (!out.some((e) => deepEqual(e, item))) out.push(item);
-  return out;
+  const seen = new Set<string>();
+  return items.filter((item) => {
+    const key = canonicalKey(item);
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
 }
 
 /** The $deleteFromPrimitiveList directive: drops every element equal to one in toDelete. */
 export function deleteFromList(current: readonly unknown[], toDelete: readonly unknown[]): unknown[] {
-  return current.filter((e) => !toDelete.some((d) => deepEqual(d, e)));
+  const gone = new Set(toDelete.map(canonicalKey));
+  return current.filter((e) => !gone.has(canonicalKey(e)));
 }
 
 const isDirectiveElement = (e: unknown): boolean => isObject(e) && hasOwn(e, "$patch");

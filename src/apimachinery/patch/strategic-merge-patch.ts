@@ -15,9 +15,10 @@ import { StatusError, newBadRequest } from "../errors.ts";
 import { type JsonObject, deepCopy, getOwn, hasOwn, isObject, kindOf, setOwn } from "./json-value.ts";
 import { type PatchMeta, fieldSchema, itemSchema, patchMetaOf } from "./smp-schema.ts";
 import {
+  IdentityIndex,
   dedupe,
   deleteFromList,
-  indexByIdentity,
+  identityKey,
   normalizeElementOrder,
   partitionByPresence,
   validateSetElementOrder,
@@ -153,7 +154,7 @@ function mergeList(original: unknown[], patch: unknown[], items: JSONSchemaProps
   if (!mergeKey) throw newBadRequest("cannot merge lists of objects without a merge key (x-kubernetes-patch-merge-key)");
 
   // $patch elements: delete drops the matching original elements, replace discards the original.
-  let base = original;
+  const deleted = new Set<string>();
   const plain: JsonObject[] = [];
   let replace = false;
   for (const e of patch as JsonObject[]) {
@@ -164,7 +165,7 @@ function mergeList(original: unknown[], patch: unknown[], items: JSONSchemaProps
     const d = e[DIRECTIVE];
     if (d === "delete") {
       if (!hasOwn(e, mergeKey)) throw noMergeKey(e, mergeKey);
-      base = base.filter((o) => indexByIdentity([e], o, mergeKey) < 0);
+      deleted.add(identityKey(e, mergeKey)!);
     } else if (d === "replace") {
       replace = true;
     } else if (d === "merge") {
@@ -175,15 +176,21 @@ function mergeList(original: unknown[], patch: unknown[], items: JSONSchemaProps
       throw newBadRequest(`unknown patch type: ${JSON.stringify(d)} in list element: ${JSON.stringify(e)}`);
     }
   }
+  const base = deleted.size === 0 ? original : original.filter((o) => !deleted.has(identityKey(o, mergeKey) ?? ""));
   const serverOrder = replace ? plain.map((e) => mergeMap({}, e, items)) : base;
   const patchOrder = replace ? [] : plain;
 
   const merged = [...serverOrder];
+  const index = new IdentityIndex(merged, mergeKey);
   for (const e of patchOrder) {
     if (!hasOwn(e, mergeKey)) throw noMergeKey(e, mergeKey);
-    const at = indexByIdentity(merged, e, mergeKey);
-    if (at >= 0) merged[at] = mergeMap(merged[at] as JsonObject, e, items);
-    else merged.push(mergeMap({}, e, items));
+    const at = index.indexOf(e);
+    if (at >= 0) {
+      merged[at] = mergeMap(merged[at] as JsonObject, e, items);
+    } else {
+      merged.push(mergeMap({}, e, items));
+      index.add(merged[merged.length - 1], merged.length - 1);
+    }
   }
   const [patchItems, serverOnly] = partitionByPresence(merged, patchOrder, mergeKey);
   return normalizeElementOrder(patchItems, serverOnly, patchOrder, serverOrder, mergeKey);

@@ -1,8 +1,10 @@
-// Request bodies: read with a size limit (413 past it), decode JSON or YAML (400 when
-// malformed), and check an object body against the resource the URL names.
-import { duplicateFields } from "../../apimachinery/json/duplicates.ts";
+// Request bodies: read with a size limit (413 past it), decode JSON, YAML or protobuf (400 when
+// malformed or nested more than MAX_NESTING_DEPTH deep), and check an object body against the
+// resource the URL names.
 import type { IncomingMessage } from "node:http";
-import { parse as parseYaml } from "yaml";
+import { CORE_SCHEMA, load as loadYaml, type LoadOptions } from "js-yaml";
+import { depthMessage, jsonTextDepth, MAX_NESTING_DEPTH, measureJson } from "../../apimachinery/json/bounds.ts";
+import { duplicateFields } from "../../apimachinery/json/duplicates.ts";
 import type { KubeObject } from "../../apis/meta/v1/types.ts";
 import { newBadRequest, newRequestEntityTooLarge } from "../../apimachinery/errors.ts";
 import { type BodyFormat } from "./negotiation.ts";
@@ -49,13 +51,35 @@ export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
 
 /**
  * Decodes a body; an empty body is undefined. Malformed input is a 400 naming the decoder's
- * complaint. With `strict` (fieldValidation=Strict) duplicate fields are a 400 too.
+ * complaint. With `strict` (fieldValidation=Strict) duplicate fields are a 400 too. Nesting deeper
+ * than MAX_NESTING_DEPTH is a 400 before anything walks the value recursively: JSON text is
+ * measured before it is parsed, YAML by the parser itself (js-yaml's maxDepth; the yaml package
+ * recurses and lexes the whole text first), and every decoded value once more (YAML aliases and
+ * protobuf's embedded JSON can nest further).
  */
 export function decodeBody(buf: Buffer, format: BodyFormat, strict = false): unknown {
+  const value = decodeFormat(buf, format, strict);
+  if (value === null || typeof value !== "object") return value;
+  // YAML aliases share values: expanded they could be far larger than the text (billion laughs).
+  const m = measureJson(value, { maxDepth: MAX_NESTING_DEPTH, maxBytes: MAX_DECODED_BYTES });
+  if (m.exceeded === "depth") throw tooDeep();
+  if (m.exceeded) throw newRequestEntityTooLarge(`Request entity too large: the decoded body exceeds ${MAX_DECODED_BYTES} bytes`);
+  return value;
+}
+
+/** The largest a decoded body may be as JSON (YAML takes fewer bytes than its JSON). */
+export const MAX_DECODED_BYTES = 2 * DEFAULT_MAX_BODY_BYTES;
+
+function tooDeep() {
+  return newBadRequest(`the request body is nested too deeply: ${depthMessage()}`);
+}
+
+function decodeFormat(buf: Buffer, format: BodyFormat, strict: boolean): unknown {
   if (format === "protobuf") return buf.length === 0 ? undefined : decodeProtobufObject(buf);
   const text = buf.toString("utf8");
   if (!text.trim()) return undefined;
   if (format === "json") {
+    if (jsonTextDepth(text) > MAX_NESTING_DEPTH) throw tooDeep();
     let parsed: unknown;
     try {
       parsed = JSON.parse(text) as unknown;
@@ -66,10 +90,23 @@ export function decodeBody(buf: Buffer, format: BodyFormat, strict = false): unk
     if (duplicates.length) throw newBadRequest(`strict decoding error: ${duplicates.map((f) => `duplicate field ${JSON.stringify(f)}`).join(", ")}`);
     return parsed;
   }
+  return decodeYaml(text, strict);
+}
+
+/**
+ * YAML 1.2 core schema (timestamps and binaries stay strings, as when YAML becomes JSON), one
+ * document; duplicate keys are an error only with `strict` (otherwise the last one wins).
+ */
+function decodeYaml(text: string, strict: boolean): unknown {
+  // maxDepth (js-yaml 4.1.1 and later; not yet in its type definitions): collections may nest
+  // fewer than maxDepth levels.
+  const options: LoadOptions & { maxDepth: number } = { schema: CORE_SCHEMA, json: !strict, maxDepth: MAX_NESTING_DEPTH + 1 };
   try {
-    return parseYaml(text, { uniqueKeys: strict }) as unknown;
+    return loadYaml(text, options);
   } catch (err) {
-    throw newBadRequest(`error converting YAML to JSON: ${(err as Error).message}`);
+    const message = (err as Error).message ?? String(err);
+    if (/exceeded maxDepth/.test(message) || err instanceof RangeError) throw tooDeep();
+    throw newBadRequest(`error converting YAML to JSON: ${message.split("\n")[0]}`);
   }
 }
 

@@ -8,6 +8,7 @@
 // { typeMeta: { apiVersion = 1, kind = 2 } = 1, raw = 2, contentEncoding = 3, contentType = 4 },
 // where raw is the object in the kind's generated.proto layout.
 import { newBadRequest, newUnsupportedMediaType } from "../../apimachinery/errors.ts";
+import { depthMessage, jsonTextDepth, MAX_NESTING_DEPTH } from "../../apimachinery/json/bounds.ts";
 import { ACCEPTED_BODY_TYPES } from "./negotiation.ts";
 import { type Field, type Message, PROTOBUF_KINDS } from "./protobuf-types.ts";
 
@@ -85,7 +86,10 @@ function readValue(r: Reader, f: Field, wireType: number): unknown {
   if (t === "stringList") return decodeMessage(bytes, { 1: { name: "items", type: "string", repeated: true } }).items ?? [];
   if (t === "fieldsV1") {
     const raw = decodeMessage(bytes, { 1: { name: "raw", type: "bytes" } }).raw;
-    return raw === undefined ? undefined : (JSON.parse(Buffer.from(String(raw), "base64").toString("utf8")) as unknown);
+    if (raw === undefined) return undefined;
+    const json = Buffer.from(String(raw), "base64").toString("utf8");
+    if (jsonTextDepth(json) > MAX_NESTING_DEPTH) throw new Error(`field ${f.name}: ${depthMessage()}`);
+    return JSON.parse(json) as unknown;
   }
   if (typeof t === "object" && "map" in t) {
     const entry = decodeMessage(bytes, { 1: { name: "key", type: "string" }, 2: { name: "value", type: t.map, keep: true } });

@@ -106,6 +106,8 @@ export interface ResourceDefinition {
   virtualCreate?(ctx: RequestContext, obj: KubeObject): Promise<KubeObject>;
   /** Custom resources: the CRD that defines this resource. */
   crdName?: string;
+  /** The largest a stored object of this kind may be, in bytes of JSON (default: DEFAULT_MAX_OBJECT_BYTES in generic/size.ts). */
+  maxObjectBytes?: number;
   /**
    * Rule for metadata.name and metadata.generateName (problems, empty when valid; `prefix` is true
    * for a generateName base). Default: DNS-1123 subdomain. Namespaces use DNS-1123 labels, RBAC

@@ -9,6 +9,7 @@ import { admit, type StoreCore } from "./core.ts";
 import type { WriteOptions, WriteResult } from "./interface.ts";
 import { decodeBody, prepareCreate, settleNamespace, validateCreate } from "./prepare.ts";
 import { getKey } from "./read.ts";
+import { checkObjectSize } from "./size.ts";
 import { storageToStatus } from "./rv.ts";
 
 /** kube-apiserver's maxNameGenerationCreateAttempts. */
@@ -46,12 +47,14 @@ export async function createDecoded(
   for (let attempt = 1; ; attempt++) {
     const name = obj.metadata.name!;
     const key = objectKey(def, namespace, name);
+    const value = encode(def, obj);
+    checkObjectSize(def, obj, value);
     if (dryRun) {
       if (await getKey(core, key)) throw newAlreadyExists(core.gr, name);
       return { object: obj, warnings, created: true };
     }
     try {
-      const kv = await core.storage.create(key, encode(def, obj));
+      const kv = await core.storage.create(key, value);
       return { object: decode(def, kv), warnings, created: true };
     } catch (err) {
       if (!(err instanceof StorageError && err.code === "KeyExists")) throw storageToStatus(err);

@@ -14,6 +14,7 @@ import type { WriteOptions, WriteResult } from "./interface.ts";
 import { type Decoded, decodeBody, prepareStatusUpdate, prepareUpdate, sameObject, settleNamespace, validateUpdate } from "./prepare.ts";
 import { getKey } from "./read.ts";
 import { storageToStatus } from "./rv.ts";
+import { checkObjectSize } from "./size.ts";
 
 const MAX_ATTEMPTS = 16;
 
@@ -88,9 +89,11 @@ export async function updateLoop(
 
     if (sameObject(obj, old)) return { object: old, warnings };
     obj.metadata.resourceVersion = old.metadata.resourceVersion;
+    const value = encode(def, obj);
+    checkObjectSize(def, obj, value);
     if (dryRun) return { object: obj, warnings };
     try {
-      const saved = await core.storage.update(key, encode(def, obj), kv.modRevision);
+      const saved = await core.storage.update(key, value, kv.modRevision);
       if (isFinalized(core, obj)) await deleteFinalized(core, key, saved.modRevision);
       return { object: decode(def, saved), warnings };
     } catch (err) {

@@ -19,6 +19,9 @@ export const bastionFieldSelectors: Record<string, (obj: KubeObject) => string> 
   "spec.shootRef.name": (o) => asString(asRecord(specOf(o).shootRef)?.name),
 };
 
+/** The largest Bastion stored (the default for other kinds is etcd's 1.5 MiB). */
+export const BASTION_MAX_OBJECT_BYTES = 256 * 1024;
+
 export function bastionDefinition(opts: BastionStrategyOptions): ResourceDefinition {
   return {
     group: GROUP,
@@ -37,5 +40,7 @@ export function bastionDefinition(opts: BastionStrategyOptions): ResourceDefinit
     strategicMergePatch: true,
     // Names become parts of DNS names, namespaces and host names.
     nameValidator: nameIsDNSLabel,
+    // A key, some hundred ingress CIDRs and a status of host keys and conditions fit many times.
+    maxObjectBytes: BASTION_MAX_OBJECT_BYTES,
   };
 }
