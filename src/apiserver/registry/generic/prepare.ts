@@ -6,12 +6,14 @@ import type { KubeObject } from "../../../apis/meta/v1/types.ts";
 import { newBadRequest, newInvalid } from "../../../apimachinery/errors.ts";
 import type { FieldError } from "../../../apimachinery/field/errors.ts";
 import { validateObjectMetaCreate, validateObjectMetaUpdate } from "../../../apimachinery/validation/objectmeta.ts";
+import { depthMessage, MAX_NESTING_DEPTH, measureJson } from "../../../apimachinery/json/bounds.ts";
 import { compileSchema } from "../../schema/compile.ts";
 import { objectMetaSchema } from "../../schema/objectmeta.ts";
 import { groupVersionOf, type RequestContext } from "../types.ts";
 import { isObject, jsonEqual, normalizeMeta, rfc3339 } from "./codec.ts";
 import type { StoreCore } from "./core.ts";
 import type { WriteOptions } from "./interface.ts";
+import { maxObjectBytes, objectTooLarge } from "./size.ts";
 
 export interface Decoded {
   obj: KubeObject;
@@ -19,11 +21,16 @@ export interface Decoded {
 }
 
 /**
- * A deep copy of the body as an object of this resource: type meta checked, unknown fields
+ * A deep copy of the body as an object of this resource: depth and size bounded, type meta checked, unknown fields
  * dropped (fieldValidation=Strict: 400 listing all of them; Warn or unset: warnings), defaults applied.
  */
 export function decodeBody(core: StoreCore, body: unknown, fieldValidation: WriteOptions["fieldValidation"]): Decoded {
   if (!isObject(body)) throw newBadRequest(`the object provided is not a JSON object of kind ${core.def.kind}`);
+  // Before anything recursive (structuredClone, pruning, defaulting, validation) and before
+  // admission: too deep is a 400, too large for the kind a 413 (checked exactly again when stored).
+  const m = measureJson(body, { maxDepth: MAX_NESTING_DEPTH, maxBytes: maxObjectBytes(core.def) });
+  if (m.exceeded === "depth") throw newBadRequest(`the object provided is nested too deeply: ${depthMessage()}`);
+  if (m.exceeded === "bytes") throw objectTooLarge(core.def, undefined, nameOf(body));
   const obj = structuredClone(body) as KubeObject;
   if (obj.metadata === undefined || obj.metadata === null) obj.metadata = {};
   if (!isObject(obj.metadata)) throw newBadRequest("metadata: expected an object");
@@ -48,6 +55,11 @@ export function decodeBody(core: StoreCore, body: unknown, fieldValidation: Writ
   obj.apiVersion = gv;
   obj.kind = core.def.kind;
   return { obj, warnings };
+}
+
+function nameOf(body: Record<string, unknown>): string {
+  const meta = body.metadata;
+  return isObject(meta) && typeof meta.name === "string" ? meta.name : "";
 }
 
 const metadataOnly = compileSchema({ type: "object", properties: { metadata: objectMetaSchema } }, { resource: false });

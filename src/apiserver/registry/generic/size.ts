@@ -16,8 +16,8 @@ export function maxObjectBytes(def: Pick<ResourceDefinition, "maxObjectBytes">):
 export function objectTooLarge(def: Pick<ResourceDefinition, "maxObjectBytes" | "kind">, size: number | undefined, name: string): StatusError {
   const limit = maxObjectBytes(def);
   const what = name ? `${def.kind} "${name}"` : `the ${def.kind}`;
-  const actual = size === undefined ? "more than that" : `${size} bytes`;
-  return newRequestEntityTooLarge(`Request entity too large: ${what} is too large to store: limit is ${limit} bytes, the object is ${actual}`);
+  const actual = size === undefined ? "" : `, the object is ${size} bytes`;
+  return newRequestEntityTooLarge(`Request entity too large: ${what} is too large to store: limit is ${limit} bytes${actual}`);
 }
 
 /** 413 unless the encoded object (the JSON that is stored) fits its kind's limit. */

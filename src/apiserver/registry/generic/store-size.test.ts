@@ -9,12 +9,11 @@ void describe("GenericStore object size limit", () => {
     const t = await newTestStore(widgetDefinition({ maxObjectBytes: 4096 }));
     const ctx = t.ctx("ns1");
     const big = "x".repeat(5000);
-    const tooLarge = /^Request entity too large: Widget "w1" is too large to store: limit is 4096 bytes, the object is \d+ bytes$/;
+    const tooLarge = /^Request entity too large: Widget "w1" is too large to store: limit is 4096 bytes(, the object is \d+ bytes)?$/;
     await rejects(t.store.create(ctx, widget("w1", { color: "red" }, { annotations: { a: big } })), 413, "RequestEntityTooLarge", tooLarge);
     await rejects(t.store.create(ctx, widget("w1", { color: "red" }, { annotations: { a: big } }), { dryRun: true }), 413, "RequestEntityTooLarge", tooLarge);
     const created = (await t.store.create(ctx, widget("w1", { color: "red" }))).object;
     await rejects(t.store.update(ctx, "w1", { ...created, metadata: { ...created.metadata, annotations: { a: big } } }), 413, "RequestEntityTooLarge", tooLarge);
-    // measured before decoding: no size in the message
     await rejects(t.store.patch(ctx, "w1", "merge", { metadata: { annotations: { a: big } } }), 413, "RequestEntityTooLarge", /Widget "w1" is too large to store: limit is 4096 bytes/);
     await rejects(t.store.patch(ctx, "w1", "json", [{ op: "add", path: "/metadata/annotations", value: { a: "x".repeat(3000) } }, { op: "copy", from: "/metadata/annotations/a", path: "/metadata/annotations/b" }]), 413, "RequestEntityTooLarge", /limit is 4096 bytes/);
     await rejects(t.store.patch(ctx, "w1", "merge", { status: { phase: big } }, {}, "status"), 413, "RequestEntityTooLarge");
