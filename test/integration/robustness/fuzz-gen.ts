@@ -33,6 +33,8 @@ export interface FuzzRequest {
   body?: string;
   /** True when the request is a watch (it carries a short timeoutSeconds). */
   watch: boolean;
+  /** A bomb (patch that grows, deep nesting, oversized object): it must be refused with a 4xx. */
+  hostile?: string;
 }
 
 export const fuzzNamespace = "fz";
@@ -197,6 +199,56 @@ export class RequestGenerator {
     return s ? `?${s}` : "";
   }
 
+  /**
+   * A request that must be refused however the server is doing: patch bombs (copy, list shifting,
+   * deepening, merge and strategic patches that grow past the object limit), nesting past the
+   * depth bound in every body format and patch type, and objects over the size limit of the kind.
+   */
+  hostile(res: Resource, collection: string, item: string): FuzzRequest {
+    const r = this.r;
+    const nest = (n: number, open: string, close: string, inner = "1") => open.repeat(n) + inner + close.repeat(n);
+    const depth = r.pick([501, 2_000, 100_000]);
+    const big = (bytes: number) => Object.fromEntries(Array.from({ length: Math.ceil(bytes / 1000) }, (_, i) => [`k${i}`, "v".repeat(990)]));
+    const patch = (type: string, body: string, why: string): FuzzRequest => ({ method: "PATCH", path: r.chance(0.2) ? `${item}/status` : item, headers: { "content-type": type }, body, watch: false, hostile: why });
+    switch (r.int(8)) {
+      case 0: {
+        const ops = [{ op: "add", path: "/x", value: new Array(16).fill(0) }, ...Array.from({ length: 40 }, () => ({ op: "copy", from: "/x", path: "/x/-" }))];
+        return patch("application/json-patch+json", JSON.stringify(ops), "JSON patch copy bomb");
+      }
+      case 1: {
+        const ops = [{ op: "add", path: "/x", value: new Array(200_000).fill(0) }, ...Array.from({ length: 5_000 }, () => ({ op: r.pick(["add", "copy"]), from: "/x/1", path: "/x/0", value: 1 }))];
+        return patch("application/json-patch+json", JSON.stringify(ops), "JSON patch shifting a long list");
+      }
+      case 2: {
+        const ops = [{ op: "add", path: "/x", value: JSON.parse(nest(100, "[", "]")) as unknown }, ...[99, 199, 399].map((n) => ({ op: r.pick(["copy", "move"]), from: "/x", path: `/x${"/0".repeat(n)}` }))];
+        return patch("application/json-patch+json", JSON.stringify(ops), "JSON patch deepening by copy or move");
+      }
+      case 3: {
+        const type = r.pick(["application/merge-patch+json", "application/strategic-merge-patch+json", "application/json-patch+json"]);
+        const value = big(1_700_000);
+        const body = type === "application/json-patch+json" ? [{ op: "add", path: "/metadata/labels", value: { a: "b" } }, { op: "add", path: "/big", value }] : { metadata: { labels: { a: "b" } }, big: value };
+        return patch(type, JSON.stringify(body), "patch growing the object past its limit");
+      }
+      case 4: {
+        const type = r.pick(["application/merge-patch+json", "application/strategic-merge-patch+json", "application/json-patch+json"]);
+        const body = type === "application/json-patch+json" ? `[{"op":"add","path":"/metadata/labels","value":${nest(depth, "[", "]")}}]` : `{"metadata":{"labels":${nest(depth, '{"a":', "}")}}}`;
+        return patch(type, body, "patch nested past the depth bound");
+      }
+      case 5: {
+        const headers: Record<string, string> = { "content-type": r.pick(["application/json", "application/yaml"]) };
+        const yamlBlock = () => Array.from({ length: Math.min(depth, 2_000) }, (_, i) => `${" ".repeat(i)}a:`).join("\n");
+        const body = headers["content-type"] === "application/json" ? (r.chance(0.5) ? nest(depth, "[", "]") : `{"metadata":{"name":"deep"},"data":${nest(depth, '{"a":', "}")}}`) : r.pick([nest(depth, "[", "]"), "- ".repeat(depth) + "x", yamlBlock()]);
+        const query = r.chance(0.5) ? "?fieldValidation=Strict" : "";
+        return { method: r.pick(["POST", "PUT"]), path: (r.chance(0.5) ? collection : item) + query, headers, body, watch: false, hostile: "body nested past the depth bound" };
+      }
+      default: {
+        const obj = { ...this.object(res), [r.pick(["data", "spec", "rules", "subjects", "extra"])]: big(1_600_000 + r.int(1_200_000)) };
+        const put = r.chance(0.4);
+        return { method: put ? "PUT" : "POST", path: put ? item : collection, headers: { "content-type": "application/json" }, body: JSON.stringify(obj), watch: false, hostile: "object over the size limit" };
+      }
+    }
+  }
+
   next(): FuzzRequest {
     const r = this.r;
     const res = r.pick(resources);
@@ -204,6 +256,7 @@ export class RequestGenerator {
     const collection = res.namespaced ? `${res.base}/namespaces/${encodeURIComponent(ns)}/${plural(res.kind)}` : `${res.base}/${plural(res.kind)}`;
     const name = res.kind === "Namespace" && r.chance(0.3) ? r.pick([fuzzNamespace, "default"]) : this.name();
     const item = `${collection}/${encodeURIComponent(name)}`;
+    if (r.chance(0.03)) return this.hostile(res, collection, item);
     const headers: Record<string, string> = {};
     if (r.chance(0.15)) {
       headers.accept = r.pick([
