@@ -22,11 +22,16 @@ const needed = [
   ["/usr/bin/ssh-keygen", "openssh-client"],
   ["/usr/bin/ssh-keyscan", "openssh-client"],
   ["/usr/sbin/useradd", "passwd"],
-  // machines are overlays of the host root: bastion user-data writes /etc/sudoers.d/ (GEP-15 user-data)
+  // bastion user-data writes /etc/sudoers.d/ (GEP-15 user-data); machines see the host's /usr read-only
   ["/usr/bin/sudo", "sudo"],
   // host/ e2e tests: connectivity checks between namespaces
   ["/usr/bin/nc.openbsd", "netcat-openbsd"],
   ["/usr/bin/ping", "iputils-ping"],
+  // machines are user namespaces: host/native/nsutil.c (idmapped mounts) is compiled on first use
+  ["/usr/bin/cc", "gcc"],
+  ["/usr/include/stdio.h", "libc6-dev"],
+  ["/usr/include/linux/mount.h", "linux-libc-dev"],
+  ["/usr/bin/mkfifo", "coreutils"],
   // machines announce their addresses when they boot (gratuitous ARP)
   ["/usr/bin/arping", "iputils-arping"],
 ];

@@ -10,6 +10,14 @@ export interface HostContext {
   names: Names;
   /** Absolute path; everything mounted or written by host/ lives below it. */
   stateDir: string;
+  /** The host ids machines' users map to (a machine's root is host id `base`), recorded in host.json. */
+  ids: IdRange;
+}
+
+/** A range of host user and group ids: ids 0..count-1 inside a machine are base..base+count-1 outside. */
+export interface IdRange {
+  base: number;
+  count: number;
 }
 
 /** Who an object belongs to, recorded with it. */

@@ -32,6 +32,8 @@ export interface DetachedOptions {
   /** stdout and stderr are appended here. */
   logFile: string;
   env?: Record<string, string>;
+  /** Working directory of the process. */
+  cwd?: string;
 }
 
 /** A process that outlives the call (and, being in its own session, the caller's process group). */
@@ -124,6 +126,7 @@ export class HostExec implements Exec {
       const child = spawn(cmd, argv, {
         detached: true,
         stdio: ["ignore", fd, fd],
+        ...(options.cwd !== undefined ? { cwd: options.cwd } : {}),
         env: options.env ? { ...process.env, ...options.env } : process.env,
       });
       const spawned = new Promise<number>((resolve, reject) => {

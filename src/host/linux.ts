@@ -2,7 +2,7 @@
 // state directory remembers its prefix (host.json), so a later sweep(stateDir) finds the same names.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import type { HostContext, Owned } from "./context.ts";
+import type { HostContext, IdRange, Owned } from "./context.ts";
 import { HostExec, type Exec, type RunOptions, type RunResult } from "./exec.ts";
 import type { Host } from "./host.ts";
 import * as links from "./links.ts";
@@ -25,19 +25,39 @@ export interface LinuxHostOptions {
   exec?: Exec;
 }
 
-/** Reads or fixes the prefix of a state directory: one state directory, one prefix. */
-function statePrefix(stateDir: string, wanted: string | undefined): string {
+/** Machines' id ranges start here: far above the ids of the host's own users and of ordinary subuid ranges. */
+const ID_BASE_START = 0x1000_0000;
+export const MACHINE_ID_COUNT = 65536;
+
+/** A default id base per prefix, so landscapes with different prefixes do not share ids. */
+function defaultIdBase(prefix: string): number {
+  let h = 2166136261;
+  for (const c of prefix) h = Math.imul(h ^ c.charCodeAt(0), 16777619) >>> 0;
+  return ID_BASE_START + (h % 4096) * MACHINE_ID_COUNT;
+}
+
+interface StateFile {
+  prefix?: string;
+  ids?: IdRange;
+}
+
+/**
+ * Reads or fixes what a state directory is: one state directory, one prefix and one id range for its
+ * machines (host.json; older files without a range get one).
+ */
+function stateIdentity(stateDir: string, wanted: string | undefined): { prefix: string; ids: IdRange } {
   const file = join(stateDir, "host.json");
-  const stored = existsSync(file) ? (JSON.parse(readFileSync(file, "utf8")) as { prefix?: string }).prefix : undefined;
-  if (stored !== undefined && wanted !== undefined && stored !== wanted) {
-    throw new HostSpecError(`state directory ${stateDir} belongs to prefix ${stored}, not ${wanted}`);
+  const stored = existsSync(file) ? (JSON.parse(readFileSync(file, "utf8")) as StateFile) : {};
+  if (stored.prefix !== undefined && wanted !== undefined && stored.prefix !== wanted) {
+    throw new HostSpecError(`state directory ${stateDir} belongs to prefix ${stored.prefix}, not ${wanted}`);
   }
-  const prefix = stored ?? wanted ?? DEFAULT_PREFIX;
-  if (stored === undefined) {
+  const prefix = stored.prefix ?? wanted ?? DEFAULT_PREFIX;
+  const ids = stored.ids ?? { base: defaultIdBase(prefix), count: MACHINE_ID_COUNT };
+  if (stored.prefix === undefined || stored.ids === undefined) {
     mkdirSync(stateDir, { recursive: true, mode: 0o755 });
-    writeFileSync(file, `${JSON.stringify({ prefix })}\n`);
+    writeFileSync(file, `${JSON.stringify({ prefix, ids })}\n`);
   }
-  return prefix;
+  return { prefix, ids };
 }
 
 export class LinuxHost implements Host {
@@ -47,8 +67,9 @@ export class LinuxHost implements Host {
 
   constructor(options: LinuxHostOptions) {
     this.stateDir = resolve(options.stateDir);
-    this.names = new Names(statePrefix(this.stateDir, options.prefix));
-    this.ctx = { exec: options.exec ?? new HostExec(), records: new RecordStore(this.stateDir), names: this.names, stateDir: this.stateDir };
+    const { prefix, ids } = stateIdentity(this.stateDir, options.prefix);
+    this.names = new Names(prefix);
+    this.ctx = { exec: options.exec ?? new HostExec(), records: new RecordStore(this.stateDir), names: this.names, stateDir: this.stateDir, ids };
   }
 
   ensureNetns(name: string, owned?: Owned): Promise<void> {

@@ -15,47 +15,47 @@ export function hostKeyFile(type: HostKeyType): string {
 }
 
 export const STAGE1 = `#!/bin/bash
-# Stage 1 of a machine's boot: PID 1 of fresh PID, mount and UTS namespaces (the network namespace was
-# entered before). The host mounted the root overlay; this adds the machine's own proc, sys, dev, run and
-# tmp, pivots into the root, drops every host mount, and hands over to ${CTL}/init.
-# usage: stage1 <root> <ctl dir> <host keys dir> <hostname> [<host dir bound read-only>...]
+# Stage 1 of a machine's boot, as the machine's root: PID 1 of fresh PID, mount, UTS, IPC, network and cgroup
+# namespaces, all owned by the machine's user namespace. The host mounted the root (the image's overlay and
+# the read-only idmapped system directories); this adds the machine's own proc, sys, dev and run, pivots
+# into the root, drops every host mount, waits until the host has wired the network, and hands over to
+# ${CTL}/init. It runs in the machine's directory and uses relative paths only: the machine's root is nobody
+# to the host and need not be able to reach that directory from /.
+# usage: (in <machine dir>) stage1 <this script's host path, which names the supervisor> <hostname>
 set -euo pipefail
-root=$1 ctl=$2 keys=$3 name=$4
-binds=("\${@:5}")
-mount -t proc -o nosuid,nodev,noexec proc "$root/proc"
-mount -t sysfs -o ro,nosuid,nodev,noexec sysfs "$root/sys"
-mount -t tmpfs -o mode=755,nosuid,size=1024k tmpfs "$root/dev"
-for d in "null 1 3" "zero 1 5" "full 1 7" "random 1 8" "urandom 1 9" "tty 5 0"; do
-  set -- $d
-  mknod -m 666 "$root/dev/$1" c "$2" "$3"
+name=$2
+# The host's mounts are locked in this namespace and pivot_root refuses a locked new root: bind it anew.
+mount --rbind root root
+cd root
+mount -t proc -o nosuid,nodev,noexec proc proc
+mount -t sysfs -o ro,nosuid,nodev,noexec sysfs sys
+mount -t tmpfs -o mode=755,nosuid,size=1024k tmpfs dev
+# A user namespace cannot make device nodes: the harmless ones are bound from the host, as containers do.
+for d in null zero full random urandom tty; do
+  touch "dev/$d"
+  mount --bind "/dev/$d" "dev/$d"
 done
-mkdir -m 755 "$root/dev/pts"
-mkdir -m 1777 "$root/dev/shm"
-mount -t devpts -o newinstance,ptmxmode=0666,mode=0620,gid=5 devpts "$root/dev/pts"
-ln -s pts/ptmx "$root/dev/ptmx"
-ln -s /proc/self/fd "$root/dev/fd"
-ln -s /proc/self/fd/0 "$root/dev/stdin"
-ln -s /proc/self/fd/1 "$root/dev/stdout"
-ln -s /proc/self/fd/2 "$root/dev/stderr"
-mount -t tmpfs -o mode=1777,nosuid,nodev tmpfs "$root/dev/shm"
-mount -t tmpfs -o mode=755,nosuid,nodev tmpfs "$root/run"
-mount -t tmpfs -o mode=1777,nosuid,nodev tmpfs "$root/tmp"
-mkdir -p "$root${CTL}" "$root/run/sshd" "$root/run/lock"
-mount --bind "$ctl" "$root${CTL}"
-mount --bind "$keys" "$root${CTL}/host-keys"
-if [ -e "$root/usr/bin/systemctl" ]; then mount --bind "$ctl/bin/systemctl" "$root/usr/bin/systemctl"; fi
-for dir in "\${binds[@]}"; do
-  mkdir -p "$root$dir"
-  mount --bind "$dir" "$root$dir"
-  mount -o remount,bind,ro "$root$dir"
-done
-printf '%s\\n' "$name" > "$root/etc/hostname"
-printf '127.0.0.1\\tlocalhost\\n127.0.1.1\\t%s\\n::1\\tlocalhost ip6-localhost ip6-loopback\\n' "$name" > "$root/etc/hosts"
+mkdir -m 755 dev/pts
+mkdir -m 1777 dev/shm
+mount -t devpts -o newinstance,ptmxmode=0666,mode=0620,gid=5 devpts dev/pts
+ln -s pts/ptmx dev/ptmx
+ln -s /proc/self/fd dev/fd
+ln -s /proc/self/fd/0 dev/stdin
+ln -s /proc/self/fd/1 dev/stdout
+ln -s /proc/self/fd/2 dev/stderr
+mount -t tmpfs -o mode=1777,nosuid,nodev tmpfs dev/shm
+mount -t tmpfs -o mode=755,nosuid,nodev tmpfs run
+mkdir -p ".${CTL}" run/sshd run/lock
+# The control directory holds a copy of the machine's host keys (host-keys/), owned by its root.
+mount --bind ../ctl ".${CTL}"
+if [ -e usr/bin/systemctl ]; then mount --bind ../ctl/bin/systemctl usr/bin/systemctl; fi
+printf '%s\\n' "$name" > etc/hostname
+printf '127.0.0.1\\tlocalhost\\n127.0.1.1\\t%s\\n::1\\tlocalhost ip6-localhost ip6-loopback\\n' "$name" > etc/hosts
 hostname "$name"
-cd "$root"
 pivot_root . .
 umount -l .
 cd /
+read -r _ < ${CTL}/network
 exec ${CTL}/init
 `;
 

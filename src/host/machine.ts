@@ -1,19 +1,24 @@
-// Machines: a network namespace with veths to bridges, plus mount, PID and UTS namespaces over an overlay of
-// the host root. The supervisor is `nsenter --net=<netns> unshare --fork --kill-child --pid --mount --uts`;
-// its child is the machine's PID 1, which the kernel kills when the supervisor dies (kill-child), and with
-// PID 1 every process of the machine. It boots by running its user-data, then its own sshd (fresh host keys
-// of its own, never the host's).
-import { existsSync } from "node:fs";
-import { chmod, mkdir, rm, writeFile } from "node:fs/promises";
+// Machines (docs/machines.md): a user namespace whose root is an unprivileged range of host ids, owning the
+// machine's network, mount, PID, UTS, IPC and cgroup namespaces, over a root file system made from the
+// machine image (image.ts) and read-only idmapped binds of the host's system directories. The supervisor is
+// `nsutil userns-exec <base> <count> -- unshare --fork --kill-child --pid --mount --net ...`; its child is
+// the machine's PID 1, which the kernel kills when the supervisor dies (kill-child), and with PID 1 every
+// process of the machine. The host names the machine's network namespace (`ip netns attach`), wires it while
+// stage 1 completes the root, then lets the machine boot: user-data, then its own sshd (fresh host keys of
+// its own, never the host's).
+import { constants as fsConstants, existsSync } from "node:fs";
+import { chmod, chown, copyFile, mkdir, open, readdir, readlink, rm, writeFile } from "node:fs/promises";
 import { isAbsolute, join, resolve } from "node:path";
 import { deleteRecords, ownedFields, type HostContext, type Owned } from "./context.ts";
 import { addressOf, familyOf } from "./cidr.ts";
 import { deleteLink, ensureRoute, ensureVeth } from "./links.ts";
 import { DEFAULT_HOST_KEY_TYPES, INIT, STAGE1, SYSTEMCTL, hostKeyFile, renderSshdConfig, type HostKeyType, type SshdOptionValue } from "./machine-files.ts";
 import { getMachineRecord, statusOf, supervisorExits, waitMachineReady, type MachineInfo } from "./machine-status.ts";
-import { mountOverlay, unmount } from "./mounts.ts";
+import { ensureImage, systemBinds } from "./image.ts";
+import { bindIdmapped, mountOverlay, unmount } from "./mounts.ts";
 import { HostSpecError, validateIfname, validateLogicalName } from "./names.ts";
-import { deleteNetns, ensureNetns, killProcesses } from "./netns.ts";
+import { nsutil } from "./native.ts";
+import { attachNetns, deleteNetns, killProcesses } from "./netns.ts";
 import { applyTable } from "./nft.ts";
 import type { NftTable } from "./nft-render.ts";
 import { childrenOf, isAlive, ref, type ProcessRef } from "./procs.ts";
@@ -60,8 +65,8 @@ export interface MachineSpec extends Owned {
   readyTimeoutMs?: number;
   /**
    * Absolute host directories visible read-only at the same path inside the machine (e.g. the
-   * project's own checkout, for a node agent); needed where the root overlay does not reach, such
-   * as below /tmp, which the machine gets fresh.
+   * project's own checkout, for a node agent): the machine sees nothing else of the host's files
+   * beyond its image. Not below /proc, /sys, /dev or /run, which the machine mounts itself.
    */
   readOnlyBinds?: readonly string[];
 }
@@ -98,7 +103,9 @@ export function planMachine(ctx: Pick<HostContext, "names" | "stateDir">, spec: 
     interfaces,
     readOnlyBinds: (spec.readOnlyBinds ?? []).map((b) => {
       if (!isAbsolute(b) || b.includes("\n")) throw new HostSpecError(`machine ${name}: bind ${JSON.stringify(b)} must be an absolute path`);
-      return resolve(b);
+      const dir = resolve(b);
+      if (dir === "/" || /^\/(proc|sys|dev|run)(\/|$)/.test(dir)) throw new HostSpecError(`machine ${name}: cannot bind ${dir} into a machine`);
+      return dir;
     }),
     sshd: {
       port: sshd.port ?? 22,
@@ -111,6 +118,7 @@ export function planMachine(ctx: Pick<HostContext, "names" | "stateDir">, spec: 
   };
 }
 
+/** The machine's host keys, kept on the host; each boot copies them into the control directory for its root. */
 async function ensureHostKeys(ctx: HostContext, dir: string, types: readonly HostKeyType[]): Promise<void> {
   await mkdir(dir, { recursive: true, mode: 0o700 });
   for (const t of types) {
@@ -122,10 +130,21 @@ async function ensureHostKeys(ctx: HostContext, dir: string, types: readonly Hos
   }
 }
 
-async function writeControlFiles(rec: MachineRecord, spec: MachineSpec, ctl: string): Promise<void> {
+async function chownTree(path: string, id: number): Promise<void> {
+  await chown(path, id, id);
+  for (const e of await readdir(path, { withFileTypes: true }).catch(() => [])) {
+    if (e.isDirectory()) await chownTree(join(path, e.name), id);
+    else await chown(join(path, e.name), id, id);
+  }
+}
+
+async function writeControlFiles(ctx: HostContext, rec: MachineRecord, spec: MachineSpec, ctl: string): Promise<void> {
   await rm(ctl, { recursive: true, force: true });
   await mkdir(join(ctl, "bin"), { recursive: true });
-  await mkdir(join(ctl, "host-keys"));
+  await mkdir(join(ctl, "host-keys"), { mode: 0o700 });
+  for (const f of rec.sshd.hostKeyFiles) {
+    for (const file of [f, `${f}.pub`]) await copyFile(join(rec.hostKeysDir, file), join(ctl, "host-keys", file));
+  }
   await writeFile(join(ctl, "stage1"), STAGE1, { mode: 0o755 });
   await writeFile(join(ctl, "init"), INIT, { mode: 0o755 });
   await writeFile(join(ctl, "bin", "systemctl"), SYSTEMCTL, { mode: 0o755 });
@@ -133,7 +152,44 @@ async function writeControlFiles(rec: MachineRecord, spec: MachineSpec, ctl: str
   const config = renderSshdConfig({ machine: rec.name, port: rec.sshd.port, listenAddresses: rec.sshd.listenAddresses, hostKeyTypes: types, options: spec.sshd?.options ?? {} });
   await writeFile(join(ctl, "sshd_config"), config, { mode: 0o644 });
   if (spec.userData !== undefined) await writeFile(join(ctl, "user-data"), spec.userData, { mode: 0o700 });
+  // Stage 1 waits on this pipe until the host has wired the machine's network.
+  await ctx.exec.run("mkfifo", ["-m", "0600", join(ctl, NETWORK_FIFO)]);
   await chmod(ctl, 0o755);
+  // The machine's root writes its status files here and runs its user-data.
+  await chownTree(ctl, ctx.ids.base);
+}
+
+const NETWORK_FIFO = "network";
+
+/** Waits until the process has left the host's network namespace (the supervisor has unshared). */
+async function waitUnshared(pid: number, timeoutMs: number): Promise<void> {
+  const own = await readlink("/proc/self/ns/net");
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const theirs = await readlink(`/proc/${pid}/ns/net`).catch(() => undefined);
+    if (theirs === undefined) throw new Error(`machine supervisor ${pid} exited before it made its namespaces`);
+    if (theirs !== own) return;
+    if (Date.now() > deadline) throw new Error(`machine supervisor ${pid} made no namespaces within ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 2));
+  }
+}
+
+/** Tells stage 1 that the network is wired (it blocks reading the pipe). */
+async function releaseStage1(ctl: string, supervisor: ProcessRef, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      const fh = await open(join(ctl, NETWORK_FIFO), fsConstants.O_WRONLY | fsConstants.O_NONBLOCK);
+      await fh.write("up\n");
+      await fh.close();
+      return;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== "ENXIO") throw err;
+    }
+    if (!isAlive(supervisor)) throw new Error(`machine supervisor ${supervisor.pid} exited during boot`);
+    if (Date.now() > deadline) throw new Error(`machine stage 1 did not wait for its network within ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 5));
+  }
 }
 
 /**
@@ -153,7 +209,25 @@ export async function startMachine(ctx: HostContext, spec: MachineSpec): Promise
   const paths = machinePaths(ctx, planned.name);
   await mkdir(paths.dir, { recursive: true, mode: 0o755 });
   const child = { parent: id };
-  await ensureNetns(ctx, planned.netns, child);
+  const image = await ensureImage(ctx);
+  await ensureHostKeys(ctx, planned.hostKeysDir, spec.sshd?.hostKeyTypes ?? DEFAULT_HOST_KEY_TYPES);
+  await writeControlFiles(ctx, planned, spec, paths.ctl);
+  await mkdir(paths.upper, { recursive: true, mode: 0o755 });
+  await chown(paths.upper, ctx.ids.base, ctx.ids.base);
+  await mountOverlay(ctx, { target: paths.root, lower: image, upper: paths.upper, work: paths.work, ...child });
+  for (const d of await systemBinds()) await bindIdmapped(ctx, { source: `/${d}`, target: join(paths.root, d), ...child });
+  for (const b of planned.readOnlyBinds ?? []) await bindIdmapped(ctx, { source: b, target: join(paths.root, b), ...child });
+  const namespaces = ["--fork", "--kill-child", "--pid", "--mount", "--uts", "--ipc", "--net", "--cgroup", "--propagation", "private"];
+  const supervisor = await ctx.exec.spawnDetached(
+    await nsutil(ctx.exec),
+    ["userns-exec", String(ctx.ids.base), String(ctx.ids.count), "--", "unshare", ...namespaces, "--", "/bin/bash", "ctl/stage1", join(paths.ctl, "stage1"), planned.hostname],
+    { logFile: paths.console, cwd: paths.dir },
+  );
+  const sup: ProcessRef = { pid: supervisor.pid, startTime: supervisor.startTime };
+  if (supervisor.exited) supervisorExits.set(`${sup.pid}:${sup.startTime}`, supervisor.exited);
+  const rec = (await ctx.records.put({ ...input, supervisor: sup }, "created")) as MachineRecord;
+  await waitUnshared(sup.pid, 10_000);
+  await attachNetns(ctx, planned.netns, sup.pid, child);
   let defaultRouted = false;
   for (const [i, n] of spec.networks.entries()) {
     const iface = planned.interfaces[i]!;
@@ -167,17 +241,7 @@ export async function startMachine(ctx: HostContext, spec: MachineSpec): Promise
     }
   }
   for (const t of spec.nftTables ?? []) await applyTable(ctx, planned.netns, t, child);
-  await ensureHostKeys(ctx, planned.hostKeysDir, spec.sshd?.hostKeyTypes ?? DEFAULT_HOST_KEY_TYPES);
-  await writeControlFiles(planned, spec, paths.ctl);
-  await mountOverlay(ctx, { target: paths.root, upper: paths.upper, work: paths.work, ...child });
-  const supervisor = await ctx.exec.spawnDetached(
-    "unshare",
-    ["--fork", "--kill-child", "--pid", "--mount", "--uts", "--propagation", "private", "--", "/bin/bash", join(paths.ctl, "stage1"), paths.root, paths.ctl, planned.hostKeysDir, planned.hostname, ...(planned.readOnlyBinds ?? [])],
-    { netns: planned.netns, logFile: paths.console },
-  );
-  const sup: ProcessRef = { pid: supervisor.pid, startTime: supervisor.startTime };
-  if (supervisor.exited) supervisorExits.set(`${sup.pid}:${sup.startTime}`, supervisor.exited);
-  const rec = (await ctx.records.put({ ...input, supervisor: sup }, "created")) as MachineRecord;
+  await releaseStage1(paths.ctl, sup, 10_000);
   if (spec.wait === false) return statusOf(rec);
   return waitMachineReady(ctx, planned.name, spec.readyTimeoutMs);
 }

@@ -4,6 +4,7 @@ import { mkdir, readFile } from "node:fs/promises";
 import { resolve, sep } from "node:path";
 import { deleteRecords, ownedFields, recorded, type HostContext, type Owned } from "./context.ts";
 import { HostSpecError } from "./names.ts";
+import { nsutil } from "./native.ts";
 
 export interface OverlaySpec extends Owned {
   /** Mount point, below the state directory. */
@@ -60,6 +61,28 @@ export async function mountOverlay(ctx: HostContext, spec: OverlaySpec): Promise
     if ((await mountPoints()).includes(target)) return;
     for (const d of [target, upper, work]) await mkdir(d, { recursive: true });
     await ctx.exec.run("mount", ["-t", "overlay", "overlay", "-o", `lowerdir=${lower},upperdir=${upper},workdir=${work}`, target]);
+  });
+}
+
+export interface IdmappedBindSpec extends Owned {
+  /** A host directory. */
+  source: string;
+  /** Mount point, below the state directory (made if missing). */
+  target: string;
+}
+
+/**
+ * Binds a host directory read-only (and without devices) at target through an idmapped mount: a file owned
+ * by host id N appears owned by ids.base + N, which is what a machine's root and users are on the host. Set
+ * up in the host's mount namespace, the bind is locked read-only in every machine that inherits it.
+ */
+export async function bindIdmapped(ctx: HostContext, spec: IdmappedBindSpec): Promise<void> {
+  const target = checkTarget(ctx, spec.target);
+  const source = resolve(spec.source);
+  await recorded(ctx, { kind: "mount", target, ...ownedFields(spec) }, async () => {
+    if ((await mountPoints()).includes(target)) return;
+    await mkdir(target, { recursive: true });
+    await ctx.exec.run(await nsutil(ctx.exec), ["idmap", source, target, String(ctx.ids.base), String(ctx.ids.count)]);
   });
 }
 

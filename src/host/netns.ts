@@ -26,6 +26,20 @@ export async function ensureNetns(ctx: HostContext, name: string, owned: Owned =
   });
 }
 
+/**
+ * Names the network namespace of a running process (`ip netns attach`), so the host configures it like any
+ * named one. A machine's namespace is made by the machine (owned by its user namespace); this is how the host
+ * finds it.
+ */
+export async function attachNetns(ctx: HostContext, name: string, pid: number, owned: Owned = {}): Promise<void> {
+  ownNetns(ctx, name);
+  await recorded(ctx, { kind: "netns", name, ...ownedFields(owned) }, async () => {
+    if (await netnsExists(ctx.exec, name)) await ctx.exec.run("ip", ["netns", "del", name]);
+    await ctx.exec.run("ip", ["netns", "attach", name, String(pid)]);
+    await ctx.exec.run("ip", ["-n", name, "link", "set", "dev", "lo", "up"]);
+  });
+}
+
 /** Names of the links in a namespace (or the host), without "@peer" suffixes. */
 export async function listLinks(exec: Exec, netns?: string): Promise<string[]> {
   const r = await exec.run("ip", [...ipNs(netns), "-o", "link", "show"]);

@@ -47,7 +47,7 @@ async function withCtx(fn: (ctx: HostContext, exec: RecordingExec) => Promise<vo
   const sim = simulatedIp();
   const exec = new RecordingExec(sim.answer);
   try {
-    await fn({ exec, records: new RecordStore(dir), names: new Names("ga-"), stateDir: dir }, exec);
+    await fn({ exec, records: new RecordStore(dir), names: new Names("ga-"), stateDir: dir, ids: { base: 300_000_000, count: 65536 } }, exec);
   } finally {
     await rm(dir, { recursive: true, force: true });
   }

@@ -201,7 +201,7 @@ export async function removeAll(ctx: HostContext): Promise<SweepReport> {
   const report = await sweep(ctx);
   const remaining = await inventory(ctx);
   if (report.failed.length > 0 || !isEmpty(remaining)) throw new HostLeakError(report, remaining);
-  for (const sub of ["machines", "processes"]) await rm(join(ctx.stateDir, sub), { recursive: true, force: true });
+  for (const sub of ["machines", "processes", "image"]) await rm(join(ctx.stateDir, sub), { recursive: true, force: true });
   const left = await readdir(join(ctx.stateDir, "records")).catch(() => []);
   if (left.length === 0) await rm(join(ctx.stateDir, "records"), { recursive: true, force: true });
   return report;
