@@ -3,7 +3,7 @@
 import type { Clock } from "../../utils/clock.ts";
 import { projectDefinition } from "./gardencore/project/definition.ts";
 import { seedDefinition } from "./gardencore/seed/definition.ts";
-import { shootDefinition } from "./gardencore/shoot/definition.ts";
+import { shootDefinitionWith } from "./gardencore/shoot/definition.ts";
 import { bastionDefinition } from "./operations/bastion/definition.ts";
 import { DEFAULT_BASTION_TTL_MS } from "./operations/bastion/strategy.ts";
 import type { ResourceDefinition } from "./types.ts";
@@ -15,13 +15,15 @@ export interface GardenDefinitionsOptions {
   bastionTTLMs?: number;
   /** The server's clock (heartbeats, future-heartbeat check). */
   clock: Clock;
+  /** `--shoot-credentials-rotation-interval` (default 90d): the SSH key pair rotation reminder. */
+  credentialsRotationIntervalMs?: number;
 }
 
 export function gardenDefinitions(opts: GardenDefinitionsOptions): ResourceDefinition[] {
   return [
     projectDefinition,
     seedDefinition,
-    shootDefinition,
+    shootDefinitionWith({ credentialsRotationIntervalMs: opts.credentialsRotationIntervalMs }),
     bastionDefinition({ ttlMs: opts.bastionTTLMs ?? DEFAULT_BASTION_TTL_MS, clock: opts.clock }),
   ];
 }

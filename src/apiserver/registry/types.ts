@@ -45,6 +45,8 @@ export interface Strategy<T extends KubeObject = KubeObject> {
   allowUnconditionalUpdate?: boolean;
   /** Warnings (e.g. deprecations) returned as `Warning` headers. */
   warningsOnCreate?(ctx: RequestContext, obj: T): string[];
+  /** Warnings of a main-resource update, from the object about to be stored. */
+  warningsOnUpdate?(ctx: RequestContext, obj: T, old: T): string[];
 }
 
 export interface TableConvertor {

@@ -18,7 +18,7 @@ import { tokenRequestSubresource } from "../serviceaccount/tokenrequest.ts";
 
 export interface DefinitionDeps {
   /** Gardener's garden APIs (Projects, Seeds, Shoots, Bastions), with this Bastion heartbeat TTL. */
-  garden?: { bastionTTLMs: number; clock: Clock };
+  garden?: { bastionTTLMs: number; clock: Clock; credentialsRotationIntervalMs?: number };
   makeStore(def: ResourceDefinition): ObjectStore;
   signer: TokenSigner;
   client: InternalClient;

@@ -41,6 +41,8 @@ export interface ApiServerOptions {
   gardenerApis: boolean;
   /** Heartbeat time-to-live of garden Bastions. */
   bastionTimeToLiveMs: number;
+  /** Shoots whose SSH key pair was not rotated for this long get a warning on create and update. */
+  shootCredentialsRotationIntervalMs: number;
   /** Watches end after a random time in [n, 2n) seconds; a longer timeoutSeconds is clamped to 2n. */
   minRequestTimeoutSeconds: number;
   /** Unread watch data allowed per watch, per user and in total (bytes), and concurrent watches per user. */
@@ -95,6 +97,7 @@ function program(): Command {
     .addOption(new Option("--log-level <level>", "pino log level: trace, debug, info, warn, error.").default("info"))
     .addOption(new Option("--enable-gardener-apis [bool]", "Serve Gardener's garden APIs (core.gardener.cloud Projects, Seeds, Shoots; operations.gardener.cloud Bastions) with their admission plugins and roles; for the garden cluster.").default(false))
     .addOption(new Option("--bastion-time-to-live <duration>", "How long a Bastion lives after its last heartbeat (Go duration).").default("1h"))
+    .addOption(new Option("--shoot-credentials-rotation-interval <duration>", "Warn on create and update of Shoots whose SSH key pair was not rotated for this long (Go duration).").default("2160h"))
     .addOption(new Option("--min-request-timeout <seconds>", "Watches end after a random time between this and twice this; a larger timeoutSeconds is clamped to twice this.").default(1800).argParser(intFlag("--min-request-timeout", 1, 86_400)))
     .addOption(new Option("--watch-buffer-bytes <n>", "Unread bytes one watch may hold (queued events and connection backlog); a watch beyond it is ended and its client re-lists.").default(DEFAULT_WATCH_LIMITS.perWatchBytes).argParser(intFlag("--watch-buffer-bytes", 1024, 2 ** 40)))
     .addOption(new Option("--watch-user-buffer-bytes <n>", "Unread bytes all watches of one user may hold; beyond it the user's largest backlogs are ended.").default(DEFAULT_WATCH_LIMITS.perUserBytes).argParser(intFlag("--watch-user-buffer-bytes", 1024, 2 ** 40)))
@@ -159,6 +162,7 @@ export function parseOptions(argv: string[]): ParseResult {
       logLevel: o.logLevel as string,
       gardenerApis,
       bastionTimeToLiveMs: durationFlag(o.bastionTimeToLive, "--bastion-time-to-live", true),
+      shootCredentialsRotationIntervalMs: durationFlag(o.shootCredentialsRotationInterval, "--shoot-credentials-rotation-interval", true),
       minRequestTimeoutSeconds: o.minRequestTimeout as number,
       watchLimits: {
         perWatchBytes: o.watchBufferBytes as number,

@@ -142,7 +142,7 @@ export async function startApiServer(o: ApiServerOptions, deps: StartDeps = {}):
     });
     const authz = buildAuthorization(o.authorizationModes, client, clock, logger);
     cleanups.push(() => authz.stop());
-    const garden = o.gardenerApis ? { bastionTTLMs: o.bastionTimeToLiveMs, clock } : undefined;
+    const garden = o.gardenerApis ? { bastionTTLMs: o.bastionTimeToLiveMs, clock, credentialsRotationIntervalMs: o.shootCredentialsRotationIntervalMs } : undefined;
     registerDefinitions(registry, { makeStore, signer, client, issuers, authorizer: authz.authorizer, tokenAuthenticator: authn.tokenAuthenticator, garden });
 
     const controllers = await startControllers({ client, registry, clock, logger, gardenPolicy: o.gardenerApis });

@@ -2,8 +2,11 @@
 // Gardener's pkg/apis/core/validation/shoot.go with its messages where it has them. Pure.
 import type { Shoot } from "../../../apis/gardencore/v1beta1/types.ts";
 import { isDNS1123Label } from "../../../apimachinery/names/validation.ts";
-import { type FieldError, Path, duplicate, invalid, required } from "../../../apimachinery/field/errors.ts";
+import { type FieldError, Path, duplicate, forbidden, invalid, required } from "../../../apimachinery/field/errors.ts";
+import { formatDuration } from "../../../utils/duration.ts";
 import { parseCIDR } from "../../cidr.ts";
+import { ANNOTATION_MAINTENANCE_OPERATION, isValidRotationPeriod, operationsOf, rotationPeriodMs, sshKeypairAutoRotation } from "../rotation.ts";
+import { MAX_WINDOW_S, MIN_WINDOW_S, MaintenanceTimeWindow } from "../timewindow.ts";
 
 const SPEC = Path.root("spec");
 
@@ -60,13 +63,52 @@ export function validateShoot(shoot: Pick<Shoot, "spec">): FieldError[] {
   if (typeof seedName === "string" && seedName !== "") {
     for (const msg of isDNS1123Label(seedName)) errs.push(invalid(SPEC.child("seedName"), seedName, msg));
   }
-  const window = record(record(spec.maintenance).timeWindow);
-  for (const field of ["begin", "end"]) {
-    const v = window[field];
-    if (v !== undefined && !(typeof v === "string" && isMaintenanceTime(v))) {
-      errs.push(invalid(SPEC.child("maintenance", "timeWindow", field), v, "must be in the format HHMMSS+ZZZZ"));
-    }
+  errs.push(...validateMaintenance(spec, Array.isArray(provider.workers) && provider.workers.length > 0));
+  if (!(Array.isArray(provider.workers) && provider.workers.length > 0) && provider.workersSettings !== undefined) {
+    errs.push(forbidden(SPEC.child("provider", "workersSettings"), "this field should not be set for workerless Shoot clusters"));
   }
   errs.push(...validateNetworking(record(spec.networking), SPEC.child("networking")));
   return errs;
+}
+
+const MAINTENANCE = SPEC.child("maintenance");
+
+/** Time window (format, 30m..6h) and the SSH key pair's automatic rotation period (0 or 30m..90d). */
+function validateMaintenance(spec: Record<string, unknown>, hasWorkers: boolean): FieldError[] {
+  const errs: FieldError[] = [];
+  const window = record(record(spec.maintenance).timeWindow);
+  let formatOK = true;
+  for (const field of ["begin", "end"]) {
+    const v = window[field];
+    if (v !== undefined && !(typeof v === "string" && isMaintenanceTime(v))) {
+      formatOK = false;
+      errs.push(invalid(MAINTENANCE.child("timeWindow", field), v, "must be in the format HHMMSS+ZZZZ"));
+    }
+  }
+  if (formatOK && typeof window.begin === "string" && typeof window.end === "string") {
+    const seconds = MaintenanceTimeWindow.parse(window.begin, window.end).durationSeconds();
+    if (seconds < MIN_WINDOW_S) errs.push(invalid(MAINTENANCE.child("timeWindow", "end"), window.end, `time window must not be smaller than ${formatDuration(MIN_WINDOW_S * 1000)}`));
+    if (seconds > MAX_WINDOW_S) errs.push(invalid(MAINTENANCE.child("timeWindow", "end"), window.end, `time window must not be greater than ${formatDuration(MAX_WINDOW_S * 1000)}`));
+  }
+  const sshKeypair = sshKeypairAutoRotation({ spec });
+  const path = MAINTENANCE.child("autoRotation", "credentials", "sshKeypair");
+  if (sshKeypair && !hasWorkers) {
+    errs.push(forbidden(path, "this field should not be set for workerless Shoot cluster"));
+  } else if (sshKeypair && sshKeypair.rotationPeriod !== undefined) {
+    const ms = rotationPeriodMs({ spec });
+    if (ms === undefined || !isValidRotationPeriod(ms)) {
+      errs.push(invalid(path.child("rotationPeriod"), sshKeypair.rotationPeriod, "value must be either 0 to disable rotation or between 30m and 90d"));
+    }
+  }
+  return errs;
+}
+
+/** The same operation in `gardener.cloud/operation` and `maintenance.gardener.cloud/operation` is rejected. */
+export function validateShootOperations(meta: { annotations?: Record<string, string> }): FieldError[] {
+  const now = operationsOf({ metadata: meta });
+  const later = operationsOf({ metadata: meta }, ANNOTATION_MAINTENANCE_OPERATION);
+  if (now.some((op) => later.includes(op))) {
+    return [forbidden(Path.root("metadata").child("annotations"), "annotations gardener.cloud/operation and maintenance.gardener.cloud/operation must not have any equal operations")];
+  }
+  return [];
 }

@@ -92,7 +92,11 @@ describe("seed authorizer (§8.2)", () => {
     assert.deepEqual(await decide(shoots("get", { name: "shoot-a" })), ["allow", ""]);
     assert.deepEqual(await decide(shoots("get", { name: "shoot-a", user: gardenlet("seed-2") })), ["noOpinion", "no relationship found"]);
     assert.deepEqual(await decide(shoots("list", { fieldSelector: "spec.seedName=seed-1" })), ["allow", ""]);
-    assert.deepEqual(await decide(shoots("update", { name: "shoot-a" })), ["noOpinion", "only the following verbs are allowed for this resource type: [get list watch]"]);
+    assert.deepEqual(await decide(shoots("patch", { name: "shoot-a" })), ["allow", ""]);
+    assert.deepEqual(await decide(shoots("update", { name: "shoot-a", subresource: "status" })), ["allow", ""]);
+    assert.deepEqual(await decide(shoots("patch", { name: "shoot-a", subresource: "status", user: gardenlet("seed-2") })), ["noOpinion", "no relationship found"]);
+    assert.deepEqual(await decide(shoots("update", { name: "shoot-a", subresource: "binding" })), ["noOpinion", "only the following subresources are allowed for this resource type: [status]"]);
+    assert.deepEqual(await decide(shoots("delete", { name: "shoot-a" })), ["noOpinion", "only the following verbs are allowed for this resource type: [get list patch update watch]"]);
   });
 
   it("lets a gardenlet manage the node key pair copies of its own seed's shoots", async () => {

@@ -18,7 +18,8 @@ const BASTIONS = { group: OPERATIONS_GROUP, resource: RESOURCE_BASTIONS };
 const SHOOTS = { group: CORE_GROUP, resource: "shoots" };
 
 const BASTION_VERBS = ["create", "get", "list", "patch", "update", "watch"];
-const SHOOT_VERBS = ["get", "list", "watch"];
+// patch and update: the operation annotation and (shoots/status) the rotation status and constraints.
+const SHOOT_VERBS = ["get", "list", "patch", "update", "watch"];
 const SECRET_VERBS = ["create", "delete", "get", "patch", "update"];
 
 const noOpinion = (reason: string): AuthorizationResult => ({ decision: "noOpinion", reason });
@@ -117,7 +118,7 @@ export class SeedAuthorizer implements Authorizer {
   }
 
   private decideShoot(attrs: AuthorizationAttributes, seed: string): AuthorizationResult {
-    if (attrs.subresource) return noOpinion("only the following subresources are allowed for this resource type: []");
+    if (attrs.subresource && attrs.subresource !== "status") return noOpinion("only the following subresources are allowed for this resource type: [status]");
     if (!SHOOT_VERBS.includes(attrs.verb)) {
       return noOpinion(`only the following verbs are allowed for this resource type: [${SHOOT_VERBS.join(" ")}]`);
     }

@@ -85,7 +85,7 @@ describe("Shoot", () => {
       ...shoot({
         seedName: "local",
         hibernation: { enabled: false },
-        maintenance: { timeWindow: { begin: "220000+0100", end: "230000-0530" } },
+        maintenance: { timeWindow: { begin: "220000+0100", end: "010000-0100" } },
         networking: { type: "calico", nodes: "10.250.0.0/16", pods: "100.96.0.0/11", services: "100.64.0.0/13" },
         kubernetes: { version: "1.32.0" },
         region: "local",

@@ -86,6 +86,7 @@ export async function updateLoop(
     else prepareUpdate(core, ctx, obj, old);
     validateUpdate(core, ctx, obj, old, subresource);
     await admit(core, ctx, { ...attrs, object: obj }, "validate");
+    if (subresource === "") warnings.push(...(def.strategy.warningsOnUpdate?.(ctx, obj, old) ?? []));
 
     if (sameObject(obj, old)) return { object: old, warnings };
     obj.metadata.resourceVersion = old.metadata.resourceVersion;
