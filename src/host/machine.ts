@@ -15,7 +15,7 @@ import { deleteLink, ensureRoute, ensureVeth } from "./links.ts";
 import { DEFAULT_HOST_KEY_TYPES, INIT, STAGE1, SYSTEMCTL, hostKeyFile, renderSshdConfig, type HostKeyType, type SshdOptionValue } from "./machine-files.ts";
 import { getMachineRecord, statusOf, supervisorExits, waitMachineReady, type MachineInfo } from "./machine-status.ts";
 import { ensureImage, systemBinds } from "./image.ts";
-import { bindIdmapped, mountOverlay, unmount } from "./mounts.ts";
+import { bindIdmapped, bindReadOnly, isBelow, mountOverlay, unmount } from "./mounts.ts";
 import { HostSpecError, validateIfname, validateLogicalName } from "./names.ts";
 import { nsutil } from "./native.ts";
 import { attachNetns, deleteNetns, killProcesses } from "./netns.ts";
@@ -64,9 +64,10 @@ export interface MachineSpec extends Owned {
   wait?: boolean;
   readyTimeoutMs?: number;
   /**
-   * Absolute host directories visible read-only at the same path inside the machine (e.g. the
-   * project's own checkout, for a node agent): the machine sees nothing else of the host's files
-   * beyond its image. Not below /proc, /sys, /dev or /run, which the machine mounts itself.
+   * Absolute host directories or files visible read-only at the same path inside the machine, with
+   * their host owners (e.g. the code of a node agent): the machine sees nothing else of the host's
+   * files beyond its image. Not below /proc, /sys, /dev or /run, which the machine mounts itself, and
+   * never a directory that holds the state directory.
    */
   readOnlyBinds?: readonly string[];
 }
@@ -105,6 +106,7 @@ export function planMachine(ctx: Pick<HostContext, "names" | "stateDir">, spec: 
       if (!isAbsolute(b) || b.includes("\n")) throw new HostSpecError(`machine ${name}: bind ${JSON.stringify(b)} must be an absolute path`);
       const dir = resolve(b);
       if (dir === "/" || /^\/(proc|sys|dev|run)(\/|$)/.test(dir)) throw new HostSpecError(`machine ${name}: cannot bind ${dir} into a machine`);
+      if (isBelow(dir, ctx.stateDir)) throw new HostSpecError(`machine ${name}: binding ${dir} would show the machine the state directory ${ctx.stateDir}`);
       return dir;
     }),
     sshd: {
@@ -216,7 +218,7 @@ export async function startMachine(ctx: HostContext, spec: MachineSpec): Promise
   await chown(paths.upper, ctx.ids.base, ctx.ids.base);
   await mountOverlay(ctx, { target: paths.root, lower: image, upper: paths.upper, work: paths.work, ...child });
   for (const d of await systemBinds()) await bindIdmapped(ctx, { source: `/${d}`, target: join(paths.root, d), ...child });
-  for (const b of planned.readOnlyBinds ?? []) await bindIdmapped(ctx, { source: b, target: join(paths.root, b), ...child });
+  for (const b of planned.readOnlyBinds ?? []) await bindReadOnly(ctx, { source: b, target: join(paths.root, b), ...child });
   const namespaces = ["--fork", "--kill-child", "--pid", "--mount", "--uts", "--ipc", "--net", "--cgroup", "--propagation", "private"];
   const supervisor = await ctx.exec.spawnDetached(
     await nsutil(ctx.exec),

@@ -1,7 +1,7 @@
 // Mounts under the state directory (overlays of the host root for machines). Only paths below the state
 // directory may be mounted, so sweep finds every leftover mount by path.
-import { mkdir, readFile } from "node:fs/promises";
-import { resolve, sep } from "node:path";
+import { mkdir, readFile, stat, writeFile } from "node:fs/promises";
+import { dirname, resolve, sep } from "node:path";
 import { deleteRecords, ownedFields, recorded, type HostContext, type Owned } from "./context.ts";
 import { HostSpecError } from "./names.ts";
 import { nsutil } from "./native.ts";
@@ -64,11 +64,36 @@ export async function mountOverlay(ctx: HostContext, spec: OverlaySpec): Promise
   });
 }
 
-export interface IdmappedBindSpec extends Owned {
-  /** A host directory. */
+export interface BindSpec extends Owned {
+  /** A host directory or file. */
   source: string;
-  /** Mount point, below the state directory (made if missing). */
+  /** Mount point, below the state directory (made if missing, as a directory or an empty file like the source). */
   target: string;
+}
+
+async function makeMountPoint(source: string, target: string): Promise<void> {
+  if ((await stat(source)).isDirectory()) {
+    await mkdir(target, { recursive: true });
+  } else {
+    await mkdir(dirname(target), { recursive: true });
+    await writeFile(target, "", { flag: "a" });
+  }
+}
+
+/**
+ * Binds a host directory or file read-only, without devices or set-id programs, at target. Set up in the
+ * host's mount namespace, the bind is locked read-only in every machine that inherits it, and its files
+ * keep their host owners (nobody, to a machine: its root reads only what anybody may read).
+ */
+export async function bindReadOnly(ctx: HostContext, spec: BindSpec): Promise<void> {
+  const target = checkTarget(ctx, spec.target);
+  const source = resolve(spec.source);
+  await recorded(ctx, { kind: "mount", target, ...ownedFields(spec) }, async () => {
+    if ((await mountPoints()).includes(target)) return;
+    await makeMountPoint(source, target);
+    await ctx.exec.run("mount", ["--bind", source, target]);
+    await ctx.exec.run("mount", ["-o", "remount,bind,ro,nosuid,nodev", target]);
+  });
 }
 
 /**
@@ -76,12 +101,12 @@ export interface IdmappedBindSpec extends Owned {
  * by host id N appears owned by ids.base + N, which is what a machine's root and users are on the host. Set
  * up in the host's mount namespace, the bind is locked read-only in every machine that inherits it.
  */
-export async function bindIdmapped(ctx: HostContext, spec: IdmappedBindSpec): Promise<void> {
+export async function bindIdmapped(ctx: HostContext, spec: BindSpec): Promise<void> {
   const target = checkTarget(ctx, spec.target);
   const source = resolve(spec.source);
   await recorded(ctx, { kind: "mount", target, ...ownedFields(spec) }, async () => {
     if ((await mountPoints()).includes(target)) return;
-    await mkdir(target, { recursive: true });
+    await makeMountPoint(source, target);
     await ctx.exec.run(await nsutil(ctx.exec), ["idmap", source, target, String(ctx.ids.base), String(ctx.ids.count)]);
   });
 }

@@ -7,6 +7,11 @@ import { type Layout, type Ports, PROJECT_NAMESPACE, SHOOT } from "./layout.ts";
 export const REPO = fileURLToPath(new URL("../..", import.meta.url));
 export const bin = (name: string): string => join(REPO, "bin", `${name}.js`);
 
+/** What of this checkout the node agent needs to run inside a worker (docs/machines.md). */
+export function nodeAgentCode(): string[] {
+  return ["bin", "src", "node_modules", "package.json", "tsconfig.json"].map((p) => join(REPO, p));
+}
+
 export interface ComponentContext {
   layout: Layout;
   ports: Ports;

@@ -161,8 +161,8 @@ export async function runLandscape(o: RunOptions, status: Status, onStop: (stop:
     WORKERS.map(async (w) => {
       const nodeName = `${SHOOT_TECHNICAL_ID}-${WORKER_POOL}-${w}`;
       const worker = await startWorker(networks, { namespace: SHOOT_TECHNICAL_ID, name: w, userData: c.workerUserData({ kubeconfig: shootKubeconfig, nodeName, pool: WORKER_POOL }), readyTimeoutMs: 60_000,
-        // The node agent runs from this checkout, which may lie where the machine's root does not reach (e.g. /tmp).
-        readOnlyBinds: [c.REPO],
+        // The node agent runs from this checkout: the workers see its code, read-only, and nothing else of it.
+        readOnlyBinds: c.nodeAgentCode(),
       });
       log(`machine ${worker.machine} ready at ${worker.address}`);
     }),
