@@ -161,6 +161,11 @@ export function parseDeleteOptions(q: URLSearchParams, body: unknown): DeleteReq
   }
   const orphan = b.orphanDependents ?? parseBool(q.get("orphanDependents"));
   if (orphan !== undefined) out.orphanDependents = orphan;
+  if (orphan !== undefined && policy !== undefined) {
+    throw newInvalid({ group: META_GROUP, kind: "DeleteOptions" }, "", [
+      invalid("propagationPolicy", policy, "orphanDependents and deletionPropagation cannot be both set"),
+    ]);
+  }
   if (b.preconditions) out.preconditions = b.preconditions;
   const dry = [...q.getAll("dryRun"), ...(Array.isArray(b.dryRun) ? b.dryRun : [])];
   return { options: out, dryRun: parseDryRun(dry, "DeleteOptions") };

@@ -3,7 +3,7 @@
 // Calls run as the system (no authorization), through the same stores and admission as REST.
 import type { KubeList, KubeObject, WatchEvent } from "../../apis/meta/v1/types.ts";
 import type { StatusError } from "../../apimachinery/errors.ts";
-import type { ListOptions, PatchType, WatchHandle } from "./generic/interface.ts";
+import type { ListOptions, PatchType, StoreDeleteOptions, WatchHandle } from "./generic/interface.ts";
 import type { GroupResource } from "./types.ts";
 
 export interface InternalClient {
@@ -22,5 +22,5 @@ export interface InternalClient {
   update(gr: GroupResource, obj: KubeObject, subresource?: string): Promise<KubeObject>;
   patch(gr: GroupResource, namespace: string | undefined, name: string, type: PatchType, patch: unknown, subresource?: string): Promise<KubeObject>;
   /** Resolves when the delete was accepted (the object may still exist with finalizers). NotFound is not an error. */
-  delete(gr: GroupResource, namespace: string | undefined, name: string): Promise<void>;
+  delete(gr: GroupResource, namespace: string | undefined, name: string, options?: StoreDeleteOptions): Promise<void>;
 }

@@ -6,7 +6,7 @@ import { isNotFound, newPathNotFound, StatusError } from "../../apimachinery/err
 import type { Clock } from "../../utils/clock.ts";
 import { GROUP_AUTHENTICATED, GROUP_MASTERS, type UserInfo } from "../authentication/types.ts";
 import type { InternalClient } from "./client.ts";
-import type { ListOptions, ObjectStore, PatchType, WatchHandle } from "./generic/interface.ts";
+import type { ListOptions, ObjectStore, PatchType, StoreDeleteOptions, WatchHandle } from "./generic/interface.ts";
 import type { ResourceRegistry } from "./registry.ts";
 import type { GroupResource, RequestContext, ResourceDefinition } from "./types.ts";
 
@@ -101,10 +101,10 @@ export class LocalClient implements InternalClient {
     return (await this.store(gr).patch(this.ctx(namespace), name, type, patch, {}, subresource)).object;
   }
 
-  async delete(gr: GroupResource, namespace: string | undefined, name: string): Promise<void> {
+  async delete(gr: GroupResource, namespace: string | undefined, name: string, options?: StoreDeleteOptions): Promise<void> {
     const store = this.store(gr);
     try {
-      await store.delete(this.ctx(namespace), name);
+      await store.delete(this.ctx(namespace), name, options);
     } catch (err) {
       if (!isNotFound(err)) throw err;
     }

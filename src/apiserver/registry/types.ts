@@ -47,6 +47,12 @@ export interface Strategy<T extends KubeObject = KubeObject> {
   warningsOnCreate?(ctx: RequestContext, obj: T): string[];
   /** Warnings of a main-resource update, from the object about to be stored. */
   warningsOnUpdate?(ctx: RequestContext, obj: T, old: T): string[];
+  /**
+   * What a delete without propagationPolicy does to dependents (kube's GarbageCollectionDeleteStrategy):
+   * "DeleteDependents" (the default: background), "OrphanDependents", or "Unsupported" (events: no
+   * garbage-collection finalizers are ever added).
+   */
+  defaultGarbageCollectionPolicy?: "DeleteDependents" | "OrphanDependents" | "Unsupported";
 }
 
 export interface TableConvertor {

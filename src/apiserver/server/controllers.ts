@@ -1,11 +1,12 @@
 // The server's own controllers: bootstrap RBAC policy, default namespaces and namespace deletion,
-// CRDs (serving their resources), ClusterRole aggregation.
+// CRDs (serving their resources), the garbage collector, ClusterRole aggregation.
 import type { Logger } from "pino";
 import type { Clock } from "../../utils/clock.ts";
 import { ClusterRoleAggregationController } from "../authorization/aggregation.ts";
 import { ensureBootstrapPolicy } from "../authorization/bootstrap.ts";
 import { ensureGardenPolicy } from "../authorization/gardenroles.ts";
 import { CRDController } from "../controllers/crd.ts";
+import { GarbageCollector } from "../controllers/garbagecollector/garbagecollector.ts";
 import { NamespaceDeletionController } from "../controllers/namespace-deletion.ts";
 import { definitionsFromCRD } from "../registry/apiextensions/customresource.ts";
 import type { InternalClient } from "../registry/client.ts";
@@ -53,6 +54,15 @@ export async function startControllers(d: ControllerDeps): Promise<RunningContro
     });
     started.push(crds);
     await crds.start();
+
+    const gc = new GarbageCollector({
+      client: d.client,
+      registry: d.registry,
+      clock: d.clock,
+      onError: (err, what) => d.logger.warn({ err, what }, "garbage collection failed"),
+    });
+    started.push(gc);
+    await gc.start();
 
     const aggregation = new ClusterRoleAggregationController(d.client, {
       clock: d.clock,

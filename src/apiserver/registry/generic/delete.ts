@@ -1,6 +1,6 @@
 // delete and deletecollection (§3.4): preconditions, finalizers (mark with deletionTimestamp,
-// which only moves earlier), immediate deletion otherwise. No garbage collector: propagationPolicy
-// is accepted but adds no finalizers.
+// which only moves earlier), immediate deletion otherwise. propagationPolicy Orphan and Foreground
+// set the garbage collector's finalizers (gc-finalizers.ts; controllers/garbagecollector acts on them).
 import type { KubeList, KubeObject } from "../../../apis/meta/v1/types.ts";
 import { isNotFound, newConflict, newNotFound } from "../../../apimachinery/errors.ts";
 import { StorageError } from "../../storage/interface.ts";
@@ -8,6 +8,7 @@ import { groupVersionOf, type RequestContext } from "../types.ts";
 import { decode, encode, objectKey, rfc3339 } from "./codec.ts";
 import { admit, type StoreCore } from "./core.ts";
 import type { DeleteResult, ListOptions, StoreDeleteOptions } from "./interface.ts";
+import { gcFinalizersOnDelete } from "./gc-finalizers.ts";
 import { sameObject } from "./prepare.ts";
 import { getKey, list } from "./read.ts";
 import { storageToStatus } from "./rv.ts";
@@ -38,8 +39,10 @@ export async function del(core: StoreCore, ctx: RequestContext, name: string, op
       admitted = true;
     }
 
-    if (core.finalizersOf(old).length) {
-      const obj = markAsDeleting(old, core.clock.now());
+    const gcFinalizers = gcFinalizersOnDelete(def, old, options);
+    const finalized = gcFinalizers ? withFinalizers(old, gcFinalizers) : old;
+    if (core.finalizersOf(finalized).length) {
+      const obj = markAsDeleting(finalized, core.clock.now());
       if (dryRun || sameObject(obj, old)) return { object: obj, deleted: false };
       try {
         const saved = await core.storage.update(key, encode(def, obj), kv.modRevision);
@@ -74,6 +77,11 @@ function checkPreconditions(core: StoreCore, name: string, obj: KubeObject, opti
       `Precondition failed: ResourceVersion in precondition: ${p.resourceVersion}, ResourceVersion in object meta: ${obj.metadata.resourceVersion ?? ""}`,
     );
   }
+}
+
+function withFinalizers(obj: KubeObject, finalizers: string[]): KubeObject {
+  const { finalizers: _old, ...meta } = obj.metadata;
+  return { ...obj, metadata: finalizers.length ? { ...meta, finalizers } : meta };
 }
 
 /** A copy with deletionTimestamp = now unless already set earlier; generation bumped when deletion starts. */

@@ -184,7 +184,8 @@ describe("GenericStore finalizers and delete", () => {
   it("deletes an object without finalizers and returns its last state", async () => {
     const t = await newTestStore(widgetDefinition());
     const created = (await t.store.create(t.ctx("ns1"), widget("w1"))).object;
-    const res = await t.store.delete(t.ctx("ns1"), "w1", { propagationPolicy: "Foreground" });
+    // Background: Foreground would keep it with the foregroundDeletion finalizer (gc-finalizers.test.ts).
+    const res = await t.store.delete(t.ctx("ns1"), "w1", { propagationPolicy: "Background" });
     assert.equal(res.deleted, true);
     assert.deepEqual(res.object, created);
     await rejects(t.store.delete(t.ctx("ns1"), "w1"), 404, "NotFound", 'widgets.demo.io "w1" not found');

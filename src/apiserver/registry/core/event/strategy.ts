@@ -17,4 +17,6 @@ export const eventStrategy: Strategy<Event> = {
   prepareForUpdate: (_ctx, event) => normalizeTimestamps(event),
   validate: (_ctx, event) => validateEvent(event),
   validateUpdate: (_ctx, event) => validateEvent(event),
+  // Events do not take part in garbage collection (kube's event strategy).
+  defaultGarbageCollectionPolicy: "Unsupported",
 };
