@@ -22,6 +22,8 @@ export interface ApiServerOptions {
   tokenAuthFile?: string;
   /** Non-empty: etcd storage instead of SQLite. */
   etcdServers: string[];
+  /** SQLite: acknowledge writes only once they are on disk (fdatasync, grouped); false: once in the OS. */
+  sqliteFsync: boolean;
   etcdPrefix: string;
   serviceAccountKeyFiles: string[];
   serviceAccountSigningKeyFile?: string;
@@ -84,6 +86,7 @@ function program(): Command {
     .addOption(new Option("--client-ca-file <file>", "CA bundle verifying client certificates (CN = user, O = groups), in addition to the generated CA."))
     .addOption(new Option("--token-auth-file <file>", 'Static bearer tokens, one CSV line each: token,user,uid,"group1,group2".'))
     .addOption(new Option("--etcd-servers <urls>", "Comma-separated etcd endpoints; selects etcd storage instead of SQLite.").argParser(collect))
+    .addOption(new Option("--sqlite-fsync [bool]", "SQLite storage: acknowledge a write only once it is on disk (writes arriving together share one fdatasync). false: once it is in the OS, which survives a crash of the process but not of the machine.").default(true))
     .addOption(new Option("--etcd-prefix <prefix>", "Prefix of every etcd key, so several servers can share one etcd.").default("/registry"))
     .addOption(new Option("--service-account-key-file <file>", "PEM public (or private) key(s) verifying service-account tokens; repeatable.").argParser(collect))
     .addOption(new Option("--service-account-signing-key-file <file>", "PEM private key signing service-account tokens (default: the generated <cert-dir>/sa.key)."))
@@ -148,6 +151,7 @@ export function parseOptions(argv: string[]): ParseResult {
       clientCaFile: o.clientCaFile as string | undefined,
       tokenAuthFile: o.tokenAuthFile as string | undefined,
       etcdServers,
+      sqliteFsync: parseBoolFlag(o.sqliteFsync, "--sqlite-fsync"),
       etcdPrefix: o.etcdPrefix as string,
       serviceAccountKeyFiles: (o.serviceAccountKeyFile as string[] | undefined) ?? [],
       serviceAccountSigningKeyFile: o.serviceAccountSigningKeyFile as string | undefined,

@@ -29,7 +29,7 @@ export async function openStorage(o: ApiServerOptions, clock: Clock): Promise<St
   const backend: Storage =
     o.etcdServers.length > 0
       ? new EtcdStorage({ endpoints: o.etcdServers, prefix: etcdKeyPrefix(o.etcdPrefix) })
-      : new SQLiteStorage({ path: join(o.dataDir, "state.db") });
+      : new SQLiteStorage({ path: join(o.dataDir, "state.db"), fsync: o.sqliteFsync });
   if (o.watchCacheSize === 0) return { storage: backend, backend, close: () => backend.close() };
   const cacher = new Cacher(backend, { historySize: o.watchCacheSize, clock });
   try {

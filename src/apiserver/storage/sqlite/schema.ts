@@ -82,12 +82,12 @@ export function prepareStatements(db: Database.Database) {
          WHERE key >= ? AND key < ? AND id <= ? GROUP BY key
        ) WHERE deleted = 0 ORDER BY key LIMIT ?`,
     ),
-    // History of a key range after a revision, in revision order, with each row's previous version.
-    history: db.prepare<[number, string, string, number], LogRow>(
+    // History of a key range in (after, upTo], in revision order, with each row's previous version.
+    history: db.prepare<[number, number, string, string, number], LogRow>(
       `SELECT l.id, l.key, l.value, l.created, l.deleted, l.create_revision, l.prev_revision,
               p.value AS prev_value, p.create_revision AS prev_create_revision
        FROM log l LEFT JOIN log p ON p.id = l.prev_revision
-       WHERE l.id > ? AND l.key >= ? AND l.key < ? ORDER BY l.id LIMIT ?`,
+       WHERE l.id > ? AND l.id <= ? AND l.key >= ? AND l.key < ? ORDER BY l.id LIMIT ?`,
     ),
     // Live keys in a range, and how many of them changed after a revision (their row id is larger).
     countLive: db.prepare<[string, string], { n: number }>("SELECT COUNT(*) AS n FROM latest WHERE key >= ? AND key < ?"),

@@ -106,3 +106,59 @@ void describe("SQLiteStorage", () => {
     assert.equal((await w.waitForError()).code, "Unavailable");
   });
 });
+
+void describe("SQLiteStorage durability (fsync before the answer, group commit)", () => {
+  void it("a write is acknowledged, read and watched only after its WAL sync", async () => {
+    const s = new SQLiteStorage({ path: nextPath() });
+    const w = new WatchRecorder(s, "/d/ns", 0);
+    const before = await s.currentRevision();
+    let acked = false;
+    const p = s.create("/d/ns/a", "v").then((kv) => ((acked = true), kv));
+    // The commit is in the WAL, but no sync has completed yet: nobody may see it.
+    assert.equal(await s.currentRevision(), before);
+    assert.deepEqual((await s.list("/d/ns")).items, []);
+    assert.equal(w.events.length, 0);
+    const read = await s.get("/d/ns/a"); // waits for the sync of that commit
+    assert.equal(read?.value, "v");
+    const kv = await p;
+    assert.ok(acked);
+    assert.equal(await s.currentRevision(), kv.modRevision);
+    assert.deepEqual((await w.waitForEvents(1))[0]?.kv, kv);
+    assert.ok(s.syncs >= 1);
+    w.stop();
+    await s.close();
+  });
+
+  void it("concurrent writes share syncs; each write and event is still in revision order", async () => {
+    const s = new SQLiteStorage({ path: nextPath() });
+    const w = new WatchRecorder(s, "/g/ns", 0);
+    const kvs = await Promise.all(Array.from({ length: 200 }, (_, i) => s.create(`/g/ns/k${i}`, String(i))));
+    assert.deepEqual(kvs.map((kv) => kv.modRevision), kvs.map((_, i) => i + 1));
+    assert.ok(s.syncs < 50, `200 concurrent writes needed ${s.syncs} syncs`);
+    await w.waitForEvents(200);
+    assert.deepEqual(w.revisions(), kvs.map((kv) => kv.modRevision));
+    w.stop();
+    await s.close();
+  });
+
+  void it("a watch from an older revision replays only durable commits, then the rest live", async () => {
+    const s = new SQLiteStorage({ path: nextPath() });
+    const first = await s.create("/r2/ns/a", "1");
+    const pending = [s.create("/r2/ns/b", "2"), s.create("/r2/ns/c", "3")];
+    const w = new WatchRecorder(s, "/r2/ns", 0);
+    await Promise.all(pending);
+    await w.waitForEvents(3);
+    assert.deepEqual(w.revisions(), [first.modRevision, first.modRevision + 1, first.modRevision + 2]);
+    w.stop();
+    await s.close();
+  });
+
+  void it("without fsync a write is visible at once (fsync: false)", async () => {
+    const s = new SQLiteStorage({ path: nextPath(), fsync: false });
+    const p = s.create("/n/ns/a", "v");
+    assert.equal(await s.currentRevision(), 1);
+    await p;
+    assert.equal(s.syncs, 0);
+    await s.close();
+  });
+});

@@ -1,9 +1,11 @@
 // Storage on an embedded SQLite database (better-sqlite3), with etcd v3 semantics.
 //
 // One synchronous writer: every write is one IMMEDIATE transaction whose log row id is the new
-// revision, so revisions are assigned in commit order and there are no gaps to wait for. Watchers
-// are notified synchronously right after COMMIT. WAL with synchronous=NORMAL loses no acknowledged
-// write when the process dies (only an OS crash or power loss may lose the last commits).
+// revision, so revisions are assigned in commit order and there are no gaps to wait for.
+// Durability (ADR 0007): a write is acknowledged, and its event reaches watchers, only once the WAL
+// holding it was fdatasync'ed; commits that arrive together share one sync, which runs off the
+// event loop (group-sync.ts). Reads never show a commit before it is durable: the current revision
+// is the durable one, lists read at it, and a get of a key with a commit still syncing waits for it.
 import Database from "better-sqlite3";
 import type {
   KeyValue,
@@ -15,6 +17,7 @@ import type {
 } from "../interface.ts";
 import { StorageError } from "../interface.ts";
 import { normalizePrefix, prefixEnd, rangeStart } from "../keys.ts";
+import { GroupSync } from "./group-sync.ts";
 import { Hub, type Subscriber } from "./hub.ts";
 import { MAX_KEY, SCHEMA, prepareStatements, toEvent, toKeyValue, type KvRow, type Statements } from "./schema.ts";
 
@@ -23,6 +26,19 @@ export interface SQLiteStorageOptions {
   path: string;
   /** How long a write waits for another connection's lock, in ms (default 10000). */
   busyTimeoutMs?: number;
+  /**
+   * Acknowledge a write only after it is on disk (default true). False: acknowledged once in the OS
+   * (survives a process crash, not a power loss or kernel crash).
+   */
+  fsync?: boolean;
+}
+
+interface Commit {
+  key: string;
+  result: KeyValue;
+  event: StorageEvent;
+  resolve(kv: KeyValue): void;
+  reject(err: unknown): void;
 }
 
 /** Rows read per replay step of a watch, and revisions per compaction transaction. */
@@ -33,7 +49,14 @@ export class SQLiteStorage implements Storage {
   private readonly db: Database.Database;
   private readonly st: Statements;
   private readonly hub = new Hub();
+  /** The last committed revision (assigned to writes). */
   private rev: number;
+  /** The last durable revision: what readers and watchers see. */
+  private durableRev: number;
+  private readonly sync: GroupSync<Commit> | undefined;
+  /** Keys with a commit not yet durable, and that commit's revision. */
+  private readonly syncingKeys = new Map<string, number>();
+  private durableWaiters: { rev: number; resolve: () => void }[] = [];
   private compacted: number;
   private closed = false;
   private compaction: Promise<void> = Promise.resolve();
@@ -45,12 +68,21 @@ export class SQLiteStorage implements Storage {
     this.db.exec(SCHEMA);
     this.st = prepareStatements(this.db);
     this.rev = this.st.sequence.get()?.seq ?? 0;
+    this.durableRev = this.rev;
+    const onDisk = options.path !== ":memory:" && options.path !== "";
+    if (onDisk && options.fsync !== false) {
+      GroupSync.syncFileAndDir(options.path);
+      this.sync = new GroupSync(`${options.path}-wal`, {
+        durable: (batch) => this.onDurable(batch.map((w) => w.value)),
+        failed: (batch, err) => this.onSyncFailed(batch.map((w) => w.value), err),
+      });
+    }
     this.compacted = this.st.metaGet.get("compacted")?.value ?? 0;
   }
 
   async currentRevision(): Promise<number> {
     this.checkOpen();
-    return this.rev;
+    return this.durableRev;
   }
 
   async compactedRevision(): Promise<number> {
@@ -60,6 +92,10 @@ export class SQLiteStorage implements Storage {
 
   async get(key: string): Promise<KeyValue | undefined> {
     this.checkOpen();
+    for (let rev = this.syncingKeys.get(key); rev !== undefined; rev = this.syncingKeys.get(key)) {
+      await this.durableAt(rev);
+      this.checkOpen();
+    }
     const row = this.st.latestGet.get(key);
     return row && toKeyValue(row);
   }
@@ -69,15 +105,17 @@ export class SQLiteStorage implements Storage {
     const p = normalizePrefix(prefix);
     const start = rangeStart(p, options.startKey);
     const end = prefixEnd(p) ?? MAX_KEY;
-    const revision = options.revision && options.revision > 0 ? options.revision : this.rev;
-    if (revision > this.rev) {
-      throw new StorageError("FutureRevision", `revision ${revision} is newer than the current revision ${this.rev}`, {
-        currentRevision: this.rev,
+    const current = this.durableRev;
+    const revision = options.revision && options.revision > 0 ? options.revision : current;
+    if (revision > current) {
+      throw new StorageError("FutureRevision", `revision ${revision} is newer than the current revision ${current}`, {
+        currentRevision: current,
       });
     }
     if (revision < this.compacted) throw this.compactedError(revision);
     // SQLite binds a JS number above 2^31 as REAL; no list is that long anyway.
     const limit = options.limit && options.limit > 0 ? Math.min(Math.floor(options.limit), 2 ** 31 - 2) : 0;
+    // The latest table may hold commits that are not durable yet: then read as of the revision.
     const rows: KvRow[] =
       revision === this.rev
         ? this.st.listLatest.all(start, end, limit ? limit + 1 : -1)
@@ -143,8 +181,8 @@ export class SQLiteStorage implements Storage {
       return handle;
     }
     this.hub.add(sub);
-    // Nothing to replay: live at once, so the next commit already reaches this watcher.
-    if (afterRevision >= this.rev) sub.live = true;
+    // Nothing to replay: live at once, so the next durable commit already reaches this watcher.
+    if (afterRevision >= this.durableRev) sub.live = true;
     else setImmediate(() => this.replay(sub));
     return handle;
   }
@@ -159,10 +197,10 @@ export class SQLiteStorage implements Storage {
     if (sub.last < this.compacted) return this.hub.fail(sub, this.compactedError(sub.last));
     const start = sub.prefix;
     const end = prefixEnd(sub.prefix) ?? MAX_KEY;
-    const rows = this.st.history.all(sub.last, start, end, BATCH);
+    const rows = this.st.history.all(sub.last, this.durableRev, start, end, BATCH);
     const events = rows.map(toEvent);
     if (rows.length < BATCH) {
-      sub.last = Math.max(sub.last, this.rev);
+      sub.last = Math.max(sub.last, this.durableRev);
       sub.live = true;
     } else {
       sub.last = (rows[rows.length - 1] as KvRow).id;
@@ -173,9 +211,9 @@ export class SQLiteStorage implements Storage {
 
   async compact(revision: number): Promise<void> {
     this.checkOpen();
-    if (revision > this.rev) {
-      throw new StorageError("FutureRevision", `cannot compact at ${revision}: current revision is ${this.rev}`, {
-        currentRevision: this.rev,
+    if (revision > this.durableRev) {
+      throw new StorageError("FutureRevision", `cannot compact at ${revision}: current revision is ${this.durableRev}`, {
+        currentRevision: this.durableRev,
       });
     }
     const run = this.compaction.then(() => this.runCompaction(revision));
@@ -209,6 +247,11 @@ export class SQLiteStorage implements Storage {
     if (!this.closed) this.db.pragma("wal_checkpoint(TRUNCATE)");
   }
 
+  /** fdatasyncs of the WAL so far (0 without fsync). */
+  get syncs(): number {
+    return this.sync?.syncs ?? 0;
+  }
+
   /** Rows in the history log and live keys (for metrics and tests). */
   stats(): { logRows: number; liveKeys: number } {
     this.checkOpen();
@@ -222,11 +265,15 @@ export class SQLiteStorage implements Storage {
     this.closed = true;
     for (const sub of [...this.hub.subscribers]) this.hub.remove(sub);
     await this.compaction;
+    await this.sync?.drained();
+    this.sync?.close();
+    for (const w of this.durableWaiters.splice(0)) w.resolve();
     this.db.close();
   }
 
-  private write(key: string, apply: (cur: KvRow | undefined) => { result: KeyValue; event: StorageEvent }): KeyValue {
+  private write(key: string, apply: (cur: KvRow | undefined) => { result: KeyValue; event: StorageEvent }): Promise<KeyValue> {
     this.checkOpen();
+    if (this.sync?.error) throw new StorageError("Unavailable", `storage failed: ${this.sync.error.message}`);
     const tx = this.db.transaction(() => apply(this.st.latestGet.get(key)));
     let out: { result: KeyValue; event: StorageEvent };
     try {
@@ -234,9 +281,49 @@ export class SQLiteStorage implements Storage {
     } catch (err) {
       throw mapSqliteError(err);
     }
-    this.rev = out.result.modRevision;
-    this.hub.publish([out.event]);
-    return out.result;
+    const rev = out.result.modRevision;
+    this.rev = rev;
+    const sync = this.sync;
+    if (!sync) {
+      this.durableRev = rev;
+      this.hub.publish([out.event]);
+      return Promise.resolve(out.result);
+    }
+    this.syncingKeys.set(key, rev);
+    return new Promise((resolve, reject) => sync.add(rev, { key, ...out, resolve, reject }));
+  }
+
+  /** One sync made these commits (in revision order) durable: publish and acknowledge them. */
+  private onDurable(batch: Commit[]): void {
+    const last = batch[batch.length - 1];
+    if (!last) return;
+    this.durableRev = last.result.modRevision;
+    for (const c of batch) if (this.syncingKeys.get(c.key) === c.result.modRevision) this.syncingKeys.delete(c.key);
+    if (!this.closed) this.hub.publish(batch.map((c) => c.event));
+    for (const c of batch) c.resolve(c.result);
+    this.wakeDurable();
+  }
+
+  private onSyncFailed(batch: Commit[], err: Error): void {
+    const failure = new StorageError("Unavailable", `storage failed: ${err.message}`, {}, { cause: err });
+    for (const c of batch) c.reject(failure);
+    this.syncingKeys.clear();
+    for (const w of this.durableWaiters.splice(0)) w.resolve();
+  }
+
+  private durableAt(rev: number): Promise<void> {
+    if (this.durableRev >= rev || this.sync?.error) return Promise.resolve();
+    return new Promise((resolve) => this.durableWaiters.push({ rev, resolve }));
+  }
+
+  private wakeDurable(): void {
+    if (this.durableWaiters.length === 0) return;
+    const still: typeof this.durableWaiters = [];
+    for (const w of this.durableWaiters) {
+      if (w.rev <= this.durableRev) w.resolve();
+      else still.push(w);
+    }
+    this.durableWaiters = still;
   }
 
   private precondition(key: string, cur: KvRow | undefined, expected: number | undefined): KeyValue {
