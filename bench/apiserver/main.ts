@@ -1,7 +1,9 @@
 // bench/apiserver: creates/s, updates/s, gets/s, lists/s at 16 concurrent clients and watch
 // delivery latency with 500 watchers, for the SQLite- and the etcd-backed server, next to raw
-// etcd puts/s measured on the same machine in the same run (the reference).
-//   npm run bench:apiserver [-- --duration-ms 5000 --watchers 500 --clients 16]
+// etcd puts/s measured on the same machine in the same run (the reference); then the server's
+// peak RSS and other clients' latency while 1000 watchers never read and a 1 MB object is
+// written 100 times.
+//   npm run bench:apiserver [-- --duration-ms 5000 --watchers 500 --clients 16 --slow-watchers 1000 --slow-writes 100]
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -11,6 +13,7 @@ import { startEtcd } from "../../src/host/etcd.ts";
 import { startApiServerProcess } from "../../test/support/apiserver.ts";
 import { rate, table } from "../support/stats.ts";
 import { measureServer, type PhaseOptions, type ServerFigures } from "./phases.ts";
+import { measureSlowWatchers, type SlowWatcherFigures, type SlowWatcherOptions, writeSlowWatcherTokens } from "./slow-watchers.ts";
 
 const { values } = parseArgs({
   options: {
@@ -18,8 +21,17 @@ const { values } = parseArgs({
     watchers: { type: "string", default: "500" },
     clients: { type: "string", default: "16" },
     "watch-writes": { type: "string", default: "100" },
+    "slow-watchers": { type: "string", default: "1000" },
+    "slow-writes": { type: "string", default: "100" },
+    "slow-object-bytes": { type: "string", default: "1000000" },
   },
 });
+const slow: SlowWatcherOptions = {
+  watchers: Number(values["slow-watchers"]),
+  writes: Number(values["slow-writes"]),
+  objectBytes: Number(values["slow-object-bytes"]),
+  users: 4,
+};
 const opts: PhaseOptions = {
   durationMs: Number(values["duration-ms"]),
   watchers: Number(values.watchers),
@@ -43,6 +55,8 @@ async function main(): Promise<void> {
   const work = mkdtempSync(join(tmpdir(), "bench-apiserver-"));
   const etcd = await startEtcd({ dataDir: join(work, "etcd") });
   const results: Record<string, ServerFigures> = {};
+  const slowResults: Record<string, SlowWatcherFigures> = {};
+  const tokenAuthFile = writeSlowWatcherTokens(join(work, "tokens.csv"), slow.users);
   try {
     console.error(`raw etcd puts (${opts.clients} clients, ${opts.durationMs} ms) ...`);
     const etcdPuts = await rawEtcdPuts(etcd.endpoint);
@@ -51,10 +65,13 @@ async function main(): Promise<void> {
       const server = await startApiServerProcess({
         storage,
         dataDir: join(work, storage),
+        tokenAuthFile,
         ...(storage === "etcd" ? { etcdEndpoint: etcd.endpoint } : {}),
       });
       try {
         results[storage] = await measureServer(server.kubeconfig, opts);
+        console.error(`${storage}-backed server: ${slow.watchers} watchers that never read, ${slow.writes} writes of ${slow.objectBytes} bytes ...`);
+        slowResults[storage] = await measureSlowWatchers(server, slow);
       } finally {
         await server.stop();
       }
@@ -70,12 +87,25 @@ async function main(): Promise<void> {
     add(`watch p50 ms (${opts.watchers} watchers)`, "watchP50Ms", false);
     add(`watch p99 ms (${opts.watchers} watchers)`, "watchP99Ms", false);
     add("watch events received", "watchEvents", false);
+    const slowRow = (label: string, key: keyof SlowWatcherFigures) => rows.push([label, slowResults.sqlite![key], slowResults.etcd![key], "", ""]);
+    slowRow("slow watchers: server RSS before, MiB", "baseRssMiB");
+    slowRow("slow watchers: server peak RSS, MiB", "peakRssMiB");
+    slowRow("slow watchers: others' p50 ms", "othersP50Ms");
+    slowRow("slow watchers: others' p99 ms", "othersP99Ms");
+    slowRow("slow watchers: others' max ms", "othersMaxMs");
+    slowRow("slow watchers: others' requests", "othersRequests");
+    slowRow("slow watchers: watches left open", "watchesLeft");
+    slowRow("slow watchers: seconds for the writes", "writeSeconds");
     console.log(`raw etcd puts/s (reference, ${opts.clients} clients): ${etcdPuts.toFixed(0)}`);
     console.log(table(rows));
     const goalCreate = results.sqlite!.createsPerSec / etcdPuts >= 0.5;
     const goalWatch = results.sqlite!.watchP99Ms < 50;
     console.log(`goal sqlite creates >= 0.5x raw etcd puts: ${goalCreate ? "met" : "NOT met"}`);
     console.log(`goal watch p99 < 50 ms (sqlite): ${goalWatch ? "met" : "NOT met"}`);
+    for (const storage of ["sqlite", "etcd"] as const) {
+      const f = slowResults[storage]!;
+      console.log(`goal ${slow.watchers} slow watchers (${storage}): peak RSS < 1 GiB ${f.peakRssMiB < 1024 ? "met" : "NOT met"}, others' p99 < 100 ms ${f.othersP99Ms < 100 ? "met" : "NOT met"}`);
+    }
   } finally {
     await etcd.stop();
     rmSync(work, { recursive: true, force: true });

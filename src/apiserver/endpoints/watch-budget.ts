@@ -1,9 +1,10 @@
 // What unread watch data may hold in memory: each watch's backlog (events queued by the server plus
 // bytes handed to the connection but not yet taken by the peer) is charged to the watch, its user
-// and the server. A watch over its own bound, or the largest backlogs when a user or the server is
-// over theirs, are ended (as kube-apiserver's cacher ends a watcher whose channel is full): the
-// client sees its stream end and re-lists, the server never runs out of memory. The number of
-// concurrent watches per user is bounded too (429 beyond it).
+// and the server. A watch over its own bound, or the largest stalled backlogs (the connection
+// refused more data) when a user or the server is over theirs, are ended (as kube-apiserver's
+// cacher ends a watcher whose channel is full): the client sees its stream end and re-lists, the
+// server never runs out of memory. The number of concurrent watches per user is bounded too (429
+// beyond it).
 import { newTooManyRequests } from "../../apimachinery/errors.ts";
 
 export interface WatchLimits {
@@ -45,10 +46,13 @@ export class WatchAccount {
   /**
    * Sets the watch's backlog. Returns false when the watch itself went over its bound and was
    * evicted; other watches (of this user, or the largest anywhere) may be evicted to make room.
+   * caughtUp: the peer had taken everything before the data just added (then the watch takes it
+   * whatever its size: a reader keeps up with any object). stalled: the connection refused more
+   * data (only stalled watches are ended to bring a user or the server under its bound).
    */
-  set(bytes: number): boolean {
+  set(bytes: number, caughtUp = false, stalled = false): boolean {
     if (this.closed) return false;
-    return this.budget.update(this, bytes);
+    return this.budget.update(this, bytes, caughtUp, stalled);
   }
 
   /** Ends this watch's evict callback (called by the budget). */
@@ -67,7 +71,7 @@ export class WatchAccount {
 export class WatchBudget {
   readonly limits: WatchLimits;
   private readonly users = new Map<string, UserUsage>();
-  /** Watches with a backlog (candidates for eviction). */
+  /** Stalled watches with a backlog (candidates for eviction). */
   private readonly backlogged = new Set<WatchAccount>();
   private total = 0;
   /** Watches ended for being over a bound (for tests and metrics). */
@@ -107,23 +111,23 @@ export class WatchBudget {
   }
 
   /** Called by WatchAccount.set. */
-  update(a: WatchAccount, bytes: number): boolean {
+  update(a: WatchAccount, bytes: number, caughtUp: boolean, stalled: boolean): boolean {
     const usage = this.users.get(a.user) as UserUsage;
     const before = a.bytes;
     const delta = bytes - before;
     a.bytes = bytes;
     usage.bytes += delta;
     this.total += delta;
-    if (bytes > 0) this.backlogged.add(a);
+    if (bytes > 0 && stalled) this.backlogged.add(a);
     else this.backlogged.delete(a);
-    // An event into an empty backlog is always taken (a reader keeps up with any object size);
+    // An event after the peer caught up is always taken (a reader keeps up with any object size);
     // a backlog that grows past the bound is a watcher not keeping up.
-    if (delta > 0 && before > 0 && bytes > this.limits.perWatchBytes) {
+    if (delta > 0 && !caughtUp && bytes > this.limits.perWatchBytes) {
       this.evictions++;
       a.runEvict();
       return false;
     }
-    if (delta > 0) {
+    if (delta > 0 || stalled) {
       this.shed(usage.watches, () => usage.bytes > this.limits.perUserBytes);
       this.shed(this.backlogged, () => this.total > this.limits.totalBytes);
     }
@@ -148,7 +152,7 @@ export class WatchBudget {
   private shed(candidates: Set<WatchAccount>, over: () => boolean): void {
     while (over()) {
       let largest: WatchAccount | undefined;
-      for (const c of candidates) if (c.bytes > 0 && (!largest || c.bytes > largest.bytes)) largest = c;
+      for (const c of candidates) if (this.backlogged.has(c) && (!largest || c.bytes > largest.bytes)) largest = c;
       if (!largest) return;
       this.evictions++;
       largest.runEvict();

@@ -245,6 +245,10 @@ void describe("serveWatch", () => {
     }, { clock: new FakeClock(), timeoutSeconds: 60, ...opts });
     return w;
   }
+  /** Lets the writer take its turns. */
+  const turns = async (n = 5) => {
+    for (let i = 0; i < n; i++) await new Promise((r) => setImmediate(r));
+  };
   const big = (name: string, bytes: number): KubeObject => ({ ...cm(name), data: { v: "x".repeat(bytes) } } as KubeObject);
 
   void it("writes only while the connection takes data; the rest waits in the queue, in 64 KiB pieces, until drain", async () => {
@@ -253,15 +257,21 @@ void describe("serveWatch", () => {
     const w = run(o.out, { budget });
     await until(() => w.sink !== undefined);
     assert.equal(w.sink?.onEvent({ type: "ADDED", object: big("a", 200_000) }), true);
+    assert.equal(o.written.length, 0, "written in the writer's turn, not in the store's dispatch");
+    await turns();
     assert.equal(o.written.length, 1, "one piece, then the connection said wait");
     assert.equal(o.written[0]?.length, 64 * 1024);
     assert.ok(budget.totalBytes > 200_000, "queue and connection backlog are charged");
     assert.equal(w.sink?.onEvent({ type: "MODIFIED", object: cm("b") }), true);
-    for (let i = 0; i < 10 && o.written.length < 5; i++) o.accept();
+    for (let i = 0; i < 10 && o.written.length < 5; i++) {
+      o.accept();
+      await turns();
+    }
     assert.equal(o.written.length, 5, "200 KB in 4 pieces, then the small line");
     const lines = o.text().trimEnd().split("\n").map((l) => (JSON.parse(l) as WatchEvent).type);
     assert.deepEqual(lines, ["ADDED", "MODIFIED"]);
     o.accept();
+    await turns();
     assert.equal(budget.totalBytes, 0);
   });
 
@@ -272,6 +282,7 @@ void describe("serveWatch", () => {
     await until(() => w.sink !== undefined);
     // A first event larger than the bound is taken: a reader keeps up with any object size.
     assert.equal(w.sink?.onEvent({ type: "ADDED", object: big("a", 20_000) }), true);
+    await turns();
     assert.equal(o.state.aborted, false);
     assert.equal(w.sink?.onEvent({ type: "MODIFIED", object: big("a", 100) }), false);
     await w.done;
@@ -284,10 +295,13 @@ void describe("serveWatch", () => {
     const slow = [fakeOutput(), fakeOutput(), fakeOutput()];
     const ws = [run(slow[0]!.out, { budget, user: "mallory" }), run(slow[1]!.out, { budget, user: "mallory" }), run(slow[2]!.out, { budget, user: "eve" })];
     await until(() => ws.every((w) => w.sink !== undefined));
-    const send = () => ws.forEach((w) => w.sink?.onEvent({ type: "MODIFIED", object: big("a", 20_000) }));
-    send();
+    const send = async () => {
+      ws.forEach((w) => w.sink?.onEvent({ type: "MODIFIED", object: big("a", 20_000) }));
+      await turns();
+    };
+    await send();
     assert.equal(budget.evictions, 0);
-    send(); // mallory's first watch: 40 KB + her second 20 KB > 50 KB
+    await send(); // mallory's first watch: 40 KB + her second 20 KB > 50 KB
     assert.deepEqual(slow.map((o) => o.state.aborted), [true, false, false]);
     ws[1]?.sink?.onEvent({ type: "MODIFIED", object: big("a", 20_000) }); // her second: 60 KB; eve's 40 KB is untouched
     assert.deepEqual(slow.map((o) => o.state.aborted), [true, true, false]);
@@ -302,10 +316,13 @@ void describe("serveWatch", () => {
     w1.sink?.onEvent({ type: "ADDED", object: big("a", 20_000) });
     w1.sink?.onEvent({ type: "MODIFIED", object: big("a", 20_000) });
     w2.sink?.onEvent({ type: "ADDED", object: big("a", 20_000) });
+    await turns();
     assert.equal(budget.evictions, 0);
     // The reader's event puts the server over: the largest backlog (40 KB) goes, not the reader.
     assert.equal(w3.sink?.onEvent({ type: "ADDED", object: big("a", 20_000) }), true);
+    await turns();
     reader.accept();
+    await turns();
     assert.deepEqual([big1.state.aborted, small.state.aborted, reader.state.aborted], [true, false, false]);
     assert.ok(budget.totalBytes < 25_000, String(budget.totalBytes));
   });
@@ -318,6 +335,7 @@ void describe("serveWatch", () => {
     const obj = big("a", 1000);
     wa.sink?.onEvent({ type: "MODIFIED", object: obj });
     wb.sink?.onEvent({ type: "MODIFIED", object: obj });
+    await turns();
     assert.equal(a.written[0]?.buffer, b.written[0]?.buffer, "one buffer, referenced by both");
   });
 
@@ -356,9 +374,13 @@ void describe("serveWatch", () => {
     await until(() => wr.sink !== undefined && ws.sink !== undefined);
     wr.sink?.onEvent({ type: "ADDED", object: big("a", 100_000) });
     ws.sink?.onEvent({ type: "ADDED", object: big("a", 100_000) });
+    await turns();
     clock.step(5_000);
     await wr.done;
-    for (let i = 0; i < 5; i++) reader.accept();
+    for (let i = 0; i < 5; i++) {
+      reader.accept();
+      await turns();
+    }
     assert.deepEqual([reader.state.ended, reader.state.aborted], [true, false]);
     assert.equal(JSON.parse(reader.text()).type, "ADDED");
     assert.equal(stuck.state.aborted, false);

@@ -10,6 +10,7 @@ import { type StatusError, toStatusError } from "../../apimachinery/errors.ts";
 import type { Clock, Timer } from "../../utils/clock.ts";
 import type { WatchHandle, WatchSink } from "../registry/generic/interface.ts";
 import { type WatchAccount, WatchBudget } from "./watch-budget.ts";
+import { type Pumpable, watchWriter, type WatchWriter } from "./watch-writer.ts";
 
 /** Where events go: an HTTP response or a WebSocket. */
 export interface WatchOutput {
@@ -141,6 +142,8 @@ export interface ServeWatchOptions {
    */
   sameObjects?: boolean;
   tracker?: WatchTracker;
+  /** Hands queued data to connections (default: the process's, a bounded amount per event-loop turn). */
+  writer?: WatchWriter;
 }
 
 export const DEFAULT_MIN_REQUEST_TIMEOUT_SECONDS = 1800;
@@ -176,10 +179,10 @@ export function watchTimeoutSeconds(requested: number | undefined, minRequestTim
  * anything was sent, the promise rejects (the caller answers with a Status); afterwards failures
  * become an ERROR event. Resolves when the stream has ended.
  *
- * Backpressure: events are handed to the connection only while it accepts them (write() true);
- * otherwise they wait in the watch's queue (shared lines: references, not copies). Queue plus
- * connection backlog are charged to the budget, which ends the watch (dropping both) when it is
- * over its bounds.
+ * Backpressure: events wait in the watch's queue (shared lines: references, not copies) and the
+ * writer hands them to the connection, a piece per turn, only while it accepts them (write()
+ * true). Queue plus connection backlog are charged to the budget, which ends the watch (dropping
+ * both) when it is over its bounds.
  */
 export function serveWatch(out: WatchOutput, start: (sink: WatchSink) => Promise<WatchHandle>, opts: ServeWatchOptions): Promise<void> {
   return new Promise<void>((resolve, reject) => {
@@ -236,27 +239,38 @@ export function serveWatch(out: WatchOutput, start: (sink: WatchSink) => Promise
       }
     };
 
-    const pump = () => {
-      while (!waiting && head < queue.length) {
+    /** Called by the writer in its turn: hands the connection one piece. */
+    const pumpable: Pumpable = {
+      writeOne() {
+        if (state === "done" || waiting || head >= queue.length) return { bytes: 0, more: false };
         const piece = queue[head] as Buffer;
         queue[head++] = EMPTY;
         queued -= piece.length;
         if (!out.write(piece)) waiting = true;
-      }
-      if (head === queue.length) dropQueue();
-      else if (head > 1024 && head * 2 > queue.length) {
-        queue = queue.slice(head);
-        head = 0;
-      }
+        if (head === queue.length) dropQueue();
+        else if (head > 1024 && head * 2 > queue.length) {
+          queue = queue.slice(head);
+          head = 0;
+        }
+        // Stalled: charged as such (the budget may end this watch); drained: the charge shrinks.
+        const alive = waiting || head === queue.length ? account.set(queued + out.buffered(), false, waiting) : true;
+        if (!alive) return { bytes: piece.length, more: false };
+        if (!waiting) endIfDrained();
+        return { bytes: piece.length, more: !waiting && head < queue.length };
+      },
     };
+    const pump = () => (opts.writer ?? watchWriter).wake(pumpable);
+
+    /** The peer has taken everything so far (measured before anything of the next event is written, headers included). */
+    const caughtUp = () => head === queue.length && out.buffered() === 0;
 
     /** Queues one encoded line and writes what the connection takes; false when the watch was evicted. */
-    const enqueue = (line: Buffer): boolean => {
+    const enqueue = (line: Buffer, idle: boolean): boolean => {
       if (!out.pieces) queue.push(line.subarray(0, line.length - 1));
       else for (let off = 0; off < line.length; off += PIECE_BYTES) queue.push(line.subarray(off, off + PIECE_BYTES));
       queued += out.pieces ? line.length : line.length - 1;
       pump();
-      return account.set(queued + out.buffered());
+      return account.set(queued + out.buffered(), idle, waiting);
     };
 
     /** Ends gracefully: what is queued is still sent (within END_GRACE_MS), then the stream ends. */
@@ -266,8 +280,9 @@ export function serveWatch(out: WatchOutput, start: (sink: WatchSink) => Promise
       stopWatch();
       try {
         if (err) {
+          const idle = caughtUp();
           out.begin();
-          if (!enqueue(encodeLine({ type: "ERROR", object: err.toStatus() as unknown as WatchEvent["object"] }))) return;
+          if (!enqueue(encodeLine({ type: "ERROR", object: err.toStatus() as unknown as WatchEvent["object"] }), idle)) return;
         }
         endIfDrained();
       } catch {
@@ -287,8 +302,9 @@ export function serveWatch(out: WatchOutput, start: (sink: WatchSink) => Promise
       onEvent(event) {
         if (state !== "running") return false;
         try {
+          const idle = caughtUp();
           out.begin();
-          if (!enqueue(encode(event))) return false;
+          if (!enqueue(encode(event), idle)) return false;
         } catch (err) {
           // Never let a conversion or write failure escape into the store's dispatch loop.
           finish(toStatusError(err));
@@ -309,8 +325,9 @@ export function serveWatch(out: WatchOutput, start: (sink: WatchSink) => Promise
     out.onDrain(() => {
       if (state === "done") return;
       waiting = false;
+      if (!account.set(queued + out.buffered())) return;
       pump();
-      if (account.set(queued + out.buffered())) endIfDrained();
+      endIfDrained();
     });
     out.onClose(() => {
       if (state === "running") finish();

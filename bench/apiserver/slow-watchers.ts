@@ -1,0 +1,129 @@
+// The slow-watcher phase: watchers that never read (raw TLS connections that send their request
+// and stop reading, spread over a few users) while one large object is written again and again.
+// Measures the server's RSS (peak, sampled from /proc) and the latency other clients see (small
+// GETs, sequential per client) during the writes.
+import { readFileSync } from "node:fs";
+import { request } from "node:https";
+import { connect, type TLSSocket } from "node:tls";
+import type { ApiServerProcess } from "../../test/support/apiserver.ts";
+import { readKubeconfig, writeTokenAuthFile } from "../../test/support/kubeconfig.ts";
+import { summarize } from "../support/stats.ts";
+import { benchClient, expectStatus } from "./client.ts";
+
+export interface SlowWatcherOptions {
+  watchers: number;
+  writes: number;
+  objectBytes: number;
+  /** Users the watchers are spread over (each opens watchers / users). */
+  users: number;
+}
+
+export interface SlowWatcherFigures {
+  /** Peak RSS of the server process during the phase, in MiB. */
+  peakRssMiB: number;
+  /** RSS before the watchers connected, in MiB. */
+  baseRssMiB: number;
+  othersP50Ms: number;
+  othersP99Ms: number;
+  othersMaxMs: number;
+  othersRequests: number;
+  /** Watches the server still had open after the writes (the stalled ones it ended are gone). */
+  watchesLeft: number;
+  writeSeconds: number;
+}
+
+const NS = "bench-slow";
+const tokenOf = (i: number) => `bench-slow-watcher-${i}`;
+
+/** Writes the token file the phase's users need (in system:masters: no RBAC to set up). */
+export function writeSlowWatcherTokens(path: string, users: number): string {
+  return writeTokenAuthFile(
+    path,
+    Array.from({ length: users }, (_, i) => ({ token: tokenOf(i), user: `bench-slow-${i}`, uid: `bench-slow-${i}`, groups: ["system:masters"] })),
+  );
+}
+
+function rssMiB(pid: number): number {
+  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+  return m ? Number(m[1]) / 1024 : 0;
+}
+
+function stalledWatch(server: ApiServerProcess, token: string, path: string): Promise<TLSSocket> {
+  return new Promise((resolve, reject) => {
+    const socket = connect({ host: "127.0.0.1", port: server.port, ca: server.caPem }, () => {
+      socket.write(`GET ${path} HTTP/1.1\r\nHost: 127.0.0.1:${server.port}\r\nAuthorization: Bearer ${token}\r\nAccept: application/json\r\n\r\n`);
+      socket.pause();
+      resolve(socket);
+    });
+    socket.once("error", reject);
+  });
+}
+
+/** Watches of configmaps the server has open (its apiserver_longrunning_requests gauge). */
+function openWatches(server: ApiServerProcess): Promise<number> {
+  const kc = readKubeconfig(server.kubeconfig);
+  return new Promise((resolve, reject) => {
+    const req = request({ host: "127.0.0.1", port: server.port, path: "/metrics", ca: kc.caPem, cert: kc.certPem, key: kc.keyPem }, (res) => {
+      let text = "";
+      res.setEncoding("utf8");
+      res.on("data", (c: string) => (text += c));
+      res.on("end", () => {
+        const line = text.split("\n").find((l) => l.startsWith("apiserver_longrunning_requests{") && l.includes('resource="configmaps"'));
+        resolve(line ? Number(line.split(" ").pop()) : 0);
+      });
+    });
+    req.on("error", reject);
+    req.end();
+  });
+}
+
+export async function measureSlowWatchers(server: ApiServerProcess, o: SlowWatcherOptions): Promise<SlowWatcherFigures> {
+  const pid = server.child.pid as number;
+  const c = benchClient(server.kubeconfig, 8);
+  const sockets: TLSSocket[] = [];
+  try {
+    expectStatus(await c.call("POST", "/api/v1/namespaces", { apiVersion: "v1", kind: "Namespace", metadata: { name: NS } }), [201, 409], "namespace");
+    const cm = (name: string, v: string, rv?: string) => ({ apiVersion: "v1", kind: "ConfigMap", metadata: { name, ...(rv ? { resourceVersion: rv } : {}) }, data: { v } });
+    expectStatus(await c.call("POST", `/api/v1/namespaces/${NS}/configmaps`, cm("small", "x")), [201], "small object");
+    const created = await c.call("POST", `/api/v1/namespaces/${NS}/configmaps`, cm("big", "0"));
+    expectStatus(created, [201], "big object");
+    let rv = (created.json.metadata as { resourceVersion: string }).resourceVersion;
+
+    const baseRssMiB = rssMiB(pid);
+    let peak = baseRssMiB;
+    const sampler = setInterval(() => (peak = Math.max(peak, rssMiB(pid))), 50);
+    const path = `/api/v1/namespaces/${NS}/configmaps?watch=true&resourceVersion=${rv}&timeoutSeconds=3600`;
+    for (let i = 0; i < o.watchers; i++) sockets.push(await stalledWatch(server, tokenOf(i % o.users), path));
+
+    // Others: 4 clients, each one small GET after the other, for as long as the writes go on.
+    const latencies: number[] = [];
+    let writing = true;
+    const others = Array.from({ length: 4 }, async () => {
+      while (writing) {
+        const t = performance.now();
+        expectStatus(await c.call("GET", `/api/v1/namespaces/${NS}/configmaps/small`), [200], "bystander get");
+        latencies.push(performance.now() - t);
+        await new Promise((r) => setTimeout(r, 5));
+      }
+    });
+    const started = performance.now();
+    try {
+      for (let n = 1; n <= o.writes; n++) {
+        const r = await c.call("PUT", `/api/v1/namespaces/${NS}/configmaps/big`, cm("big", String(n % 10).repeat(o.objectBytes), rv));
+        expectStatus(r, [200], "write big object");
+        rv = (r.json.metadata as { resourceVersion: string }).resourceVersion;
+      }
+    } finally {
+      writing = false;
+      await Promise.all(others);
+      clearInterval(sampler);
+    }
+    const writeSeconds = (performance.now() - started) / 1000;
+    const watchesLeft = await openWatches(server);
+    const s = summarize(latencies);
+    return { peakRssMiB: peak, baseRssMiB, othersP50Ms: s.p50, othersP99Ms: s.p99, othersMaxMs: s.max, othersRequests: s.n, watchesLeft, writeSeconds };
+  } finally {
+    for (const s of sockets) s.destroy();
+    c.close();
+  }
+}
