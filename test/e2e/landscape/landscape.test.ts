@@ -92,22 +92,32 @@ describe("gardener-local e2e", { skip, timeout: 240_000 }, () => {
     assert.equal(nodes.stdout.split("\n").filter((l) => l.includes("worker-w")).length, 2);
   });
 
-  test("README path: gardenctl ssh with the garden kubeconfig runs a command on a node through a bastion, no --cidr", async () => {
-    const gardenctl = join(import.meta.dirname, "../../../bin/gardenctl.js");
-    const r = await new Promise<{ code: number | null; out: string }>((resolve) => {
-      const args = ["ssh", "--kubeconfig", join(dir, "garden.kubeconfig"), "--project", "local", "--shoot", "local", "shoot--local--local-worker-w1", "--", "hostname"];
-      const child = spawn(process.execPath, [gardenctl, ...args], {
-        env: userEnv(),
-        stdio: ["ignore", "pipe", "pipe"],
-      });
+  /** `gardenctl ssh NODE -- command...` as the README shows it. */
+  const gardenctlSsh = (node: string, ...command: string[]) =>
+    new Promise<{ code: number | null; out: string }>((resolve) => {
+      const gardenctl = join(import.meta.dirname, "../../../bin/gardenctl.js");
+      const sshArgs = ["ssh", "--kubeconfig", join(dir, "garden.kubeconfig"), "--project", "local", "--shoot", "local", node, "--", ...command];
+      const child = spawn(process.execPath, [gardenctl, ...sshArgs], { env: userEnv(), stdio: ["ignore", "pipe", "pipe"] });
       let out = "";
       child.stdout.on("data", (d: Buffer) => (out += d.toString()));
       child.stderr.on("data", (d: Buffer) => (out += d.toString()));
       child.once("close", (code) => resolve({ code, out }));
     });
+
+  test("README path: gardenctl ssh with the garden kubeconfig runs a command on a node through a bastion, no --cidr", async () => {
+    const r = await gardenctlSsh("shoot--local--local-worker-w1", "hostname");
     assert.equal(r.code, 0, r.out);
     assert.match(r.out, /^worker-w1$/m);
     assert.match(r.out, /cidr="192\.168\.250\.\d+\/32"/, "the host's public-network address is the user's address");
+  });
+
+  test("root on a node, by sudo as the README's user, sees none of the landscape's state", async () => {
+    const probe = `sudo -n id -u; for f in ${dir} ${join(dir, "garden.kubeconfig")} /var/lib/gardener-local; do sudo -n ls "$f" >/dev/null 2>&1 && echo "LEAK:$f"; done; echo done`;
+    const r = await gardenctlSsh("shoot--local--local-worker-w2", "sh", "-c", `'${probe}'`);
+    assert.equal(r.code, 0, r.out);
+    assert.match(r.out, /^0$/m, "sudo works on the node");
+    assert.doesNotMatch(r.out, /LEAK:\//, "no path of the landscape exists on the node");
+    assert.match(r.out, /^done$/m);
   });
 
   test("status lists components and machines; a killed component is restarted", async () => {
