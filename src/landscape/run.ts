@@ -4,12 +4,12 @@
 // status.json, then keeps the components running until SIGTERM.
 import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { ANNOTATION_SSH_HOST_KEYS } from "../api/gardencore/osc.ts";
+import { ANNOTATION_CHECKSUM_CLOUD_CONFIG, ANNOTATION_CHECKSUM_DATA_SCRIPT, ANNOTATION_SSH_HOST_KEYS, LABEL_ROLE, LABEL_WORKER_POOL, OSC_NAMESPACE, ROLE_OSC } from "../api/gardencore/osc.ts";
 import { SEEDS_GROUP } from "../apis/gardencore/v1beta1/types.ts";
 import { seedUserName } from "../api/gardencore/identity.ts";
 import { issueClientCertificate } from "../apiserver/certs/issue.ts";
 import { writeKubeconfig } from "../apiserver/certs/kubeconfig.ts";
-import { Namespaces } from "../client/builtins.ts";
+import { Namespaces, Secrets } from "../client/builtins.ts";
 import { Client } from "../client/client.ts";
 import { LinuxHost } from "../host/index.ts";
 import { Nodes } from "../nodeagent/node.ts";
@@ -17,7 +17,7 @@ import { startWorker } from "../provider-local/machines/workers.ts";
 import { FileAddressBook } from "../provider-local/network/addresses.ts";
 import { LocalNetworks } from "../provider-local/network/networks.ts";
 import * as c from "./components.ts";
-import { type Layout, type Ports, killRecorded, MEMBER_USER, PROJECT_NAMESPACE, SHOOT_TECHNICAL_ID, WORKER_POOL, WORKERS } from "./layout.ts";
+import { type Layout, type Ports, killRecorded, MEMBER_USER, PROJECT_NAMESPACE, SHOOT, SHOOT_TECHNICAL_ID, WORKER_POOL, WORKERS } from "./layout.ts";
 import { applySeedCRDs, createGardenObjects, createShoot, publishShootKubeconfig } from "./objects.ts";
 import { writeStatus, type LandscapeStatus } from "./status.ts";
 import { Supervisor } from "./supervisor.ts";
@@ -177,6 +177,22 @@ export async function runLandscape(o: RunOptions, status: Status, onStop: (stop:
     180_000,
   );
   log(`${WORKERS.length} nodes registered`);
+  // The README's next line is `gardenctl ssh`: it needs the garden copy of the node key pair and nodes that
+  // accept that key (they report the checksum of the node configuration they applied).
+  await waitFor(
+    "the node key pair in the garden and applied by every node",
+    async () => {
+      await garden.get(Secrets, { namespace: PROJECT_NAMESPACE, name: `${SHOOT}.ssh-keypair` });
+      const selector = `${LABEL_ROLE}=${ROLE_OSC},${LABEL_WORKER_POOL}=${WORKER_POOL}`;
+      const configs = (await shoot.list(Secrets, { namespace: OSC_NAMESPACE, labelSelector: selector })).items;
+      const latest = configs.map((s) => s.metadata.annotations?.[ANNOTATION_CHECKSUM_DATA_SCRIPT]).filter((x): x is string => x !== undefined);
+      const nodes = (await shoot.list(Nodes)).items;
+      const applied = nodes.filter((n) => latest.includes(n.metadata.annotations?.[ANNOTATION_CHECKSUM_CLOUD_CONFIG] ?? ""));
+      return latest.length > 0 && applied.length >= WORKERS.length ? true : undefined;
+    },
+    120_000,
+  );
+  log("node key pair applied by every node");
   for (const cl of [garden, seed, shoot]) cl.close();
   status.phase = "Ready";
   status.components = supervisor.status();
