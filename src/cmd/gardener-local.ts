@@ -77,8 +77,8 @@ program
   .command("down")
   .description("stop everything and remove every host resource the landscape created")
   .addOption(stateDir())
-  .addOption(prefix())
-  .action(async (o: { stateDir: string; prefix: string }) => {
+  .addOption(new Option("--prefix <prefix>", "name prefix of the host objects (default: the one the state directory records)"))
+  .action(async (o: { stateDir: string; prefix?: string }) => {
     try {
       requireRoot("down");
       const layout = new Layout(o.stateDir);

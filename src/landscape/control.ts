@@ -99,7 +99,8 @@ export function status(layout: Layout): string {
 }
 
 /** Stops the supervisor (SIGTERM, then SIGKILL), kills recorded leftovers, removes every host object. */
-export async function down(layout: Layout, prefix: string, out: (line: string) => void): Promise<SweepReport> {
+/** `prefix` only when the user named one: the state directory records the prefix it was made with. */
+export async function down(layout: Layout, prefix: string | undefined, out: (line: string) => void): Promise<SweepReport> {
   const pid = supervisorPid(layout);
   if (pid !== undefined) {
     out(`stopping supervisor (pid ${pid})`);
@@ -110,7 +111,7 @@ export async function down(layout: Layout, prefix: string, out: (line: string) =
   }
   const killed = killRecorded(layout);
   if (killed.length > 0) out(`killed ${killed.length} leftover processes`);
-  const report = await new LinuxHost({ stateDir: layout.hostState, prefix }).removeAll();
+  const report = await new LinuxHost({ stateDir: layout.hostState, ...(prefix !== undefined ? { prefix } : {}) }).removeAll();
   out(`removed ${report.removed.length} host objects`);
   return report;
 }

@@ -158,8 +158,8 @@ describe("gardener-local e2e", { skip, timeout: 240_000 }, () => {
     assert.equal(await nodesWithHostKeys(), 2);
   });
 
-  test("down leaves no namespace, link, mount, process or nft table behind", async () => {
-    const r = await run(["down", ...args()]);
+  test("down, given only the state directory (it records the prefix), leaves no namespace, link, mount, process or nft table behind", async () => {
+    const r = await run(["down", "--state-dir", dir]);
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout, /gardenctl: removed .*gardenctl-v2\.yaml/);
     // (~/.garden itself stays: gardenctl keeps its node known_hosts cache there.)
