@@ -6,6 +6,7 @@ import type { KeyValue, ListOptions, ListResult, Storage, StorageEvent, WatchHan
 import { StorageError } from "../interface.ts";
 import { normalizePrefix, rangeStart } from "../keys.ts";
 import { toStorageError } from "./errors.ts";
+import { SharedReads } from "./shared-reads.ts";
 import { byteRangeEnd, watchEtcd, type EtcdWatch } from "./watch.ts";
 
 export interface EtcdStorageOptions {
@@ -22,6 +23,8 @@ export class EtcdStorage implements Storage {
   private readonly client: Etcd3;
   private readonly prefix: string;
   private readonly watches = new Set<EtcdWatch>();
+  private readonly revisions = new SharedReads<number>();
+  private readonly changes = new SharedReads<{ live: number; changed: boolean }>();
 
   constructor(options: EtcdStorageOptions) {
     const timeout = options.callTimeoutMs ?? 10_000;
@@ -33,7 +36,15 @@ export class EtcdStorage implements Storage {
     });
   }
 
-  async currentRevision(): Promise<number> {
+  /**
+   * etcd's revision now. Concurrent calls share round trips (shared-reads.ts), so under load one
+   * read answers many consistent reads of the watch cache.
+   */
+  currentRevision(): Promise<number> {
+    return this.revisions.read("", () => this.readRevision());
+  }
+
+  private async readRevision(): Promise<number> {
     const res = await this.call("current revision", () =>
       this.client.kv.range({ key: this.probeKey(), count_only: true }),
     );
@@ -99,7 +110,11 @@ export class EtcdStorage implements Storage {
    * at one revision. The second is not count_only because etcd counts before applying the
    * mod-revision filter; with a filter etcd reads the whole range and applies the limit afterwards.
    */
-  async changesSince(prefix: string, revision: number): Promise<{ live: number; changed: boolean }> {
+  changesSince(prefix: string, revision: number): Promise<{ live: number; changed: boolean }> {
+    return this.changes.read(`${revision}\0${prefix}`, () => this.readChanges(prefix, revision));
+  }
+
+  private async readChanges(prefix: string, revision: number): Promise<{ live: number; changed: boolean }> {
     const p = this.prefix + normalizePrefix(prefix);
     const key = p === "" ? Buffer.from([0]) : Buffer.from(p);
     const range_end = byteRangeEnd(Buffer.from(p));
