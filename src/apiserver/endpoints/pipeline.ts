@@ -13,15 +13,23 @@ export interface AccessDeps {
   forbiddenMessage?(attrs: AuthorizationAttributes): string;
 }
 
+/** Per connection: the certificate is fixed by the handshake, and decoding it costs more than the rest of authentication. */
+const peerSubjects = new WeakMap<object, AuthenticationRequest["peerCertificate"]>();
+
 /** The verified client certificate's subject; only when the TLS layer verified it against the client CA. */
 export function peerCertificateOf(req: IncomingMessage): AuthenticationRequest["peerCertificate"] {
   const sock = req.socket as Partial<TLSSocket>;
   if (!sock.encrypted || !sock.authorized || typeof sock.getPeerCertificate !== "function") return undefined;
+  if (peerSubjects.has(sock)) return peerSubjects.get(sock);
   const cert = sock.getPeerCertificate();
-  if (!cert || !cert.subject) return undefined;
-  const subject = cert.subject as unknown as { CN?: string | string[]; O?: string | string[] };
-  const cn = Array.isArray(subject.CN) ? subject.CN[0] : subject.CN;
-  return { subject: { CN: cn, O: subject.O } };
+  let peer: AuthenticationRequest["peerCertificate"];
+  if (cert && cert.subject) {
+    const subject = cert.subject as unknown as { CN?: string | string[]; O?: string | string[] };
+    const cn = Array.isArray(subject.CN) ? subject.CN[0] : subject.CN;
+    peer = { subject: { CN: cn, O: subject.O } };
+  }
+  peerSubjects.set(sock, peer);
+  return peer;
 }
 
 function wantsImpersonation(headers: IncomingMessage["headers"]): boolean {
