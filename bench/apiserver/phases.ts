@@ -71,6 +71,19 @@ export async function measureServer(kubeconfig: string, o: PhaseOptions): Promis
   }
 }
 
+/** Creates/s alone (for a server run that measures nothing else). */
+export async function measureCreates(kubeconfig: string, o: PhaseOptions): Promise<number> {
+  const c = benchClient(kubeconfig, o.clients);
+  try {
+    await namespace(c, "bench");
+    return await rate(o.clients, o.durationMs, async (i) => {
+      expectStatus(await c.call("POST", cmPath("bench"), configMap(`cm-${i}`, { k: "v" })), [201], "create");
+    });
+  } finally {
+    c.close();
+  }
+}
+
 /** watchers streams on one namespace; one writer stamps each update with its send time. */
 async function measureWatch(c: BenchClient, o: PhaseOptions): Promise<{ p50: number; p99: number; n: number }> {
   await namespace(c, "bench-watch");
