@@ -1,5 +1,5 @@
 // The gardener-controller-manager assembled: one manager on the garden with the bastion lifetime
-// controller (§9) and the project RBAC controller (§3.1). The command (src/cmd/) only parses
+// controller (§9), the project RBAC controller (§3.1), shoot-bastions and shoot maintenance. The command (src/cmd/) only parses
 // flags and calls this; tests call it directly with their own clock.
 import type { Logger } from "pino";
 import type { Registry } from "prom-client";
@@ -10,6 +10,8 @@ import { type LeaderElectionOptions, Manager, type ManagerOptions } from "../con
 import type { Clock } from "../utils/clock.ts";
 import { addBastionController } from "./controller/bastion/add.ts";
 import type { BastionReconciler } from "./controller/bastion/reconciler.ts";
+import { addMaintenanceController } from "./controller/maintenance/add.ts";
+import type { MaintenanceReconciler } from "./controller/maintenance/reconciler.ts";
 import { addProjectController } from "./controller/project/add.ts";
 import { addShootBastionsController } from "./controller/shoot/add.ts";
 import type { ShootBastionsReconciler } from "./controller/shoot/reconciler.ts";
@@ -29,6 +31,8 @@ export interface ControllerManagerOptions {
   cacheBackoff?: InformerBackoff;
   /** Clock of the informers' reconnect backoff; default the manager's clock. Tests driving `clock` by hand pass real time here. */
   cacheClock?: Clock;
+  /** [0, 1): where in the next maintenance window a Shoot's next run falls; default Math.random. */
+  maintenanceRandom?: () => number;
 }
 
 export interface ControllerManager {
@@ -36,6 +40,7 @@ export interface ControllerManager {
   bastion: { controller: Controller; reconciler: BastionReconciler };
   project: { controller: Controller };
   shoot: { controller: Controller; reconciler: ShootBastionsReconciler };
+  maintenance: { controller: Controller; reconciler: MaintenanceReconciler };
   /** Resolves once the caches are synced (and, with leader election, the campaign began). */
   start(): Promise<void>;
   stop(): Promise<void>;
@@ -55,5 +60,6 @@ export function createControllerManager(o: ControllerManagerOptions): Controller
   const bastion = addBastionController(manager, { maxLifetimeMs: o.bastionMaxLifetimeMs });
   const project = addProjectController(manager);
   const shoot = addShootBastionsController(manager);
-  return { manager, bastion, project, shoot, start: () => manager.start(), stop: () => manager.stop() };
+  const maintenance = addMaintenanceController(manager, { random: o.maintenanceRandom });
+  return { manager, bastion, project, shoot, maintenance, start: () => manager.start(), stop: () => manager.stop() };
 }

@@ -70,7 +70,7 @@ export function createGardenlet(o: GardenletOptions): Gardenlet {
   });
   const bastion = addBastionControllers(manager, { seedClient: o.seedClient, seedCache });
   const sshKeypair = o.shootClients
-    ? addSSHKeypairController(manager, { seedClient: o.seedClient, shootClients: o.shootClients, generateKeyPair: o.generateKeyPair })
+    ? addSSHKeypairController(manager, { seedClient: o.seedClient, seedCache, shootClients: o.shootClients, generateKeyPair: o.generateKeyPair })
     : undefined;
   let stopped: Promise<void> | undefined;
   return {

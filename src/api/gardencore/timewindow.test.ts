@@ -48,6 +48,7 @@ describe("maintenance time window", () => {
     assert.equal(w.nextRunDelayMs(at("17:00:00"), () => 0), 23 * H);
     assert.equal(w.nextRunDelayMs(at("17:00:00"), () => 0.999999), 23 * H + Math.floor(0.999999 * 3 * H));
     assert.equal(w.nextRunDelayMs(at("15:00:00"), () => 0), 1 * H);
+    assert.equal(w.nextRunDelayMs(at("16:00:00"), () => 0), 24 * H, "a run at the window's begin schedules tomorrow's");
     assert.equal(w.nextRunDelayMs(at("20:00:00"), () => 0), 20 * H);
     const night = MaintenanceTimeWindow.parse("230000+0000", "010000+0000");
     assert.equal(night.nextRunDelayMs(at("00:00:00"), () => 0), 23 * H);

@@ -82,8 +82,9 @@ export class MaintenanceTimeWindow {
 
   /**
    * How long until the next maintenance run (ms): begin and end placed on today's UTC date; when
-   * begin is past and now is inside the window or after its end, both move a day on; then
-   * (begin − now) plus a random share of the window. `random` returns [0, 1).
+   * begin is reached and now is inside the window or after its end, both move a day on; then
+   * (begin − now) plus a random share of the window. `random` returns [0, 1). (A run at exactly
+   * begin thus schedules tomorrow's, not a second run today.)
    */
   nextRunDelayMs(now: Date | number, random: () => number = Math.random): number {
     const nowMs = typeof now === "number" ? now : now.getTime();
@@ -91,7 +92,7 @@ export class MaintenanceTimeWindow {
     let begin = midnight + this.begin * 1000;
     let end = midnight + this.end * 1000;
     if (end <= begin) end += DAY_S * 1000;
-    if (begin < nowMs && (this.contains(nowMs) || nowMs > end)) {
+    if (begin <= nowMs && (this.contains(nowMs) || nowMs > end)) {
       begin += DAY_S * 1000;
       end += DAY_S * 1000;
     }

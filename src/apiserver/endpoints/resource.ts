@@ -4,12 +4,13 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { KubeList, KubeObject, WatchEvent } from "../../apis/meta/v1/types.ts";
 import { newBadRequest, newMethodNotSupported, newPathNotFound, newRequestEntityTooLarge } from "../../apimachinery/errors.ts";
 import type { Clock } from "../../utils/clock.ts";
-import type { ObjectStore, WriteResult } from "../registry/generic/interface.ts";
+import { managerFromUserAgent } from "../fieldmanager/useragent.ts";
+import type { ObjectStore, WriteOptions, WriteResult } from "../registry/generic/interface.ts";
 import type { RequestContext, ResourceDefinition } from "../registry/types.ts";
 import { checkObjectBody, decodeBody, isPlainObject, readBody } from "./body.ts";
 import { verbsOf } from "./discovery.ts";
 import { type BodyFormat, bodyFormatOf, negotiateOutput, type OutputFormat, patchTypeOf } from "./negotiation.ts";
-import { parseDeleteOptions, parseListOptions, parseWriteOptions, storeListOptions, storeWatchOptions } from "./params.ts";
+import { type OptionsKind, parseDeleteOptions, parseListOptions, parseWriteOptions, storeListOptions, storeWatchOptions } from "./params.ts";
 import type { RequestInfo } from "./requestinfo.ts";
 import { warningHeaders, writeObject } from "./responses.ts";
 import { parseIncludeObject, toPartial, toPartialList, toTable } from "./table.ts";
@@ -98,6 +99,13 @@ async function objectBody(r: ResourceRequest, name?: string): Promise<KubeObject
 
 function requireVerb(def: ResourceDefinition, verb: string, verbs = verbsOf(def)): void {
   if (!verbs.includes(verb)) throw newMethodNotSupported({ group: def.group, resource: def.plural }, verb);
+/** Write options; without ?fieldManager the manager is the User-Agent's prefix, as kube-apiserver derives it. */
+function writeOptions(r: ResourceRequest, kind: OptionsKind, isApply = false): WriteOptions {
+  const opts = parseWriteOptions(r.url.searchParams, kind, isApply);
+  opts.fieldManager ??= managerFromUserAgent(r.req.headers["user-agent"]);
+  return opts;
+}
+
 }
 
 /** Routes a resource request (main resource or subresource) once authorization passed. */
@@ -130,7 +138,7 @@ export async function serveResource(r: ResourceRequest): Promise<void> {
     case "PUT": {
       if (!name) throw newMethodNotSupported({ group: def.group, resource: def.plural }, "update");
       requireVerb(def, "update");
-      const opts = parseWriteOptions(r.url.searchParams, "UpdateOptions");
+      const opts = writeOptions(r, "UpdateOptions");
       const result = await r.store.update(r.ctx, name, await objectBody(r, name), opts);
       return respondWrite(r, result.created ? 201 : 200, result);
     }
@@ -198,7 +206,7 @@ async function runWatch(r: ResourceRequest, opts: ReturnType<typeof parseListOpt
 
 async function serveCreate(r: ResourceRequest): Promise<void> {
   requireVerb(r.def, "create");
-  const opts = parseWriteOptions(r.url.searchParams, "CreateOptions");
+  const opts = writeOptions(r, "CreateOptions");
   const obj = await objectBody(r);
   if (r.def.virtualCreate) {
     const out = await r.def.virtualCreate(r.ctx, obj);
@@ -210,7 +218,7 @@ async function serveCreate(r: ResourceRequest): Promise<void> {
 async function servePatch(r: ResourceRequest, name: string, subresource: string): Promise<void> {
   const type = patchTypeOf(r.req.headers["content-type"], r.def.strategicMergePatch);
   if (type === "apply") r.onApply();
-  const opts = parseWriteOptions(r.url.searchParams, "PatchOptions", type === "apply");
+  const opts = writeOptions(r, "PatchOptions", type === "apply");
   const patch = await body(r, type === "apply" ? "yaml" : "json");
   if (patch === undefined) throw newBadRequest("the body of the request is empty: a patch is required");
   if (type === "json") {
@@ -260,7 +268,7 @@ async function serveSubresource(r: ResourceRequest, method: string, name: string
   if (sub === "status" && def.hasStatus) {
     if (method === "GET" || method === "HEAD") return respondObject(r, 200, await r.store.get(r.ctx, name, rvOption(r)), outputFormat(r));
     if (method === "PUT") {
-      const opts = parseWriteOptions(r.url.searchParams, "UpdateOptions");
+      const opts = writeOptions(r, "UpdateOptions");
       const result = await r.store.update(r.ctx, name, await objectBody(r, name), opts, "status");
       return respondWrite(r, result.created ? 201 : 200, result);
     }

@@ -42,6 +42,8 @@ export interface Landscape {
   shoot: Client;
   gardenlet: Gardenlet;
   startAgent(name: string, o?: { clock?: FakeClock }): Promise<{ agent: NodeAgent; root: string; sshd: RecordingSshd }>;
+  /** Takes the shoot's client away from the gardenlet (it leaves the OSC Secrets alone) until the returned function is called. */
+  detachShoot(): () => void;
   stop(): Promise<void>;
 }
 
@@ -68,11 +70,16 @@ export async function startLandscape(): Promise<Landscape> {
     const gardenletSeed = Client.fromKubeconfigFile(servers[1].adminKubeconfigPath, { fieldManager: "gardenlet" });
     const gardenletShoot = Client.fromKubeconfigFile(servers[2].adminKubeconfigPath, { fieldManager: "gardenlet" });
     cleanups.push(() => [gardenletGarden, gardenletSeed, gardenletShoot].forEach((c) => c.close()));
+    const shootClients = new Map([[`${PROJECT_NS}/${SHOOT}`, gardenletShoot]]);
+    const detachShoot = () => {
+      shootClients.delete(`${PROJECT_NS}/${SHOOT}`);
+      return () => void shootClients.set(`${PROJECT_NS}/${SHOOT}`, gardenletShoot);
+    };
     const gardenlet = createGardenlet({
       gardenClient: gardenletGarden,
       seedClient: gardenletSeed,
       seedName: SEED,
-      shootClients: staticShootClients(new Map([[`${PROJECT_NS}/${SHOOT}`, gardenletShoot]])),
+      shootClients: staticShootClients(shootClients),
       logger: logger.child({ component: "gardenlet" }),
       server: false,
       defaultMetrics: false,
@@ -105,7 +112,7 @@ export async function startLandscape(): Promise<Landscape> {
       await agent.start();
       return { agent, root, sshd };
     };
-    return { dir, garden, seed, shoot, gardenlet, startAgent, stop };
+    return { dir, garden, seed, shoot, gardenlet, startAgent, detachShoot, stop };
   } catch (err) {
     await stop();
     throw err;

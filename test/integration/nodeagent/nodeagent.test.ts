@@ -104,7 +104,9 @@ describe("sshkeypair controller and node agent", { timeout: 120_000 }, () => {
     assert.equal(node.sshd.last, true);
   });
 
-  it("a changed OSC Secret is applied and reported within a second", async () => {
+  it("a changed OSC Secret is applied and reported within a second", async (t) => {
+    // The gardenlet would put its own OSC back (it watches the Secrets): it looks away meanwhile.
+    t.after(ls.detachShoot());
     const other = (await generateRSAKeyPair(2048)).publicKey;
     const yaml = renderOSC({ authorizedKeys: [publicKey, other] });
     const osc = (await oscSecret(ls))!;
@@ -119,7 +121,8 @@ describe("sshkeypair controller and node agent", { timeout: 120_000 }, () => {
     assert.equal(mode(ak), 0o600);
   });
 
-  it("a Secret whose checksum does not match osc.yaml is not applied", async () => {
+  it("a Secret whose checksum does not match osc.yaml is not applied", async (t) => {
+    t.after(ls.detachShoot());
     const ak = join(node.root, "home/gardener/.ssh/authorized_keys");
     const before = readFileSync(ak, "utf8");
     const osc = (await oscSecret(ls))!;

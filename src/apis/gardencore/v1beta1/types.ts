@@ -140,7 +140,12 @@ export interface ShootSpec {
   provider: ShootProvider;
   hibernation?: { enabled?: boolean; schedules?: unknown[] };
   /** timeWindow: `HHMMSS+ZZZZ` begin and end. */
-  maintenance?: { timeWindow?: { begin: string; end: string }; autoUpdate?: unknown };
+  maintenance?: {
+    timeWindow?: { begin: string; end: string };
+    autoUpdate?: unknown;
+    /** rotationPeriod: a Go duration; 0 disables the automatic rotation of the node SSH key pair. */
+    autoRotation?: { credentials?: { sshKeypair?: { rotationPeriod?: string } } };
+  };
   networking?: { type?: string; nodes?: string; pods?: string; services?: string };
   cloudProfileName?: string;
   region?: string;

@@ -65,7 +65,6 @@ export function normalizeMeta(meta: ObjectMeta): ObjectMeta {
     (out as Record<string, unknown>)[k] = v;
   }
   delete out.selfLink;
-  delete out.managedFields;
   return out;
 }
 

@@ -8,6 +8,7 @@ import { decode, encode, objectKey } from "./codec.ts";
 import { admit, type StoreCore } from "./core.ts";
 import type { WriteOptions, WriteResult } from "./interface.ts";
 import { decodeBody, prepareCreate, settleNamespace, validateCreate } from "./prepare.ts";
+import { trackWrite } from "./managed-fields.ts";
 import { getKey } from "./read.ts";
 import { checkObjectSize } from "./size.ts";
 import { storageToStatus } from "./rv.ts";
@@ -17,6 +18,7 @@ export const MAX_NAME_GENERATION_ATTEMPTS = 8;
 
 export async function create(core: StoreCore, ctx: RequestContext, body: unknown, options: WriteOptions = {}): Promise<WriteResult> {
   const { obj, warnings } = decodeBody(core, body, options.fieldValidation);
+  trackWrite(core, undefined, obj, options, "");
   return createDecoded(core, ctx, obj, warnings, options);
 }
 

@@ -1,5 +1,5 @@
 // patch (§3.5): JSON patch, merge patch, strategic merge patch (built-in kinds only, else 415);
-// server-side apply answers 415. Every patch type is bounded in work by its helper (see
+// server-side apply is apply.ts. Every patch type is bounded in work by its helper (see
 // apimachinery/patch/) and in result by checkPatched: depth, then the kind's size limit. The patch is applied to the current object inside the update
 // loop, so a storage conflict re-applies it to the fresh object. It is unconditional unless the
 // patch itself sets metadata.resourceVersion.
@@ -12,6 +12,8 @@ import { strategicMergePatch } from "../../../apimachinery/patch/strategic-merge
 import type { RequestContext } from "../types.ts";
 import type { StoreCore } from "./core.ts";
 import type { PatchType, WriteOptions, WriteResult } from "./interface.ts";
+import { apply } from "./apply.ts";
+import { trackWrite } from "./managed-fields.ts";
 import { decodeBody } from "./prepare.ts";
 import { maxObjectBytes, objectTooLarge } from "./size.ts";
 import { updateLoop } from "./update.ts";
@@ -23,13 +25,10 @@ export const PATCH_MEDIA_TYPES: Record<PatchType, string> = {
   apply: "application/apply-patch+yaml",
 };
 
-function unsupported(core: StoreCore, type: PatchType): StatusError {
-  const accepted = [PATCH_MEDIA_TYPES.json, PATCH_MEDIA_TYPES.merge];
+function unsupported(core: StoreCore, type: "strategic"): StatusError {
+  const accepted = [PATCH_MEDIA_TYPES.json, PATCH_MEDIA_TYPES.merge, PATCH_MEDIA_TYPES.apply];
   if (core.def.strategicMergePatch) accepted.push(PATCH_MEDIA_TYPES.strategic);
-  const note =
-    type === "apply"
-      ? " (server-side apply is not supported by this server; use client-side apply, a merge patch or a JSON patch)"
-      : ` (strategic merge patch is not supported for ${core.def.plural}${core.def.group ? `.${core.def.group}` : ""}; use a merge patch)`;
+  const note = ` (strategic merge patch is not supported for ${core.def.plural}${core.def.group ? `.${core.def.group}` : ""}; use a merge patch)`;
   return new StatusError(
     415,
     "UnsupportedMediaType",
@@ -47,7 +46,8 @@ export async function patch(
   options: WriteOptions = {},
   subresource = "",
 ): Promise<WriteResult> {
-  if (type === "apply" || (type === "strategic" && !core.def.strategicMergePatch)) throw unsupported(core, type);
+  if (type === "strategic" && !core.def.strategicMergePatch) throw unsupported(core, type);
+  if (type === "apply") return apply(core, ctx, name, patchDoc, options, subresource);
   return updateLoop(
     core,
     ctx,
@@ -59,6 +59,7 @@ export async function patch(
       checkPatched(core, patched, name);
       const decoded = decodeBody(core, patched, options.fieldValidation);
       if (!decoded.obj.metadata.resourceVersion) decoded.obj.metadata.resourceVersion = base.metadata.resourceVersion;
+      trackWrite(core, base, decoded.obj, options, subresource);
       return decoded;
     },
     options,
@@ -71,7 +72,7 @@ export async function patch(
  * The patched object, before anything walks it recursively: nested at most MAX_NESTING_DEPTH deep
  * (422) and no larger than the kind allows (413; measured without recursion, stopping there).
  */
-function checkPatched(core: StoreCore, patched: unknown, name: string): void {
+export function checkPatched(core: StoreCore, patched: unknown, name: string): void {
   const m = measureJson(patched, { maxDepth: MAX_NESTING_DEPTH, maxBytes: maxObjectBytes(core.def) });
   if (m.exceeded === "depth") throw new StatusError(422, "Invalid", `the patched object is nested too deeply: ${depthMessage()}`);
   if (m.exceeded === "bytes") throw objectTooLarge(core.def, undefined, name);

@@ -139,6 +139,9 @@ export function prepareStatusUpdate(core: StoreCore, ctx: RequestContext, body: 
   const obj = structuredClone(old);
   if (body.status === undefined) delete obj.status;
   else obj.status = structuredClone(body.status);
+  // The field manager computed the body's managedFields from the old object's.
+  if (body.metadata.managedFields) obj.metadata.managedFields = body.metadata.managedFields;
+  else delete obj.metadata.managedFields;
   core.def.strategy.prepareForStatusUpdate?.(ctx, obj, old);
   obj.metadata = normalizeMeta(obj.metadata);
   return obj;

@@ -12,6 +12,7 @@ import { admit, type StoreCore } from "./core.ts";
 import { createDecoded } from "./create.ts";
 import type { WriteOptions, WriteResult } from "./interface.ts";
 import { type Decoded, decodeBody, prepareStatusUpdate, prepareUpdate, sameObject, settleNamespace, validateUpdate } from "./prepare.ts";
+import { trackWrite } from "./managed-fields.ts";
 import { getKey } from "./read.ts";
 import { storageToStatus } from "./rv.ts";
 import { checkObjectSize } from "./size.ts";
@@ -30,8 +31,12 @@ export async function update(
   subresource = "",
 ): Promise<WriteResult> {
   const decoded = decodeBody(core, body, options.fieldValidation);
-  const desired: Desired = () => ({ obj: structuredClone(decoded.obj), warnings: [...decoded.warnings] });
-  return updateLoop(core, ctx, name, desired, options, subresource, true);
+  const desired: Desired = (current) => {
+    const obj = structuredClone(decoded.obj);
+    trackWrite(core, current, obj, options, subresource);
+    return { obj, warnings: [...decoded.warnings] };
+  };
+  return updateLoop(core, ctx, name, desired, options, subresource, Boolean(core.def.strategy.allowCreateOnUpdate));
 }
 
 export function checkSubresource(core: StoreCore, subresource: string): void {
@@ -56,7 +61,7 @@ export async function updateLoop(
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
     const kv = await getKey(core, key);
     if (!kv) {
-      if (!(allowCreate && subresource === "" && def.strategy.allowCreateOnUpdate)) throw newNotFound(core.gr, name);
+      if (!(allowCreate && subresource === "")) throw newNotFound(core.gr, name);
       const { obj, warnings } = desired(undefined);
       checkName(obj, name);
       try {

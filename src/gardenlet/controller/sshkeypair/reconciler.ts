@@ -1,20 +1,35 @@
-// The gardenlet's `sshkeypair` controller (spec/ssh-keypair-rotation.md §7.2), without rotation yet:
-// for a Shoot of this seed with SSH access it ensures the seed key pair `ssh-keypair`, validates the
-// key pairs (§8.2), writes the garden copies (§3.3) and every pool's OSC Secret in the shoot (§8);
-// with SSH access disabled it removes key pairs and copies and the `gardener-user` part (§10).
-// Rotation (steps 4, 5 and 8) slots in between "ensure current" and "validate" without changing the rest.
+// The gardenlet's `sshkeypair` controller (docs/maintenance-and-rotation.md): for a Shoot of this seed
+// with SSH access it ensures the seed key pair `ssh-keypair`, rotates it when a rotation was started
+// (the previous pair becomes `ssh-keypair.old`), validates both pairs, writes the garden copies and
+// every pool's OSC Secret in the shoot, starts a requested rotation once every node runs the latest
+// configuration (the prerequisite gate) and completes it once every node reports the new one. With
+// SSH access disabled it removes key pairs, copies and the `gardener-user` part.
 import type { Shoot } from "../../../apis/gardencore/v1beta1/types.ts";
+import { SSH_ROTATION_OPERATIONS, rotationInProgress, rotationRequested, sshKeypairRotation } from "../../../api/gardencore/rotation.ts";
 import { isSSHAccessEnabled, technicalIDOf } from "../../../api/gardencore/shoot.ts";
-import { isNotFound } from "../../../apimachinery/errors.ts";
-import { type Secret, Secrets } from "../../../client/builtins.ts";
+import { Secrets } from "../../../client/builtins.ts";
 import type { Client } from "../../../client/client.ts";
-import type { ObjectKey } from "../../../client/resource.ts";
-import type { Cache } from "../../../controllerruntime/cache/cache.ts";
-import type { ReconcileContext, Reconciler, Request, Result } from "../../../controllerruntime/reconcile.ts";
 import { Shoots } from "../../../client/garden.ts";
+import { unlessNotFound } from "../../../client/helpers.ts";
+import type { ObjectKey } from "../../../client/resource.ts";
+import type { ReconcileContext, Reconciler, Request, Result } from "../../../controllerruntime/reconcile.ts";
+import type { Clock } from "../../../utils/clock.ts";
 import { type KeyGenerator, type KeyPair, generateRSAKeyPair, keyPairOf, keyPairProblem } from "./keypair.ts";
-import { desiredOSCSecrets, syncOSCSecrets } from "./oscsecrets.ts";
-import { SECRET_CURRENT, SECRET_OLD, deleteIgnoringNotFound, gardenCopyName, getOrUndefined, seedSecret, unixSecondsLabel, writeGardenCopy } from "./secrets.ts";
+import { type NodesState, nodesState, waitingMessage } from "./nodes.ts";
+import { type PoolOSC, desiredOSCSecrets, syncOSCSecrets } from "./oscsecrets.ts";
+import {
+  LABEL_LAST_ROTATION_INITIATION_TIME,
+  SECRET_CURRENT,
+  SECRET_OLD,
+  deleteIgnoringNotFound,
+  gardenCopyName,
+  getOrUndefined,
+  seedSecret,
+  unixSecondsLabel,
+  writeGardenCopy,
+} from "./secrets.ts";
+import { Nodes, ShootWatches } from "./shootwatch.ts";
+import { clearRotation, completeRotation, removeConstraint, removeOperations, setWaitingConstraint, startRotation } from "./status.ts";
 
 /** How long to wait before trying again when the shoot's API server cannot be reached yet. */
 export const SHOOT_CLIENT_RETRY_MS = 5000;
@@ -32,9 +47,11 @@ export function staticShootClients(clients: Map<string, Client>): ShootClients {
 
 export interface SSHKeypairReconcilerDeps {
   gardenClient: Client;
-  gardenCache: Cache;
   seedClient: Client;
   shootClients: ShootClients;
+  clock: Clock;
+  /** Where shoot-side events (Nodes, OSC Secrets) go: the controller's queue. */
+  enqueue: (key: ObjectKey) => void;
   /** Default RSA 4096 (R1). */
   generateKeyPair?: KeyGenerator;
 }
@@ -47,55 +64,93 @@ export class InvalidKeyPairError extends Error {
   }
 }
 
-function lastInitiationTime(shoot: Shoot): string | undefined {
-  const rotation = (shoot.status?.credentials as { rotation?: { sshKeypair?: { lastInitiationTime?: string } } } | undefined)?.rotation;
-  return rotation?.sshKeypair?.lastInitiationTime;
-}
+const initiationLabel = (shoot: Shoot): string => unixSecondsLabel(sshKeypairRotation(shoot)?.lastInitiationTime);
 
 export class SSHKeypairReconciler implements Reconciler {
   private readonly generate: KeyGenerator;
+  readonly watches: ShootWatches;
 
   constructor(private readonly d: SSHKeypairReconcilerDeps) {
     this.generate = d.generateKeyPair ?? (() => generateRSAKeyPair());
+    this.watches = new ShootWatches({ enqueue: d.enqueue, clock: d.clock });
   }
 
   async reconcile(req: Request, rc: ReconcileContext): Promise<Result | void> {
-    let shoot: Shoot;
-    try {
-      shoot = await this.d.gardenCache.get(Shoots, req, rc.signal);
-    } catch (err) {
-      if (isNotFound(err)) return;
-      throw err;
+    // Live, not cached: the pass decides on the annotation and the rotation status it just wrote.
+    let shoot = await unlessNotFound(this.d.gardenClient.get(Shoots, req, { signal: rc.signal }));
+    if (!shoot || shoot.metadata.deletionTimestamp) {
+      await this.watches.stop(req);
+      return;
     }
-    if (shoot.metadata.deletionTimestamp) return;
     const seedNamespace = technicalIDOf(shoot);
     if (!seedNamespace) throw new Error(`shoot ${req.namespace}/${req.name} has no status.technicalID yet`);
-
     const shootClient = await this.d.shootClients.clientFor(req);
-    const sshAccess = isSSHAccessEnabled(shoot);
-    const keys = sshAccess ? await this.ensureKeyPairs(shoot, seedNamespace, rc) : await this.removeKeyPairs(shoot, seedNamespace, rc);
-    if (!shootClient) {
-      rc.log.info("no client for the shoot's API server yet; node configuration follows later");
-      return { requeueAfterMs: SHOOT_CLIENT_RETRY_MS };
+    const shootCache = shootClient ? this.watches.ensure(req, shootClient) : undefined;
+    if (!isSSHAccessEnabled(shoot)) return this.disabled(shoot, seedNamespace, shootClient, rc);
+
+    // At most two rounds: the second carries out a rotation the first one started.
+    for (let round = 0; round < 2; round++) {
+      const keys = await this.ensureKeyPairs(shoot, seedNamespace, rc);
+      if (!shootClient || !shootCache) {
+        rc.log.info("no client for the shoot's API server yet; node configuration follows later");
+        return { requeueAfterMs: SHOOT_CLIENT_RETRY_MS };
+      }
+      const desired = await this.syncOSC(shoot, shootClient, keys.map((k) => k.publicKey), rc);
+      const nodes = nodesState(await shootCache.list(Nodes, {}, rc.signal), desired);
+      const upToDate = nodes.upToDate === nodes.total;
+      if (rotationInProgress(shoot)) {
+        if (upToDate) {
+          shoot = await completeRotation(this.d.gardenClient, shoot, this.d.clock.nowMs(), rc.signal);
+          rc.log.info({ nodes: nodes.total, lastCompletionTime: sshKeypairRotation(shoot)?.lastCompletionTime }, "SSH key pair rotation completed");
+        } else {
+          rc.log.info({ upToDate: nodes.upToDate, nodes: nodes.total, outstanding: nodes.errors }, "SSH key pair rotation waits for nodes");
+        }
+      }
+      if (!rotationRequested(shoot)) {
+        await removeConstraint(this.d.gardenClient, shoot, rc.signal);
+        return;
+      }
+      if (rotationInProgress(shoot) || !upToDate) {
+        await setWaitingConstraint(this.d.gardenClient, shoot, waitingMessage(nodes), this.d.clock.nowMs(), rc.signal);
+        return;
+      }
+      // The gate is met: status first, then the request is consumed.
+      shoot = await startRotation(this.d.gardenClient, shoot, this.d.clock.nowMs(), rc.signal);
+      rc.log.info({ lastInitiationTime: sshKeypairRotation(shoot)?.lastInitiationTime }, "SSH key pair rotation started");
+      shoot = await removeOperations(this.d.gardenClient, shoot, SSH_ROTATION_OPERATIONS, rc.signal);
     }
-    const desired = desiredOSCSecrets(shoot, keys?.map((k) => k.publicKey));
-    const synced = await syncOSCSecrets(shootClient, desired, rc.signal);
-    if (synced.written.length || synced.deleted.length) rc.log.info({ written: synced.written, deleted: synced.deleted, sshAccess }, "operating system configs updated");
   }
 
-  /** Steps 3 and 6: the current key pair (generated when missing), the old one if any, both valid, copied to the garden. */
+  private async syncOSC(shoot: Shoot, shootClient: Client, keys: string[] | undefined, rc: ReconcileContext): Promise<PoolOSC[]> {
+    const desired = desiredOSCSecrets(shoot, keys);
+    const synced = await syncOSCSecrets(shootClient, desired, rc.signal);
+    if (synced.written.length || synced.deleted.length) rc.log.info({ written: synced.written, deleted: synced.deleted, sshAccess: keys !== undefined }, "operating system configs updated");
+    return desired;
+  }
+
+  /**
+   * The current key pair (generated when missing), rotated when `lastInitiationTime` differs from the
+   * label recording the rotation that produced it, the old one if any; both valid, copied to the garden.
+   */
   private async ensureKeyPairs(shoot: Shoot, namespace: string, rc: ReconcileContext): Promise<KeyPair[]> {
     const signal = rc.signal;
+    const want = initiationLabel(shoot);
     let current = await getOrUndefined(this.d.seedClient, { namespace, name: SECRET_CURRENT }, signal);
     if (!current) {
-      const pair = await this.generate();
-      current = await this.d.seedClient.create(Secrets, seedSecret(namespace, SECRET_CURRENT, pair, unixSecondsLabel(lastInitiationTime(shoot))), { signal });
+      current = await this.d.seedClient.create(Secrets, seedSecret(namespace, SECRET_CURRENT, await this.generate(), want), { signal });
       rc.log.info({ secret: `${namespace}/${SECRET_CURRENT}` }, "generated the node key pair");
     }
-    const old = await getOrUndefined(this.d.seedClient, { namespace, name: SECRET_OLD }, signal);
-    const present: [string, Secret][] = [[SECRET_CURRENT, current]];
+    let old = await getOrUndefined(this.d.seedClient, { namespace, name: SECRET_OLD }, signal);
+    if (want !== "" && current.metadata.labels?.[LABEL_LAST_ROTATION_INITIATION_TIME] !== want) {
+      // Copy first, then replace: a crash in between repeats the copy, and a current key always exists.
+      const copy = { ...seedSecret(namespace, SECRET_OLD, keyPairOf(current.data), current.metadata.labels?.[LABEL_LAST_ROTATION_INITIATION_TIME] ?? ""), data: current.data };
+      old = old ? await this.d.seedClient.update(Secrets, { ...copy, metadata: { ...old.metadata, labels: copy.metadata.labels } }, { signal }) : await this.d.seedClient.create(Secrets, copy, { signal });
+      const fresh = seedSecret(namespace, SECRET_CURRENT, await this.generate(), want);
+      current = await this.d.seedClient.update(Secrets, { ...fresh, metadata: { ...current.metadata, labels: fresh.metadata.labels } }, { signal });
+      rc.log.info({ secret: `${namespace}/${SECRET_CURRENT}`, lastRotationInitiationTime: want }, "rotated the node key pair");
+    }
+    const present: [string, NonNullable<typeof old>][] = [[SECRET_CURRENT, current]];
     if (old) present.push([SECRET_OLD, old]);
-
     const pairs = present.map(([name, secret]) => {
       const pair = keyPairOf(secret.data);
       const problem = keyPairProblem(pair);
@@ -103,24 +158,33 @@ export class SSHKeypairReconciler implements Reconciler {
       return pair;
     });
     for (const [name, secret] of present) {
-      const result = await writeGardenCopy(this.d.gardenClient, shoot, gardenCopyName(shoot.metadata.name ?? "", name), secret.data ?? {}, signal);
-      if (result !== "unchanged") rc.log.info({ secret: gardenCopyName(shoot.metadata.name ?? "", name), result }, "garden copy written");
+      const copyName = gardenCopyName(shoot.metadata.name ?? "", name);
+      const result = await writeGardenCopy(this.d.gardenClient, shoot, copyName, secret.data ?? {}, signal);
+      if (result !== "unchanged") rc.log.info({ secret: copyName, result }, "garden copy written");
     }
     return pairs;
   }
 
-  /** §10: key pairs and copies gone; the caller renders the OSC without the `gardener-user` part. */
-  private async removeKeyPairs(shoot: Shoot, namespace: string, rc: ReconcileContext): Promise<undefined> {
+  /** §10: key pairs, copies, constraint and the `gardener-user` part gone; rotation status cleared once the nodes follow. */
+  private async disabled(shoot: Shoot, namespace: string, shootClient: Client | undefined, rc: ReconcileContext): Promise<Result | void> {
     const gardenNamespace = shoot.metadata.namespace;
+    const name = shoot.metadata.name ?? "";
     const targets: [Client, ObjectKey][] = [
       [this.d.seedClient, { namespace, name: SECRET_CURRENT }],
       [this.d.seedClient, { namespace, name: SECRET_OLD }],
-      [this.d.gardenClient, { namespace: gardenNamespace, name: gardenCopyName(shoot.metadata.name ?? "", SECRET_CURRENT) }],
-      [this.d.gardenClient, { namespace: gardenNamespace, name: gardenCopyName(shoot.metadata.name ?? "", SECRET_OLD) }],
+      [this.d.gardenClient, { namespace: gardenNamespace, name: gardenCopyName(name, SECRET_CURRENT) }],
+      [this.d.gardenClient, { namespace: gardenNamespace, name: gardenCopyName(name, SECRET_OLD) }],
     ];
     for (const [client, key] of targets) {
       if (await deleteIgnoringNotFound(client, key, rc.signal)) rc.log.info({ secret: `${key.namespace}/${key.name}` }, "SSH access disabled: key pair secret deleted");
     }
-    return undefined;
+    let current = await removeConstraint(this.d.gardenClient, shoot, rc.signal);
+    // A credentials rotation no longer concerns SSH; nothing else here consumes it.
+    current = await removeOperations(this.d.gardenClient, current, SSH_ROTATION_OPERATIONS, rc.signal);
+    if (!shootClient) return { requeueAfterMs: SHOOT_CLIENT_RETRY_MS };
+    const desired = await this.syncOSC(current, shootClient, undefined, rc);
+    const cache = this.watches.ensure({ namespace: gardenNamespace, name }, shootClient);
+    const nodes: NodesState = nodesState(await cache.list(Nodes, {}, rc.signal), desired);
+    if (nodes.upToDate === nodes.total) await clearRotation(this.d.gardenClient, current, rc.signal);
   }
 }

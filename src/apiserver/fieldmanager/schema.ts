@@ -1,0 +1,95 @@
+// How structured-merge-diff sees a value, from the OpenAPI schema of its field: a scalar, a map
+// (granular or atomic, with named struct fields and/or free keys) or a list (atomic, a set, or an
+// associative list by keys). Lists take x-kubernetes-list-type / x-kubernetes-list-map-keys, or
+// else the strategic-merge-patch tags (merge with a merge key: by that key; merge alone: a set),
+// as kube-openapi converts Kubernetes' schemas; anything else is atomic. Maps take
+// x-kubernetes-map-type. Without a schema (x-kubernetes-preserve-unknown-fields), objects are
+// granular maps and arrays atomic lists. A value that does not match its schema is a scalar
+// (a leaf compared as a whole); validation reports it.
+import type { JSONSchemaProps } from "../../apis/apiextensions/v1/types.ts";
+import { isPlainObject } from "../schema/node.ts";
+import { objectMetaSchema } from "../schema/objectmeta.ts";
+
+export type Shape =
+  | { kind: "scalar" }
+  | { kind: "map"; atomic: boolean; fields: Record<string, JSONSchemaProps>; elem: JSONSchemaProps | undefined }
+  | { kind: "list"; relation: "atomic" | "set" | "map"; keys: string[]; item: JSONSchemaProps | undefined };
+
+const SCALAR: Shape = { kind: "scalar" };
+
+function pick<K extends keyof JSONSchemaProps>(s: JSONSchemaProps, key: K): JSONSchemaProps[K] {
+  let v = s[key];
+  for (const sub of s.allOf ?? []) v ??= sub[key];
+  return v;
+}
+
+function fieldsOf(s: JSONSchemaProps): Record<string, JSONSchemaProps> {
+  if (!s.allOf?.length) return s.properties ?? {};
+  const out: Record<string, JSONSchemaProps> = {};
+  for (const sub of s.allOf) Object.assign(out, sub.properties ?? {});
+  return Object.assign(out, s.properties ?? {});
+}
+
+function deduced(value: unknown): Shape {
+  if (isPlainObject(value)) return { kind: "map", atomic: false, fields: {}, elem: undefined };
+  if (Array.isArray(value)) return { kind: "list", relation: "atomic", keys: [], item: undefined };
+  return SCALAR;
+}
+
+/** The shape of `value` (which may be undefined or null) under `schema` (undefined: no schema). */
+export function shapeOf(schema: JSONSchemaProps | undefined, value: unknown): Shape {
+  if (!schema) return deduced(value);
+  if (pick(schema, "x-kubernetes-int-or-string")) return SCALAR;
+  const props = fieldsOf(schema);
+  const additional = pick(schema, "additionalProperties");
+  const items = pick(schema, "items");
+  const type = pick(schema, "type") ?? (Object.keys(props).length || additional ? "object" : items ? "array" : undefined);
+  const present = value !== undefined && value !== null;
+  if (type === "object") {
+    if (present && !isPlainObject(value)) return SCALAR;
+    const preserve = pick(schema, "x-kubernetes-preserve-unknown-fields") === true;
+    const elem = typeof additional === "object" ? additional : undefined;
+    if (!elem && !preserve && additional !== true && Object.keys(props).length === 0 && present) return deduced(value);
+    return { kind: "map", atomic: pick(schema, "x-kubernetes-map-type") === "atomic", fields: props, elem };
+  }
+  if (type === "array") {
+    if (present && !Array.isArray(value)) return SCALAR;
+    return { kind: "list", ...listRelation(schema), item: items };
+  }
+  if (type === undefined && pick(schema, "x-kubernetes-preserve-unknown-fields")) return deduced(value);
+  return SCALAR;
+}
+
+function listRelation(s: JSONSchemaProps): { relation: "atomic" | "set" | "map"; keys: string[] } {
+  const listType = pick(s, "x-kubernetes-list-type");
+  if (listType === "set") return { relation: "set", keys: [] };
+  if (listType === "map") return { relation: "map", keys: pick(s, "x-kubernetes-list-map-keys") ?? [] };
+  if (listType === "atomic") return { relation: "atomic", keys: [] };
+  const strategy = (pick(s, "x-kubernetes-patch-strategy") ?? "").split(",").map((p) => p.trim());
+  if (strategy.includes("merge")) {
+    const key = pick(s, "x-kubernetes-patch-merge-key");
+    return key ? { relation: "map", keys: [key] } : { relation: "set", keys: [] };
+  }
+  return { relation: "atomic", keys: [] };
+}
+
+/** The schema of a map member: its named field, else the map's element schema. */
+export function memberSchema(shape: Extract<Shape, { kind: "map" }>, key: string): JSONSchemaProps | undefined {
+  return Object.hasOwn(shape.fields, key) ? shape.fields[key] : shape.elem;
+}
+
+export function isNamedField(shape: Shape, key: string): boolean {
+  return shape.kind === "map" && Object.hasOwn(shape.fields, key);
+}
+
+const roots = new WeakMap<JSONSchemaProps, JSONSchemaProps>();
+
+/** A resource's schema with ObjectMeta's (list types of finalizers and ownerReferences) under metadata. */
+export function resourceSchema(schema: JSONSchemaProps): JSONSchemaProps {
+  let root = roots.get(schema);
+  if (!root) {
+    root = { ...schema, type: "object", properties: { ...fieldsOf(schema), metadata: objectMetaSchema } };
+    roots.set(schema, root);
+  }
+  return root;
+}
