@@ -13,6 +13,7 @@ import { type BodyFormat, bodyFormatOf, negotiateOutput, type OutputFormat, patc
 import { type OptionsKind, parseDeleteOptions, parseListOptions, parseWriteOptions, storeListOptions, storeWatchOptions } from "./params.ts";
 import type { RequestInfo } from "./requestinfo.ts";
 import { warningHeaders, writeObject } from "./responses.ts";
+import { serveScale } from "./scale.ts";
 import { parseIncludeObject, toPartial, toPartialList, toTable } from "./table.ts";
 import { httpWatchOutput, serveWatch, type WatchTracker } from "./watch.ts";
 import type { WatchBudget } from "./watch-budget.ts";
@@ -75,7 +76,8 @@ function respondObject(r: ResourceRequest, status: number, obj: KubeObject, form
 
 function respondWrite(r: ResourceRequest, status: number, result: WriteResult): void {
   const headers: Record<string, string | string[]> = {};
-  if (result.warnings?.length) headers.Warning = warningHeaders(result.warnings);
+  const deprecation = r.def.deprecationWarning === undefined ? [] : [r.def.deprecationWarning];
+  if (result.warnings?.length) headers.Warning = warningHeaders([...deprecation, ...result.warnings]);
   respondObject(r, status, result.object, outputFormat(r), headers);
 }
 
@@ -97,8 +99,6 @@ async function objectBody(r: ResourceRequest, name?: string): Promise<KubeObject
   });
 }
 
-function requireVerb(def: ResourceDefinition, verb: string, verbs = verbsOf(def)): void {
-  if (!verbs.includes(verb)) throw newMethodNotSupported({ group: def.group, resource: def.plural }, verb);
 /** Write options; without ?fieldManager the manager is the User-Agent's prefix, as kube-apiserver derives it. */
 function writeOptions(r: ResourceRequest, kind: OptionsKind, isApply = false): WriteOptions {
   const opts = parseWriteOptions(r.url.searchParams, kind, isApply);
@@ -106,11 +106,15 @@ function writeOptions(r: ResourceRequest, kind: OptionsKind, isApply = false): W
   return opts;
 }
 
+function requireVerb(def: ResourceDefinition, verb: string, verbs = verbsOf(def)): void {
+  if (!verbs.includes(verb)) throw newMethodNotSupported({ group: def.group, resource: def.plural }, verb);
 }
 
 /** Routes a resource request (main resource or subresource) once authorization passed. */
 export async function serveResource(r: ResourceRequest): Promise<void> {
   const { info, def } = r;
+  // Every request to a deprecated version is warned about, whatever its verb or outcome.
+  if (def.deprecationWarning !== undefined) r.res.setHeader("Warning", warningHeaders([def.deprecationWarning]));
   const method = (r.req.method ?? "GET").toUpperCase();
   const name = info.nameInPath ? info.name : "";
   const clusterWide = def.namespaced && !info.namespace;
@@ -275,6 +279,7 @@ async function serveSubresource(r: ResourceRequest, method: string, name: string
     if (method === "PATCH") return servePatch(r, name, "status");
     throw newMethodNotSupported(gr, info.verb);
   }
+  if (sub === "scale" && def.scale) return serveScale(r, method, name, def.scale);
   const handler = def.subresources?.[sub];
   if (!handler) throw newPathNotFound();
   if (!handler.handle) {
