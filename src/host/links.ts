@@ -13,6 +13,8 @@ export interface LinkEnd {
   addresses?: readonly string[];
   /** A bridge (in the same namespace) to enslave this end to. */
   master?: string;
+  /** The link's MAC address (default: the kernel's random one). */
+  mac?: string;
 }
 
 export interface BridgeSpec extends Owned {
@@ -93,8 +95,9 @@ export async function ensureVeth(ctx: HostContext, spec: VethSpec): Promise<void
         await ctx.exec.run("ip", [...ipNs(spec.peer.netns), "link", "del", "dev", spec.peer.name]);
       }
       const nsArg = (ns: string | undefined) => (ns === undefined ? [] : ["netns", ns]);
+      const macArg = (mac: string | undefined) => (mac === undefined ? [] : ["address", mac]);
       await ctx.exec.run("ip", [
-        "link", "add", "name", spec.name, ...nsArg(spec.netns), "type", "veth", "peer", "name", spec.peer.name, ...nsArg(spec.peer.netns),
+        "link", "add", "name", spec.name, ...nsArg(spec.netns), ...macArg(spec.mac), "type", "veth", "peer", "name", spec.peer.name, ...nsArg(spec.peer.netns), ...macArg(spec.peer.mac),
       ]);
     }
     // The peer (usually the bridge side) first: a link announces its addresses when it comes up,

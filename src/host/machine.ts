@@ -14,6 +14,7 @@ import { addressOf, familyOf } from "./cidr.ts";
 import { deleteLink, ensureRoute, ensureVeth } from "./links.ts";
 import { DEFAULT_HOST_KEY_TYPES, INIT, STAGE1, SYSTEMCTL, hostKeyFile, renderSshdConfig, type HostKeyType, type SshdOptionValue } from "./machine-files.ts";
 import { getMachineRecord, statusOf, supervisorExits, waitMachineReady, type MachineInfo } from "./machine-status.ts";
+import { guardPort, macFor, unguardPort } from "./guard.ts";
 import { ensureImage, systemBinds } from "./image.ts";
 import { bindIdmapped, bindReadOnly, isBelow, mountOverlay, unmount } from "./mounts.ts";
 import { HostSpecError, validateIfname, validateLogicalName } from "./names.ts";
@@ -234,7 +235,9 @@ export async function startMachine(ctx: HostContext, spec: MachineSpec): Promise
   for (const [i, n] of spec.networks.entries()) {
     const iface = planned.interfaces[i]!;
     const peer = { name: iface.hostLink, master: iface.bridge, ...(iface.bridgeNetns ? { netns: iface.bridgeNetns } : {}) };
-    await ensureVeth(ctx, { name: iface.name, netns: planned.netns, addresses: [iface.address], peer, ...child });
+    const mac = macFor(iface.hostLink);
+    await ensureVeth(ctx, { name: iface.name, netns: planned.netns, addresses: [iface.address], mac, peer, ...child });
+    await guardPort(ctx, iface.bridgeNetns, { bridge: iface.bridge, port: iface.hostLink, mac, addresses: [iface.address] });
     if (n.gateway === undefined) continue;
     const routes = n.routes ?? (defaultRouted ? [] : ["default"]);
     for (const destination of routes) {
@@ -270,7 +273,10 @@ export async function stopMachine(ctx: HostContext, name: string): Promise<void>
   await killProcesses(ctx.exec, refs);
   if (rec?.supervisor) supervisorExits.delete(`${rec.supervisor.pid}:${rec.supervisor.startTime}`);
   await unmount(ctx, paths.dir);
-  for (const i of rec?.interfaces ?? []) await deleteLink(ctx, i.hostLink, i.bridgeNetns);
+  for (const i of rec?.interfaces ?? []) {
+    await unguardPort(ctx, i.bridgeNetns, { bridge: i.bridge, port: i.hostLink, mac: macFor(i.hostLink), addresses: [i.address] });
+    await deleteLink(ctx, i.hostLink, i.bridgeNetns);
+  }
   await deleteNetns(ctx, rec?.netns ?? ctx.names.machineNetns(name));
   // Host keys in a caller's directory outside the machine directory survive; the default ones do not.
   await rm(paths.dir, { recursive: true, force: true });

@@ -4,7 +4,7 @@
 import { minimalCidrs, parseCidr } from "./cidr.ts";
 import { HostSpecError, validateIfname } from "./names.ts";
 
-export type NftFamily = "inet" | "ip" | "ip6";
+export type NftFamily = "inet" | "ip" | "ip6" | "bridge";
 export type NftHook = "prerouting" | "input" | "forward" | "output" | "postrouting";
 export type NftVerdict = "accept" | "drop" | "reject" | "masquerade" | "return";
 export type CtState = "new" | "established" | "related" | "invalid";

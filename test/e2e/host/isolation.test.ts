@@ -7,7 +7,7 @@ import { chmod, mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises"
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { MachineInfo } from "../../../src/host/index.ts";
-import { cleanUpAndAssertNoLeaks, newTestHost, skipUnlessRoot, type TestHost } from "./support.ts";
+import { NC, cleanUpAndAssertNoLeaks, listen, newTestHost, skipUnlessRoot, type TestHost } from "./support.ts";
 
 const userData = `#!/bin/bash -eu
 useradd -m -U -s /bin/bash gardener
@@ -26,6 +26,7 @@ describe("host e2e: a machine's root is not the host's", { skip: skipUnlessRoot 
   let b: MachineInfo;
   let outside: string;
   const hostTable = () => t!.host.names.table("marker");
+  const clientAddr = "192.168.247.9";
 
   /** Runs a shell script as gardener through sudo in machine `m`; never throws on a non-zero exit. */
   const sudo = async (m: MachineInfo, script: string) => {
@@ -51,6 +52,11 @@ describe("host e2e: a machine's root is not the host's", { skip: skipUnlessRoot 
     const br = host.names.link("pub");
     await host.ensureNetns(ns);
     await host.ensureBridge({ name: br, netns: ns, addresses: ["192.168.247.1/24"] });
+    const client = host.names.netns("client");
+    await host.ensureNetns(client);
+    t.tracker.netns(client);
+    await host.ensureVeth({ name: "eth0", netns: client, addresses: [`${clientAddr}/24`], peer: { name: host.names.link("client"), netns: ns, master: br } });
+    await listen(host, client, "listener", clientAddr, 8080);
     [a, b] = await Promise.all(
       ["a", "b"].map((name, i) =>
         host.startMachine({ name, networks: [{ bridge: br, bridgeNetns: ns, address: `192.168.247.${10 + i}/24` }], userData, readOnlyBinds: [outside], sshd: { hostKeyTypes: ["ed25519"] }, readyTimeoutMs: 30_000 }),
@@ -145,5 +151,26 @@ describe("host e2e: a machine's root is not the host's", { skip: skipUnlessRoot 
     const entered = await sudo(a, "nsenter -t 1 -a -- ls /");
     assert.doesNotMatch(entered.out, /gardener-local/);
     await refused(a, `nsenter -t 1 -a -- ls ${shq(t!.stateDir)}`);
+  });
+
+  test("root inside cannot pose as another machine on the bridge: foreign addresses, MACs and ARP claims are dropped", async () => {
+    const host = t!.host;
+    const reach = async (source?: string) => {
+      const r = await host.execInMachine(a.name, NC, [...(source ? ["-s", source] : []), "-z", "-w", "1", clientAddr, "8080"], { okExitCodes: [0, 1] });
+      return r.exitCode === 0;
+    };
+    assert.equal(await reach(), true, "its own address reaches the client");
+    const bAddr = b.interfaces[0]!.address.split("/")[0]!;
+    await host.execInMachine(a.name, "ip", ["addr", "add", `${bAddr}/32`, "dev", "eth0"]);
+    assert.equal(await reach(bAddr), false, "a packet from machine b's address is dropped");
+    await host.execInMachine(a.name, "arping", ["-q", "-U", "-c", "2", "-I", "eth0", "-s", bAddr, bAddr], { okExitCodes: [0, 1] });
+    const neigh = await host.execInNetns(host.names.netns("client"), "ip", ["neigh", "show", bAddr]);
+    const aMac = (await host.execInMachine(a.name, "cat", ["/sys/class/net/eth0/address"])).stdout.trim();
+    assert.ok(!neigh.stdout.includes(aMac), `the client did not learn machine a's MAC for ${bAddr}: ${neigh.stdout}`);
+    await host.execInMachine(a.name, "ip", ["addr", "del", `${bAddr}/32`, "dev", "eth0"]);
+    await host.execInMachine(a.name, "ip", ["link", "set", "eth0", "address", "02:11:22:33:44:55"]);
+    assert.equal(await reach(), false, "frames from another MAC are dropped");
+    await host.execInMachine(a.name, "ip", ["link", "set", "eth0", "address", aMac]);
+    assert.equal(await reach(), true, "and its own MAC works again");
   });
 });

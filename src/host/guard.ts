@@ -1,0 +1,81 @@
+// The bridges' guard against spoofing (docs/machines.md): root inside a machine owns its network namespace,
+// so it could send frames with another machine's MAC or packets with another machine's address. Each
+// bridge's namespace gets one table `bridge <prefix>guard` whose prerouting chain lets a machine's port
+// (the host end of its veth) send only from the MAC and addresses the machine was given: what a cloud's
+// network does for its VMs. Ports that are not machines' (the host's, routers') pass unchecked.
+import { createHash } from "node:crypto";
+import { recorded, type HostContext } from "./context.ts";
+import { addressOf, familyOf } from "./cidr.ts";
+import { netnsExists } from "./netns.ts";
+import { validateIfname } from "./names.ts";
+
+export interface GuardedPort {
+  /** The bridge the port belongs to (the guard table follows its record). */
+  bridge: string;
+  /** The bridge port: the host end of a machine's veth. */
+  port: string;
+  /** The MAC of the machine's end. */
+  mac: string;
+  /** The machine's addresses on this bridge (with or without prefix length). */
+  addresses: readonly string[];
+}
+
+/** A locally administered unicast MAC, stable for a link name (so it is known without asking the kernel). */
+export function macFor(link: string): string {
+  const h = createHash("sha256").update(link).digest();
+  return ["02", ...[...h.subarray(0, 5)].map((b) => b.toString(16).padStart(2, "0"))].join(":");
+}
+
+function tableName(ctx: HostContext): string {
+  return ctx.names.table("guard");
+}
+
+/** The table, its sets and its chain; the chain is flushed and refilled, so applying it again adds nothing. */
+function renderGuard(name: string): string {
+  return [
+    `add table bridge ${name}`,
+    `add set bridge ${name} ports { type ifname; }`,
+    `add set bridge ${name} macs { type ifname . ether_addr; }`,
+    `add set bridge ${name} addr4 { type ifname . ether_addr . ipv4_addr; }`,
+    `add set bridge ${name} addr6 { type ifname . ether_addr . ipv6_addr; }`,
+    `add chain bridge ${name} prerouting { type filter hook prerouting priority -200; policy accept; }`,
+    `flush chain bridge ${name} prerouting`,
+    `add rule bridge ${name} prerouting iifname != @ports accept`,
+    `add rule bridge ${name} prerouting iifname . ether saddr != @macs drop`,
+    `add rule bridge ${name} prerouting ether type arp iifname . arp saddr ether . arp saddr ip != @addr4 drop`,
+    `add rule bridge ${name} prerouting ether type ip iifname . ether saddr . ip saddr != @addr4 drop`,
+    // Link-local and unspecified sources are how IPv6 finds its neighbours; the MAC is pinned above.
+    `add rule bridge ${name} prerouting ether type ip6 ip6 saddr != { ::, fe80::/10 } iifname . ether saddr . ip6 saddr != @addr6 drop`,
+    "",
+  ].join("\n");
+}
+
+function elements(name: string, verb: "add" | "delete", p: GuardedPort): string[] {
+  const port = JSON.stringify(validateIfname(p.port));
+  const mac = p.mac.toLowerCase();
+  if (!/^([0-9a-f]{2}:){5}[0-9a-f]{2}$/.test(mac)) throw new Error(`invalid MAC ${p.mac}`);
+  const lines = [`${verb} element bridge ${name} ports { ${port} }`, `${verb} element bridge ${name} macs { ${port} . ${mac} }`];
+  for (const a of p.addresses) {
+    const ip = addressOf(a);
+    lines.push(`${verb} element bridge ${name} addr${familyOf(ip)} { ${port} . ${mac} . ${ip} }`);
+  }
+  return lines;
+}
+
+/** Guards a port of the bridge in `netns` (the host's when omitted), creating the guard table if needed. */
+export async function guardPort(ctx: HostContext, netns: string | undefined, p: GuardedPort): Promise<void> {
+  const name = tableName(ctx);
+  // The table serves every machine on the bridge: it lives and dies with the bridge, not with a machine.
+  const input = { kind: "nftTable" as const, family: "bridge" as const, name, ...(netns ? { netns } : {}), parent: `link/${netns ?? "-"}/${p.bridge}` };
+  const script = [renderGuard(name), ...elements(name, "add", p), ""].join("\n");
+  await recorded(ctx, input, () => ctx.exec.run("nft", ["-f", "-"], { input: script, ...(netns ? { netns } : {}) }));
+}
+
+/** Removes a port's elements (absent ones are fine); nothing to do when the bridge's namespace is gone. */
+export async function unguardPort(ctx: HostContext, netns: string | undefined, p: GuardedPort): Promise<void> {
+  if (netns !== undefined && !(await netnsExists(ctx.exec, netns))) return;
+  const name = tableName(ctx);
+  // "add" first makes "delete" succeed whether or not the element was there, in one transaction.
+  const script = [renderGuard(name), ...elements(name, "add", p), ...elements(name, "delete", p), ""].join("\n");
+  await ctx.exec.run("nft", ["-f", "-"], { input: script, ...(netns ? { netns } : {}) });
+}
