@@ -1,10 +1,11 @@
-// The served OpenAPI documents (spec §1.5): /openapi/v2 as a minimal gnostic protobuf document
-// (or swagger 2.0 JSON on Accept application/json), the /openapi/v3 index and one v3 document per
+// The served OpenAPI documents (spec §1.5): /openapi/v2 as gnostic protobuf (openapi-v2-protobuf.ts)
+// or swagger 2.0 JSON on Accept application/json, the /openapi/v3 index and one v3 document per
 // group-version. Documents are rebuilt lazily when the registry changes; hashes are content hashes.
 import { createHash } from "node:crypto";
 import type { ResourceRegistry } from "../registry/registry.ts";
 import type { ResourceDefinition } from "../registry/types.ts";
 import { resourcePaths, type Builder } from "./openapi-paths.ts";
+import { encodeOpenAPIV2 } from "./openapi-v2-protobuf.ts";
 import { listSchema, metaSchemas, resourceSchema, type Schema, schemaName } from "./openapi-schemas.ts";
 
 export const OPENAPI_V2_PROTOBUF_TYPE = "application/com.github.proto-openapi.spec.v2.v1.0+protobuf";
@@ -75,6 +76,7 @@ export class OpenAPIService {
   private cachedAt = -1;
   private v3 = new Map<string, Served>();
   private v2: Served | undefined;
+  private v2Pb: Buffer | undefined;
   readonly protobuf: Buffer;
 
   constructor(
@@ -89,6 +91,7 @@ export class OpenAPIService {
     this.cachedAt = this.registry.version;
     this.v3.clear();
     this.v2 = undefined;
+    this.v2Pb = undefined;
   }
 
   /** The group-versions served, as index keys ("api/v1", "apis/<g>/<v>"). */
@@ -117,6 +120,13 @@ export class OpenAPIService {
     const served = { json, hash: hashOf(json) };
     this.v3.set(key, served);
     return served;
+  }
+
+  /** The v2 document as gnostic protobuf (what kubectl reads). */
+  v2Protobuf(): Buffer {
+    this.refresh();
+    this.v2Pb ??= encodeOpenAPIV2(openAPIV2Document(this.registry.all(), this.info));
+    return this.v2Pb;
   }
 
   v2Json(): Served {

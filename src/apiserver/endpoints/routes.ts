@@ -125,8 +125,9 @@ function writeServed(req: IncomingMessage, res: ServerResponse, served: Served, 
 function serveOpenAPI(d: NonResourceDeps, req: IncomingMessage, res: ServerResponse, url: URL, segs: string[]): void {
   if (segs[1] === "v2") {
     if (wantsProtobuf(req.headers.accept)) {
-      res.writeHead(200, { "Content-Type": OPENAPI_V2_PROTOBUF_TYPE, "Content-Length": d.openapi.protobuf.length, "Cache-Control": "no-cache, private" });
-      res.end(req.method === "HEAD" ? undefined : d.openapi.protobuf);
+      const pb = d.openapi.v2Protobuf();
+      res.writeHead(200, { "Content-Type": OPENAPI_V2_PROTOBUF_TYPE, "Content-Length": pb.length, "Cache-Control": "no-cache, private" });
+      res.end(req.method === "HEAD" ? undefined : pb);
       return;
     }
     return writeServed(req, res, d.openapi.v2Json(), "no-cache, private");

@@ -110,10 +110,20 @@ export interface ResourceDefinition {
   subresources?: Record<string, SubresourceHandler>;
   /** Built-in kinds accept strategic merge patch; CRDs answer 415. */
   strategicMergePatch: boolean;
+  /**
+   * metadata.generation is set to 1 on create and bumped when anything but metadata (and status)
+   * changes. Default true; false for the kinds Kubernetes gives no generation (ConfigMap, Secret,
+   * Namespace, ServiceAccount, Node, Event, Lease, RBAC): they carry none.
+   */
+  tracksGeneration?: boolean;
   /** For kinds that are not stored (access reviews): the only verb is create, answered by this function. */
   virtualCreate?(ctx: RequestContext, obj: KubeObject): Promise<KubeObject>;
   /** Custom resources: the CRD that defines this resource. */
   crdName?: string;
+  /** Custom resources with a scale subresource: where the replicas and the selector live (endpoints/scale.ts). */
+  scale?: { specReplicasPath: string; statusReplicasPath: string; labelSelectorPath?: string };
+  /** A deprecated version: the `Warning` every request to it gets (a CRD version's deprecationWarning or the default text). */
+  deprecationWarning?: string;
   /** The largest a stored object of this kind may be, in bytes of JSON (default: DEFAULT_MAX_OBJECT_BYTES in generic/size.ts). */
   maxObjectBytes?: number;
   /**

@@ -14,6 +14,7 @@ import { type Clock, realClock } from "../../utils/clock.ts";
 import { AdmissionChain } from "../admission/chain.ts";
 import { NamespaceLifecycle } from "../admission/namespace-lifecycle.ts";
 import { BastionAdmission } from "../../plugins/bastion/admission.ts";
+import { DeletionConfirmation } from "../../plugins/deletionconfirmation/admission.ts";
 import { SeedRestriction } from "../../plugins/seedrestriction/admission.ts";
 import { removeImpersonationHeaders, impersonate } from "../authentication/impersonation.ts";
 import { forbiddenMessage } from "../authorization/forbidden.ts";
@@ -109,7 +110,7 @@ export async function startApiServer(o: ApiServerOptions, deps: StartDeps = {}):
     const storage = stack.storage;
 
     const registry = new ResourceRegistry();
-    const gardenAdmission = o.gardenerApis ? [new BastionAdmission(), new SeedRestriction()] : [];
+    const gardenAdmission = o.gardenerApis ? [new BastionAdmission(), new SeedRestriction(), new DeletionConfirmation()] : [];
     // RBAC writes are checked against the authorizer built below (resolved per request).
     const rbacEscalation = new RBACEscalationPrevention(() => authz.authorizer);
     const admission = new AdmissionChain([new NamespaceLifecycle(), ...gardenAdmission, rbacEscalation]);

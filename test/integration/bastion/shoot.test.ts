@@ -37,12 +37,16 @@ describe("bastions follow their shoot", () => {
   }
 
   const patchShoot = (name: string, spec: Partial<Shoot["spec"]>) => ls.gardenAdmin.patch(Shoots, { namespace: PROJECT_NS, name }, { type: "merge", body: { spec } });
+  // As on Gardener, a Shoot is only deleted once confirmed (DeletionConfirmation admission).
+  const confirmDeletion = (name: string) =>
+    ls.gardenAdmin.patch(Shoots, { namespace: PROJECT_NS, name }, { type: "merge", body: { metadata: { annotations: { "confirmation.gardener.cloud/deletion": "true" } } } });
 
   test("shoot deleted: its deletion waits for its Bastions (`shoot has still Bastions`), then completes", async () => {
     await twoReadyBastions("s-del");
     await eventually("the Shoot carries the bastions finalizer", async () => ((await getOrUndefined(ls.gardenAdmin, Shoots, "s-del"))?.metadata.finalizers?.includes(FINALIZER_BASTIONS) ? true : undefined));
     const release = ls.actuator.holdDeletion(`${technicalID("s-del")}/s-del-1`);
     try {
+      await confirmDeletion("s-del");
       await ls.gardenAdmin.delete(Shoots, { namespace: PROJECT_NS, name: "s-del" });
       await gone(ls, "s-del", "s-del-2");
       const waiting = await eventually("the Shoot says why it waits", async () => {
@@ -62,7 +66,7 @@ describe("bastions follow their shoot", () => {
     await twoReadyBastions("s-force");
     const release = ls.actuator.holdDeletion(`${technicalID("s-force")}/s-force-1`);
     try {
-      const annotations = { [ANNOTATION_CONFIRMATION_FORCE_DELETION]: "true" };
+      const annotations = { [ANNOTATION_CONFIRMATION_FORCE_DELETION]: "true", "confirmation.gardener.cloud/deletion": "true" };
       await ls.gardenAdmin.patch(Shoots, { namespace: PROJECT_NS, name: "s-force" }, { type: "merge", body: { metadata: { annotations } } });
       await ls.gardenAdmin.delete(Shoots, { namespace: PROJECT_NS, name: "s-force" });
       await eventually("the remaining Bastion confirmed for force deletion", async () => {

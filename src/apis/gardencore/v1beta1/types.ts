@@ -102,6 +102,11 @@ export interface SeedSpec {
 export interface SeedStatus {
   conditions?: Condition[];
   observedGeneration?: number;
+  /** The gardenlet that manages the seed. */
+  gardener?: { id?: string; name?: string; version?: string };
+  /** The seed cluster's Kubernetes version. */
+  kubernetesVersion?: string;
+  lastOperation?: { type?: string; state?: string; progress?: number };
   [field: string]: unknown;
 }
 
@@ -110,8 +115,11 @@ export interface Seed extends KubeObject {
   status?: SeedStatus;
 }
 
-/** The condition a gardenlet keeps on its Seed. */
+/** The conditions a gardenlet keeps on its Seed (Gardener's; `kubectl get seeds` STATUS reads them). */
 export const SEED_CONDITION_GARDENLET_READY = "GardenletReady";
+export const SEED_CONDITION_EXTENSIONS_READY = "ExtensionsReady";
+export const SEED_CONDITION_SYSTEM_COMPONENTS_HEALTHY = "SeedSystemComponentsHealthy";
+export const SEED_CONDITION_BACKUP_BUCKETS_READY = "BackupBucketsReady";
 
 // ---- Shoot (namespaced) ----
 

@@ -4,7 +4,7 @@ import type { CustomResourceDefinition, JSONSchemaProps } from "../../../apis/ap
 import type { KubeObject } from "../../../apis/meta/v1/types.ts";
 import { formatFieldError } from "../../../apimachinery/field/errors.ts";
 import { compileSchema } from "../../schema/compile.ts";
-import { simulateCreate, testContext } from "../core/testing.ts";
+import { simulateCreate } from "../core/testing.ts";
 import { definitionsFromCRD } from "./customresource.ts";
 
 const v1Schema: JSONSchemaProps = {
@@ -139,7 +139,7 @@ describe("definitionsFromCRD", () => {
   });
 
   it("warns about deprecated versions", () => {
-    assert.deepEqual(v1beta1!.strategy.warningsOnCreate!(testContext("default"), widget({})), ["example.com/v1beta1 Widget is deprecated"]);
-    assert.equal(v1!.strategy.warningsOnCreate, undefined);
+    assert.equal(v1beta1!.deprecationWarning, "example.com/v1beta1 Widget is deprecated");
+    assert.equal(v1!.deprecationWarning, undefined);
   });
 });

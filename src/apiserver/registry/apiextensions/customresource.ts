@@ -13,6 +13,7 @@ import { type JSONPath, cellForJSONValue, parseJSONPath } from "../../schema/jso
 import { API_VERSION_DESCRIPTION, KIND_DESCRIPTION, objectMetaSchema } from "../../schema/objectmeta.ts";
 import { CREATION_TIMESTAMP_DESCRIPTION } from "../core/printers.ts";
 import type { ResourceDefinition, Strategy, TableConvertor } from "../types.ts";
+import { SCALE_KIND } from "./scale.ts";
 
 /** The whole-object schema of a custom resource version. */
 export function customResourceSchema(version: CustomResourceDefinitionVersion): JSONSchemaProps {
@@ -84,13 +85,14 @@ export function selectableFieldSelectors(fields: { jsonPath: string }[] | undefi
   return out;
 }
 
-function customResourceStrategy(crd: CustomResourceDefinition, version: CustomResourceDefinitionVersion): Strategy {
-  const strategy: Strategy = { allowUnconditionalUpdate: false, allowCreateOnUpdate: false };
-  if (version.deprecated) {
-    const warning = version.deprecationWarning ?? `${crd.spec.group}/${version.name} ${crd.spec.names.kind} is deprecated`;
-    strategy.warningsOnCreate = () => [warning];
-  }
-  return strategy;
+function customResourceStrategy(): Strategy {
+  return { allowUnconditionalUpdate: false, allowCreateOnUpdate: false };
+}
+
+/** apiextensions-apiserver's text for a deprecated version without deprecationWarning. */
+function deprecationWarning(crd: CustomResourceDefinition, version: CustomResourceDefinitionVersion): string | undefined {
+  if (!version.deprecated) return undefined;
+  return version.deprecationWarning ?? `${crd.spec.group}/${version.name} ${crd.spec.names.kind} is deprecated`;
 }
 
 /** One definition per served version of the CRD. */
@@ -109,12 +111,19 @@ export function definitionsFromCRD(crd: CustomResourceDefinition): ResourceDefin
         namespaced: scope === "Namespaced",
         schema: customResourceSchema(v),
         hasStatus: v.subresources?.status !== undefined && v.subresources.status !== null,
-        strategy: customResourceStrategy(crd, v),
+        strategy: customResourceStrategy(),
         table: printerColumnsTable(v.additionalPrinterColumns),
         fieldSelectors: selectableFieldSelectors(v.selectableFields),
         strategicMergePatch: false,
         crdName: crd.metadata.name ?? `${names.plural}.${group}`,
       };
+      const scale = v.subresources?.scale;
+      if (scale) {
+        def.scale = { ...scale };
+        def.subresources = { scale: { verbs: ["get", "patch", "update"], responseKind: SCALE_KIND } };
+      }
+      const warning = deprecationWarning(crd, v);
+      if (warning !== undefined) def.deprecationWarning = warning;
       if (names.shortNames?.length) def.shortNames = [...names.shortNames];
       if (names.categories?.length) def.categories = [...names.categories];
       return def;

@@ -68,14 +68,24 @@ describe("Project", () => {
 });
 
 describe("Seed", () => {
-  it("keeps unknown spec fields and prints STATUS from GardenletReady", () => {
+  it("keeps unknown spec fields and prints Gardener's columns, STATUS from GardenletReady, ExtensionsReady and friends", () => {
     const out = simulateCreate(seedDefinition, { metadata: { name: "local" }, spec: { provider: { type: "local", region: "local" }, networks: { nodes: "10.0.0.0/16" } } });
     assert.deepEqual(out.errors, []);
     assert.deepEqual(out.removed, []);
-    const cells = (conditions?: unknown[]) => seedDefinition.table!.cells({ metadata: { creationTimestamp: CREATED }, ...(conditions ? { status: { conditions } } : {}) }, NOW);
-    assert.deepEqual(cells(), ["Unknown", "24h"]);
-    assert.deepEqual(cells([{ type: "GardenletReady", status: "True" }]), ["Ready", "24h"]);
-    assert.deepEqual(cells([{ type: "GardenletReady", status: "False" }]), ["NotReady", "24h"]);
+    const cells = (conditions?: unknown[], extra: Record<string, unknown> = {}) =>
+      seedDefinition.table!.cells({ metadata: { creationTimestamp: CREATED }, spec: { provider: { type: "local", region: "r" } }, status: { ...(conditions ? { conditions } : {}), ...extra } }, NOW);
+    const status = (...conds: [string, string][]) => cells(conds.map(([type, s]) => ({ type, status: s })))[0];
+    // Without any report Gardener prints NotReady (only an Unknown GardenletReady is Unknown).
+    assert.deepEqual(cells(), ["NotReady", "<pending>", "local", "r", "24h", "<unknown>", "<unknown>"]);
+    assert.equal(status(["GardenletReady", "True"]), "NotReady", "ExtensionsReady is required");
+    assert.equal(status(["GardenletReady", "True"], ["ExtensionsReady", "True"]), "Ready");
+    assert.equal(status(["GardenletReady", "True"], ["ExtensionsReady", "Progressing"]), "Ready");
+    assert.equal(status(["GardenletReady", "Unknown"], ["ExtensionsReady", "True"]), "Unknown");
+    assert.equal(status(["GardenletReady", "False"], ["ExtensionsReady", "True"]), "NotReady");
+    assert.equal(status(["GardenletReady", "True"], ["ExtensionsReady", "True"], ["BackupBucketsReady", "False"]), "NotReady");
+    assert.equal(status(["GardenletReady", "True"], ["ExtensionsReady", "True"], ["SeedSystemComponentsHealthy", "Unknown"]), "NotReady");
+    const full = cells([], { gardener: { version: "v1.2.3" }, kubernetesVersion: "v1.30.0", lastOperation: { type: "Reconcile", state: "Succeeded", progress: 100 } });
+    assert.deepEqual(full.slice(1), ["Reconcile Succeeded (100%)", "local", "r", "24h", "v1.2.3", "v1.30.0"]);
   });
 });
 

@@ -18,6 +18,8 @@ export const MAX_NAME_GENERATION_ATTEMPTS = 8;
 
 export async function create(core: StoreCore, ctx: RequestContext, body: unknown, options: WriteOptions = {}): Promise<WriteResult> {
   const { obj, warnings } = decodeBody(core, body, options.fieldValidation);
+  // kube-apiserver's storage refuses this too (there as a 500); it is the client's mistake, so a 400 here.
+  if (obj.metadata.resourceVersion) throw newBadRequest("resourceVersion should not be set on objects to be created");
   trackWrite(core, undefined, obj, options, "");
   return createDecoded(core, ctx, obj, warnings, options);
 }

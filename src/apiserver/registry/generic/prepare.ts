@@ -101,7 +101,8 @@ export function prepareCreate(core: StoreCore, ctx: RequestContext, obj: KubeObj
   delete meta.deletionGracePeriodSeconds;
   meta.uid = randomUUID();
   meta.creationTimestamp = rfc3339(core.clock.now());
-  meta.generation = 1;
+  if (core.def.tracksGeneration === false) delete meta.generation;
+  else meta.generation = 1;
   if (core.def.hasStatus) delete obj.status;
   core.def.strategy.prepareForCreate?.(ctx, obj);
   obj.metadata = normalizeMeta(obj.metadata);
@@ -131,7 +132,8 @@ export function prepareUpdate(core: StoreCore, ctx: RequestContext, obj: KubeObj
   }
   core.def.strategy.prepareForUpdate?.(ctx, obj, old);
   obj.metadata = normalizeMeta(obj.metadata);
-  if (specChanged(core, obj, old)) obj.metadata.generation = (prev.generation ?? 0) + 1;
+  // Kinds without generation keep whatever an older server stored (it may not decrease), never bumped.
+  if (core.def.tracksGeneration !== false && specChanged(core, obj, old)) obj.metadata.generation = (prev.generation ?? 0) + 1;
 }
 
 /** `/status` update: the old object with only `status` replaced from the body. */

@@ -75,9 +75,10 @@ export async function list(core: StoreCore, ctx: RequestContext, options: ListOp
   }
 
   const items: KubeObject[] = [];
-  const out = (listRevision: number, cont?: string): KubeList => {
+  const out = (listRevision: number, cont?: string, remaining?: number): KubeList => {
     const meta: KubeList["metadata"] = { resourceVersion: String(listRevision) };
     if (cont) meta.continue = cont;
+    if (remaining !== undefined) meta.remainingItemCount = remaining;
     return { apiVersion: groupVersionOf(def), kind: def.listKind, metadata: meta, items };
   };
 
@@ -120,5 +121,12 @@ export async function list(core: StoreCore, ctx: RequestContext, options: ListOp
   }
   if (rv && !exact && readRevision < rv) throw tooLargeResourceVersion(rv, readRevision);
   const cont = limit && more && lastKey !== undefined ? encodeContinueToken(keyAfter(lastKey), root, readRevision) : undefined;
-  return out(readRevision, cont);
+  // As kube-apiserver: how many objects follow this page, only when nothing is filtered out.
+  const remaining = cont && selection.everything ? await countAfter(core, prefix, readRevision, keyAfter(lastKey!)) : undefined;
+  return out(readRevision, cont, remaining);
+}
+
+/** Keys under prefix from startKey on, at revision (same snapshot as the page). */
+async function countAfter(core: StoreCore, prefix: string, revision: number, startKey: string): Promise<number> {
+  return (await listStorage(core, prefix, { revision, startKey })).items.length;
 }

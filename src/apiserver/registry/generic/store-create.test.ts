@@ -12,7 +12,7 @@ import { CollectingSink, settle } from "./testing/sink.ts";
 describe("GenericStore.create", () => {
   it("fills the system fields and stores the object", async () => {
     const t = await newTestStore(widgetDefinition());
-    const { object, warnings } = await t.store.create(t.ctx("ns1"), widget("w1", { replicas: 1 }, { uid: "client-uid", generation: 7, resourceVersion: "99" }));
+    const { object, warnings } = await t.store.create(t.ctx("ns1"), widget("w1", { replicas: 1 }, { uid: "client-uid", generation: 7 }));
     assert.deepEqual(warnings, []);
     assert.equal(object.apiVersion, "demo.io/v1");
     assert.equal(object.kind, "Widget");
@@ -25,6 +25,14 @@ describe("GenericStore.create", () => {
     assert.deepEqual(object.spec, { replicas: 1, size: "M" }, "schema defaults applied");
     const got = await t.store.get(t.ctx("ns1"), "w1");
     assert.deepEqual(got, object);
+  });
+
+  it("refuses a create that carries metadata.resourceVersion, dry run or not", async () => {
+    const t = await newTestStore(widgetDefinition());
+    for (const dryRun of [false, true]) {
+      await rejects(t.store.create(t.ctx("ns1"), widget("w1", {}, { resourceVersion: "99" }), { dryRun }), 400, "BadRequest", "resourceVersion should not be set on objects to be created");
+    }
+    assert.equal((await t.store.list(t.ctx("ns1"))).items.length, 0);
   });
 
   it("drops status on create when the resource has a status subresource, keeps it otherwise", async () => {

@@ -72,14 +72,17 @@ describe("GenericStore.list", () => {
     const p1 = await t.store.list(t.ctx("ns1"), { limit: 2 });
     assert.deepEqual(names(p1.items), ["ns1/a", "ns1/b"]);
     assert.ok(p1.metadata.continue);
+    assert.equal(p1.metadata.remainingItemCount, 3);
     await t.store.delete(t.ctx("ns1"), "c");
     await t.store.create(t.ctx("ns1"), widget("bb"));
     const p2 = await t.store.list(t.ctx("ns1"), { limit: 2, continue: p1.metadata.continue });
     assert.deepEqual(names(p2.items), ["ns1/c", "ns1/d"]);
     assert.equal(p2.metadata.resourceVersion, p1.metadata.resourceVersion);
+    assert.equal(p2.metadata.remainingItemCount, 1, "counted in the first page's snapshot");
     const p3 = await t.store.list(t.ctx("ns1"), { limit: 2, continue: p2.metadata.continue });
     assert.deepEqual(names(p3.items), ["ns1/e"]);
     assert.equal(p3.metadata.continue, undefined);
+    assert.equal(p3.metadata.remainingItemCount, undefined);
   });
 
   it("fills pages across filtered-out objects", async () => {
@@ -90,6 +93,7 @@ describe("GenericStore.list", () => {
     do {
       const page = await t.store.list(t.ctx("ns1"), { limit: 2, labelSelector: "even=true", ...(cont ? { continue: cont } : {}) });
       assert.ok(page.items.length <= 2);
+      assert.equal(page.metadata.remainingItemCount, undefined, "not with a selector");
       seen.push(...page.items.map((i) => i.metadata.name!));
       cont = page.metadata.continue;
     } while (cont);

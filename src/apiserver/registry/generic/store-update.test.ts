@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import type { KubeObject } from "../../../apis/meta/v1/types.ts";
+import { objectKey } from "./codec.ts";
 import { rejects } from "./testing/assert.ts";
 import { gadgetDefinition, newTestStore, widget, widgetDefinition } from "./testing/fixtures.ts";
 import { CollectingSink, settle, until } from "./testing/sink.ts";
@@ -30,6 +31,21 @@ describe("GenericStore.update", () => {
       "Invalid",
       'Widget.demo.io "w1" is invalid: metadata.resourceVersion: Invalid value: 0x0: must be specified for an update',
     );
+  });
+
+  it("kinds without generation (tracksGeneration false) never carry one: create, update, delete, old data", async () => {
+    const t = await newTestStore(gadgetDefinition({ tracksGeneration: false }));
+    const gadget = (data: Record<string, string>, meta: Record<string, unknown> = {}) => ({ apiVersion: "v1", kind: "Gadget", metadata: { name: "g", ...meta }, data });
+    const created = (await t.store.create(t.ctx(), gadget({ a: "1" }, { generation: 5 }))).object;
+    assert.equal(created.metadata.generation, undefined);
+    const updated = (await t.store.update(t.ctx(), "g", gadget({ a: "2" }, { finalizers: ["x.io/y"] }))).object;
+    assert.equal(updated.metadata.generation, undefined);
+    const deleting = (await t.store.delete(t.ctx(), "g")).object;
+    assert.ok(deleting.metadata.deletionTimestamp);
+    assert.equal(deleting.metadata.generation, undefined);
+    // An object stored with a generation (by an older server) keeps it (it may not decrease), not bumped.
+    await t.storage.create(objectKey(gadgetDefinition(), undefined, "old"), JSON.stringify(gadget({ a: "1" }, { name: "old", uid: "u", generation: 3 })));
+    assert.equal((await t.store.update(t.ctx(), "old", gadget({ a: "2" }, { name: "old" }))).object.metadata.generation, 3);
   });
 
   it("allows unconditional updates by default", async () => {

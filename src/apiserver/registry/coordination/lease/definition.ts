@@ -38,4 +38,5 @@ export const leaseDefinition: ResourceDefinition = {
   strategy: leaseStrategy,
   table: leaseTable,
   strategicMergePatch: true,
+  tracksGeneration: false,
 };

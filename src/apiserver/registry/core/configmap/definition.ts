@@ -32,4 +32,5 @@ export const configMapDefinition: ResourceDefinition = {
   strategy: configMapStrategy,
   table: configMapTable,
   strategicMergePatch: true,
+  tracksGeneration: false,
 };

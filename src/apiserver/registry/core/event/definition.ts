@@ -68,4 +68,5 @@ export const eventDefinition: ResourceDefinition = {
     type: (o) => asString(o.type),
   },
   strategicMergePatch: true,
+  tracksGeneration: false,
 };

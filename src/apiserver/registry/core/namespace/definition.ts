@@ -62,5 +62,6 @@ export const namespaceDefinition: ResourceDefinition = {
     },
   },
   strategicMergePatch: true,
+  tracksGeneration: false,
   nameValidator: validateNamespaceName,
 };

@@ -20,4 +20,5 @@ export const nodeDefinition: ResourceDefinition = {
   table: nodeTable,
   fieldSelectors: { "spec.unschedulable": (o) => String(asRecord(o.spec)?.unschedulable === true) },
   strategicMergePatch: true,
+  tracksGeneration: false,
 };

@@ -34,4 +34,5 @@ export const secretDefinition: ResourceDefinition = {
   table: secretTable,
   fieldSelectors: { type: (o) => (typeof (o as Secret).type === "string" ? (o as Secret).type : "") },
   strategicMergePatch: true,
+  tracksGeneration: false,
 };

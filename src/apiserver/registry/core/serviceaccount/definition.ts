@@ -39,4 +39,5 @@ export const serviceAccountDefinition: ResourceDefinition = {
   strategy: serviceAccountStrategy,
   table: serviceAccountTable,
   strategicMergePatch: true,
+  tracksGeneration: false,
 };

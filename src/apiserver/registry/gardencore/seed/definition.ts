@@ -1,7 +1,15 @@
 // core.gardener.cloud/v1beta1 Seed (cluster-scoped). Bastion code uses only its name; the spec
 // keeps Gardener's fields it does not model (provider, networks, settings...). Printed as
-// NAME STATUS AGE, STATUS from the gardenlet's GardenletReady condition.
-import { GROUP, SEED_CONDITION_GARDENLET_READY, VERSION } from "../../../../apis/gardencore/v1beta1/types.ts";
+// Gardener's columns: NAME STATUS LAST OPERATION PROVIDER REGION AGE VERSION K8S VERSION, STATUS
+// from the gardenlet's conditions (GardenletReady, ExtensionsReady, ...).
+import {
+  GROUP,
+  SEED_CONDITION_BACKUP_BUCKETS_READY,
+  SEED_CONDITION_EXTENSIONS_READY,
+  SEED_CONDITION_GARDENLET_READY,
+  SEED_CONDITION_SYSTEM_COMPONENTS_HEALTHY,
+  VERSION,
+} from "../../../../apis/gardencore/v1beta1/types.ts";
 import type { KubeObject } from "../../../../apis/meta/v1/types.ts";
 import { int64, mergeList, obj, str, stringArray } from "../../../schema/builders.ts";
 import { kindSchema } from "../../../schema/objectmeta.ts";
@@ -40,18 +48,59 @@ export const seedSchema = kindSchema({
   },
 });
 
-/** Ready / NotReady from GardenletReady; Unknown while the gardenlet has not reported. */
+type Cond = { status?: unknown } | undefined;
+
+/**
+ * Gardener's STATUS column: Unknown while GardenletReady is Unknown; NotReady unless GardenletReady
+ * is True, ExtensionsReady is True (or Progressing), and BackupBucketsReady and
+ * SeedSystemComponentsHealthy, where present, are True; Ready otherwise.
+ */
 export function seedStatus(seed: KubeObject): string {
-  const cond = asArray(asRecord(seed.status)?.conditions)
-    .map((c) => asRecord(c) ?? {})
-    .find((c) => c.type === SEED_CONDITION_GARDENLET_READY);
-  if (!cond) return "Unknown";
-  return cond.status === "True" ? "Ready" : cond.status === "False" ? "NotReady" : "Unknown";
+  const conds = asArray(asRecord(seed.status)?.conditions).map((c) => asRecord(c) ?? {});
+  const get = (type: string): Cond => conds.find((c) => c.type === type);
+  const gardenlet = get(SEED_CONDITION_GARDENLET_READY);
+  const backup = get(SEED_CONDITION_BACKUP_BUCKETS_READY);
+  const extensions = get(SEED_CONDITION_EXTENSIONS_READY);
+  const system = get(SEED_CONDITION_SYSTEM_COMPONENTS_HEALTHY);
+  if (gardenlet?.status === "Unknown") return "Unknown";
+  const notReady =
+    gardenlet?.status !== "True" ||
+    (backup !== undefined && backup.status !== "True") ||
+    extensions === undefined ||
+    extensions.status === "False" ||
+    extensions.status === "Unknown" ||
+    (system !== undefined && (system.status === "False" || system.status === "Unknown"));
+  return notReady ? "NotReady" : "Ready";
+}
+
+function text(v: unknown): string | undefined {
+  return typeof v === "string" && v !== "" ? v : undefined;
 }
 
 export const seedTable: TableConvertor = {
-  columns: [column("Status", "string", "Whether the seed's gardenlet reports ready."), ageColumn()],
-  cells: (o: KubeObject, now: Date) => [seedStatus(o), ageCell(o, now)],
+  columns: [
+    column("Status", "string", "Status of the seed, from its conditions."),
+    column("Last Operation", "string", "The last operation on the seed."),
+    column("Provider", "string", "The provider type of the seed."),
+    column("Region", "string", "The region of the seed."),
+    ageColumn(),
+    column("Version", "string", "The Gardener version of the seed's gardenlet."),
+    column("K8S Version", "string", "The Kubernetes version of the seed cluster."),
+  ],
+  cells: (o: KubeObject, now: Date) => {
+    const status = asRecord(o.status);
+    const provider = asRecord(asRecord(o.spec)?.provider);
+    const op = asRecord(status?.lastOperation);
+    return [
+      seedStatus(o),
+      op ? `${String(op.type ?? "")} ${String(op.state ?? "")} (${Number(op.progress ?? 0)}%)` : "<pending>",
+      text(provider?.type) ?? "",
+      text(provider?.region) ?? "",
+      ageCell(o, now),
+      text(asRecord(status?.gardener)?.version) ?? "<unknown>",
+      text(status?.kubernetesVersion) ?? "<unknown>",
+    ];
+  },
 };
 
 export const seedDefinition: ResourceDefinition = {

@@ -18,5 +18,6 @@ export const clusterRoleDefinition: ResourceDefinition = {
   strategy: clusterRoleStrategy,
   table: roleTable,
   strategicMergePatch: true,
+  tracksGeneration: false,
   nameValidator: validatePathSegmentName,
 };

@@ -18,5 +18,6 @@ export const clusterRoleBindingDefinition: ResourceDefinition = {
   strategy: clusterRoleBindingStrategy,
   table: bindingTable,
   strategicMergePatch: true,
+  tracksGeneration: false,
   nameValidator: validatePathSegmentName,
 };

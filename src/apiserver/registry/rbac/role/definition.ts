@@ -18,5 +18,6 @@ export const roleDefinition: ResourceDefinition = {
   strategy: roleStrategy,
   table: roleTable,
   strategicMergePatch: true,
+  tracksGeneration: false,
   nameValidator: validatePathSegmentName,
 };

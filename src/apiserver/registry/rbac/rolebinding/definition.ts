@@ -18,5 +18,6 @@ export const roleBindingDefinition: ResourceDefinition = {
   strategy: roleBindingStrategy,
   table: bindingTable,
   strategicMergePatch: true,
+  tracksGeneration: false,
   nameValidator: validatePathSegmentName,
 };

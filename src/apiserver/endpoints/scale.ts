@@ -1,0 +1,60 @@
+// <resource>/<name>/scale of custom resources (kubectl scale): GET returns the autoscaling/v1
+// Scale; PUT and PATCH (json, merge, strategic, which for a Scale is a merge) change the
+// replicas at the CRD's specReplicasPath through the resource's own store. A Scale or patch that
+// carries metadata.resourceVersion is conditional (409 on a mismatch); otherwise conflicts retry.
+import { isConflict, newBadRequest, newMethodNotSupported, newOptimisticLockConflict, newUnsupportedMediaType } from "../../apimachinery/errors.ts";
+import { applyJsonPatch } from "../../apimachinery/patch/json-patch.ts";
+import { mergePatch } from "../../apimachinery/patch/merge-patch.ts";
+import { type Scale, type ScalePaths, scaleOf, validateScale, withReplicas } from "../registry/apiextensions/scale.ts";
+import { decodeBody, isPlainObject, readBody } from "./body.ts";
+import { bodyFormatOf, negotiateOutput, patchTypeOf } from "./negotiation.ts";
+import { parseWriteOptions } from "./params.ts";
+import type { ResourceRequest } from "./resource.ts";
+import { writeObject } from "./responses.ts";
+
+const MAX_ATTEMPTS = 8;
+
+function respond(r: ResourceRequest, scale: Scale): void {
+  const format = negotiateOutput(r.req.headers.accept, { yaml: true });
+  writeObject(r.res, 200, scale, { format: format.kind === "yaml" ? format : { kind: "json" } });
+}
+
+function setsResourceVersion(type: string, patch: unknown): boolean {
+  if (type === "json") return Array.isArray(patch) && patch.some((op) => isPlainObject(op) && op.path === "/metadata/resourceVersion");
+  return isPlainObject(patch) && isPlainObject(patch.metadata) && patch.metadata.resourceVersion !== undefined;
+}
+
+export async function serveScale(r: ResourceRequest, method: string, name: string, paths: ScalePaths): Promise<void> {
+  const gr = { group: r.def.group, resource: `${r.def.plural}/scale` };
+  if (method === "GET" || method === "HEAD") return respond(r, scaleOf(await r.store.get(r.ctx, name), paths));
+  if (method !== "PUT" && method !== "PATCH") throw newMethodNotSupported(gr, r.info.verb);
+
+  const strict = r.url.searchParams.get("fieldValidation") === "Strict";
+  const patchType = method === "PATCH" ? patchTypeOf(r.req.headers["content-type"], true) : undefined;
+  if (patchType === "apply") throw newUnsupportedMediaType(r.req.headers["content-type"] ?? "", ["application/json-patch+json", "application/merge-patch+json", "application/strategic-merge-patch+json"]);
+  const input = decodeBody(await readBody(r.req, r.maxBodyBytes), patchType ? "json" : bodyFormatOf(r.req.headers["content-type"]), strict);
+  if (input === undefined) throw newBadRequest("the body of the request is empty");
+  if (patchType === "json" ? !Array.isArray(input) : !isPlainObject(input)) throw newBadRequest(`the body of a scale ${method === "PUT" ? "update" : "patch"} is not valid`);
+  const opts = parseWriteOptions(r.url.searchParams, method === "PUT" ? "UpdateOptions" : "PatchOptions");
+  const desired = (current: Scale): unknown => {
+    if (!patchType) return input;
+    return patchType === "json" ? applyJsonPatch(current, input) : mergePatch(current, input);
+  };
+  const conditional = patchType ? setsResourceVersion(patchType, input) : isPlainObject(input) && isPlainObject(input.metadata) && Boolean(input.metadata.resourceVersion);
+
+  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+    const current = await r.store.get(r.ctx, name);
+    const scale = validateScale(desired(scaleOf(current, paths)), name);
+    const given = scale.metadata?.name;
+    if (given && given !== name) throw newBadRequest(`the name of the object (${given}) does not match the name on the URL (${name})`);
+    const obj = withReplicas(current, paths, scale.spec?.replicas ?? 0);
+    obj.metadata.resourceVersion = conditional ? String(scale.metadata?.resourceVersion ?? "") : current.metadata.resourceVersion;
+    try {
+      const res = await r.store.update(r.ctx, name, obj, opts);
+      return respond(r, scaleOf(res.object, paths));
+    } catch (err) {
+      if (conditional || !isConflict(err)) throw err;
+    }
+  }
+  throw newOptimisticLockConflict({ group: r.def.group, resource: r.def.plural }, name);
+}
