@@ -10,6 +10,7 @@ import type { Logger } from "pino";
 import type { Registry } from "prom-client";
 import { isStatusError, newPathNotFound, type StatusError } from "../../apimachinery/errors.ts";
 import type { Clock } from "../../utils/clock.ts";
+import type { Auditor, RequestAudit } from "../audit/recorder.ts";
 import type { RequestAuthenticator, UserInfo } from "../authentication/types.ts";
 import type { AuthorizationAttributes, Authorizer } from "../authorization/types.ts";
 import type { ObjectStore } from "../registry/generic/interface.ts";
@@ -50,6 +51,8 @@ export interface HandlerDeps {
   minRequestTimeoutSeconds?: number;
   /** host:port for APIVersions.serverAddressByClientCIDRs (default: the request's Host). */
   serverAddress?(): string;
+  /** The audit log (--audit-policy-file, --audit-log-path); absent: no auditing. */
+  audit?: Auditor;
 }
 
 export interface ApiHandler {
@@ -67,6 +70,9 @@ export interface RequestState {
   info: RequestInfo;
   labels: MetricLabels;
   user?: UserInfo;
+  /** When the request arrived (ms since the epoch). */
+  receivedAt: number;
+  audit?: RequestAudit;
 }
 
 export function createHandler(deps: HandlerDeps): ApiHandler {
@@ -93,15 +99,19 @@ export function createHandler(deps: HandlerDeps): ApiHandler {
     const headerId = req.headers["x-request-id"];
     const id = typeof headerId === "string" && headerId.length <= 128 ? headerId : randomUUID();
     if (typeof req.headers.host === "string") lastHost = req.headers.host;
-    return { id, url, info, labels: { verb: metricVerb("", req.method ?? "GET"), group: "", resource: "", subresource: "" } };
+    return { id, url, info, labels: { verb: metricVerb("", req.method ?? "GET"), group: "", resource: "", subresource: "" }, receivedAt: performance.timeOrigin + performance.now() };
   }
 
   async function handle(req: IncomingMessage, res: ServerResponse, st: RequestState): Promise<void> {
     const declared = Number(req.headers["content-length"]);
     if (Number.isFinite(declared) && declared > maxBodyBytes) throw tooLarge(maxBodyBytes);
-    const user = await identify(deps, req);
+    const user = await identify(deps, req, (authenticated) => {
+      st.audit = deps.audit?.begin({ req, res, id: st.id, info: st.info, user: authenticated, receivedAt: st.receivedAt });
+    });
     st.user = user;
+    if (st.audit && !Object.is(user, st.audit.user)) st.audit.impersonated(user);
     await checkAccess(deps, st.info, user);
+    st.audit?.allowed();
     const { info } = st;
     if (!info.isResourceRequest) return serveNonResource(nonResource, req, res, st.url);
     const def = info.verb === "proxy" ? undefined : deps.registry.get(info.apiGroup, info.apiVersion, info.resource);
@@ -137,6 +147,7 @@ export function createHandler(deps: HandlerDeps): ApiHandler {
     }
     const headers: Record<string, string> = {};
     if ((err as StatusError | undefined)?.code === 413) headers.Connection = "close";
+    st.audit?.failed(err);
     writeError(res, err, headers);
   }
 

@@ -36,10 +36,14 @@ function wantsImpersonation(headers: IncomingMessage["headers"]): boolean {
   return Object.keys(headers).some((h) => h.startsWith("impersonate-"));
 }
 
-/** Authenticates (401 when no authenticator recognises the request), then applies impersonation. */
-export async function identify(deps: AccessDeps, req: IncomingMessage): Promise<UserInfo> {
+/**
+ * Authenticates (401 when no authenticator recognises the request), then applies impersonation.
+ * onAuthenticated sees the authenticated user before impersonation is checked (for the audit log).
+ */
+export async function identify(deps: AccessDeps, req: IncomingMessage, onAuthenticated?: (user: UserInfo) => void): Promise<UserInfo> {
   const user = await deps.authenticator.authenticate({ headers: req.headers, peerCertificate: peerCertificateOf(req) });
   if (!user) throw newUnauthorized();
+  onAuthenticated?.(user);
   if (!wantsImpersonation(req.headers)) return user;
   if (!deps.impersonate) throw newForbiddenMessage("impersonation is not supported by this server");
   return deps.impersonate(req.headers, user);

@@ -49,6 +49,14 @@ export interface ApiServerOptions {
   minRequestTimeoutSeconds: number;
   /** Unread watch data allowed per watch, per user and in total (bytes), and concurrent watches per user. */
   watchLimits: WatchLimits;
+  /** The audit log: both set, or neither. */
+  auditPolicyFile?: string;
+  /** A file, or "-" for standard output. */
+  auditLogPath?: string;
+  auditLogMaxAgeDays: number;
+  auditLogMaxBackups: number;
+  auditLogMaxSizeMB: number;
+  auditLogBufferSize: number;
 }
 
 export type ParseResult = { kind: "options"; options: ApiServerOptions } | { kind: "exit"; code: number; stdout: string; stderr: string };
@@ -106,6 +114,12 @@ function program(): Command {
     .addOption(new Option("--watch-user-buffer-bytes <n>", "Unread bytes all watches of one user may hold; beyond it the user's largest backlogs are ended.").default(DEFAULT_WATCH_LIMITS.perUserBytes).argParser(intFlag("--watch-user-buffer-bytes", 1024, 2 ** 40)))
     .addOption(new Option("--watch-total-buffer-bytes <n>", "Unread bytes all watches may hold; beyond it the largest backlogs are ended.").default(DEFAULT_WATCH_LIMITS.totalBytes).argParser(intFlag("--watch-total-buffer-bytes", 1024, 2 ** 40)))
     .addOption(new Option("--max-watches-per-user <n>", "Concurrent watches of one user; more are refused with 429.").default(DEFAULT_WATCH_LIMITS.perUserWatches).argParser(intFlag("--max-watches-per-user", 1, 1_000_000)))
+    .addOption(new Option("--audit-policy-file <file>", "audit.k8s.io/v1 Policy (YAML or JSON) saying which requests are recorded at which level; needs --audit-log-path."))
+    .addOption(new Option("--audit-log-path <file>", 'Append audit events (audit.k8s.io/v1 Event, JSON lines) to this file; "-" means standard output. Needs --audit-policy-file.'))
+    .addOption(new Option("--audit-log-maxage <days>", "Days to keep rotated audit log files (0: no limit).").default(0).argParser(intFlag("--audit-log-maxage", 0, 100_000)))
+    .addOption(new Option("--audit-log-maxbackup <n>", "Rotated audit log files to keep (0: no limit).").default(0).argParser(intFlag("--audit-log-maxbackup", 0, 100_000)))
+    .addOption(new Option("--audit-log-maxsize <MB>", "Rotate the audit log when it would grow past this many megabytes (0: 100 when --audit-log-maxage or --audit-log-maxbackup is set, else never).").default(0).argParser(intFlag("--audit-log-maxsize", 0, 1_000_000)))
+    .addOption(new Option("--audit-log-batch-buffer-size <n>", "Audit events queued for writing at most; beyond it events are dropped (and counted in the log) rather than requests delayed.").default(10000).argParser(intFlag("--audit-log-batch-buffer-size", 1, 10_000_000)))
     .helpOption("-h, --help", "Show this help.")
     .allowExcessArguments(false)
     .exitOverride();
@@ -139,6 +153,7 @@ export function parseOptions(argv: string[]): ParseResult {
     if (modes.length === 0) throw new FlagError("--authorization-mode must name at least one mode");
     const gardenerApis = parseBoolFlag(o.enableGardenerApis, "--enable-gardener-apis");
     if (modes.includes("Seed") && !gardenerApis) throw new FlagError("--authorization-mode Seed needs --enable-gardener-apis");
+    if (Boolean(o.auditPolicyFile) !== Boolean(o.auditLogPath)) throw new FlagError("--audit-policy-file and --audit-log-path must be given together");
     const etcdServers = (o.etcdServers as string[] | undefined) ?? [];
     for (const e of etcdServers) if (!/^https?:\/\/[^/]+$/.test(e)) throw new FlagError(`invalid etcd server "${e}": expected http(s)://host:port`);
     const options: ApiServerOptions = {
@@ -174,6 +189,12 @@ export function parseOptions(argv: string[]): ParseResult {
         totalBytes: o.watchTotalBufferBytes as number,
         perUserWatches: o.maxWatchesPerUser as number,
       },
+      auditPolicyFile: o.auditPolicyFile as string | undefined,
+      auditLogPath: o.auditLogPath as string | undefined,
+      auditLogMaxAgeDays: o.auditLogMaxage as number,
+      auditLogMaxBackups: o.auditLogMaxbackup as number,
+      auditLogMaxSizeMB: o.auditLogMaxsize as number,
+      auditLogBufferSize: o.auditLogBatchBufferSize as number,
     };
     return { kind: "options", options };
   } catch (err) {

@@ -31,6 +31,7 @@ import { ResourceRegistry } from "../registry/registry.ts";
 import type { ResourceDefinition } from "../registry/types.ts";
 import { compileSchema } from "../schema/compile.ts";
 import { TokenSigner } from "../serviceaccount/signer.ts";
+import { startAudit } from "./audit.ts";
 import { buildAuthentication, buildAuthorization } from "./auth.ts";
 import { startControllers } from "./controllers.ts";
 import { registerDefinitions } from "./definitions.ts";
@@ -105,6 +106,8 @@ export async function startApiServer(o: ApiServerOptions, deps: StartDeps = {}):
   };
 
   try {
+    const audit = await startAudit(o, logger);
+    cleanups.push(() => audit.close());
     const stack = await openStorage(o, clock);
     cleanups.push(() => stack.close());
     const storage = stack.storage;
@@ -172,6 +175,7 @@ export async function startApiServer(o: ApiServerOptions, deps: StartDeps = {}):
       watchLimits: o.watchLimits,
       minRequestTimeoutSeconds: o.minRequestTimeoutSeconds,
       serverAddress: () => hostPort(clientHost(o), port),
+      audit: audit.auditor,
     });
     handler = ready;
 
