@@ -135,4 +135,20 @@ void describe("apply: merge and ownership", () => {
     assert.deepEqual(fields(m, "a"), { "f:spec": { "f:replicas": {} } });
     assert.deepEqual(fields(m, "s"), { "f:status": { "f:phase": {} } });
   });
+
+  void it("an update of a list with duplicate keys owns the duplicated item whole; untyped objects are granular maps with atomic lists", () => {
+    const m: ManagedSets = new Map();
+    const dup = { spec: { ports: [{ port: 1, name: "a" }, { port: 1, name: "b" }, { port: 2 }] } };
+    updateOwnership({}, dup, m, "u", o);
+    assert.deepEqual(fields(m, "u"), {
+      "f:spec": {
+        ".": {},
+        "f:ports": { ".": {}, 'k:{"port":1,"protocol":"TCP"}': {}, 'k:{"port":2,"protocol":"TCP"}': { ".": {}, "f:port": {} } },
+      },
+    });
+    const untyped: UpdaterOptions = { ...o, schema: { type: "object", "x-kubernetes-preserve-unknown-fields": true } };
+    const u: ManagedSets = new Map();
+    updateOwnership({}, { a: { b: 1, c: [1, 2] } }, u, "x", untyped);
+    assert.deepEqual(fields(u, "x"), { "f:a": { ".": {}, "f:b": {}, "f:c": {} } });
+  });
 });

@@ -151,6 +151,14 @@ describe("GenericStore server-side apply and managedFields", () => {
     assert.deepEqual(entries(warned.object)[0]?.fields, { "f:spec": {} }, "the unknown field is pruned: the applier owns an empty spec");
   });
 
+  it("managedFields count towards the kind's size limit", async () => {
+    const t = await newTestStore(gadgetDefinition({ maxObjectBytes: 4096 }));
+    const created = (await t.store.create(t.ctx(), { metadata: { name: "g" }, data: { a: "1" } }, { fieldManager: "m" })).object;
+    const fieldsV1 = { "f:data": Object.fromEntries(Array.from({ length: 400 }, (_, i) => [`f:k${i}`, {}])) };
+    const huge = [{ manager: "m", operation: "Update", apiVersion: "v1", fieldsType: "FieldsV1", fieldsV1 }];
+    await rejects(t.store.update(t.ctx(), "g", { ...created, metadata: { ...created.metadata, managedFields: huge } }, { fieldManager: "m" }), 413, "RequestEntityTooLarge");
+  });
+
   it("the kind's size limit applies to what apply produces, and dryRun stores nothing", async () => {
     const t = await newTestStore(gadgetDefinition({ maxObjectBytes: 4096 }));
     const g = (data: Record<string, string>) => ({ apiVersion: "v1", kind: "Gadget", metadata: { name: "g" }, data });
