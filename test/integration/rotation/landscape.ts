@@ -17,7 +17,7 @@ import { Projects, Shoots } from "../../../src/client/garden.ts";
 import { resourceType } from "../../../src/client/resource.ts";
 import { type ControllerManager, createControllerManager } from "../../../src/controllermanager/app.ts";
 import { type Gardenlet, createGardenlet } from "../../../src/gardenlet/app.ts";
-import { generateRSAKeyPair } from "../../../src/gardenlet/controller/sshkeypair/keypair.ts";
+import { type KeyGenerator, generateRSAKeyPair } from "../../../src/gardenlet/controller/sshkeypair/keypair.ts";
 import { staticShootClients } from "../../../src/gardenlet/controller/sshkeypair/reconciler.ts";
 import { type NodeAgent, createNodeAgent } from "../../../src/nodeagent/agent.ts";
 import { RecordingSshd } from "../../../src/nodeagent/sshd.ts";
@@ -72,6 +72,8 @@ export interface LandscapeOptions {
   maintenanceRandom?: () => number;
   /** RSA bits of generated node keys (default 2048: quicker than 4096, the same code). */
   keyBits?: number;
+  /** Overrides keyBits (e.g. keys generated ahead, so a benchmark measures delivery only). */
+  generateKeyPair?: KeyGenerator;
 }
 
 export async function startLandscape(o: LandscapeOptions): Promise<Landscape> {
@@ -111,7 +113,7 @@ export async function startLandscape(o: LandscapeOptions): Promise<Landscape> {
       seedName: SEED,
       clock: readingClock(clock),
       shootClients: staticShootClients(new Map([[o.shoot ?? `${PROJECT_NS}/s`, client(shootServer.adminKubeconfigPath, "gardenlet")]])),
-      generateKeyPair: () => generateRSAKeyPair(bits),
+      generateKeyPair: o.generateKeyPair ?? (() => generateRSAKeyPair(bits)),
       logger: logger.child({ component: "gardenlet" }),
       server: false,
       defaultMetrics: false,

@@ -1,0 +1,90 @@
+// Rotation under chaos on the real local landscape (root): during 20 rotations the gardenlet and a
+// node agent are SIGKILLed at random points (seeded PRNG, seed printed; ROTATION_CHAOS_SEED=<n>
+// replays). The supervisor restarts the gardenlet, the machine's loop its node agent. Every rotation
+// completes, and in the end every node's authorized_keys holds exactly the current and the previous
+// key (read over SSH with the current key; the previous key still works too).
+import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { after, before, describe, test } from "node:test";
+import { rotationInProgress, sshKeypairRotation } from "../../../src/api/gardencore/rotation.ts";
+import { Shoots } from "../../../src/client/garden.ts";
+import { eventually } from "../../support/http.ts";
+import { prng, sleep, sshThroughBastion } from "../bastion-chaos/support.ts";
+import { type Landscape, skipUnlessRoot, startLandscape } from "../support/landscape.ts";
+import { SHOOT_KEY, completedAfter, getShoot, nodeAddresses, readyBastion, saveKey } from "./support.ts";
+
+const PREFIX = "glk-";
+const ROTATIONS = 20;
+const SEED = Number(process.env.ROTATION_CHAOS_SEED ?? Date.now() % 2 ** 31);
+const progress = (line: string): void => void process.stderr.write(`${new Date().toISOString()} ${line}\n`);
+
+/** PIDs of the node agent of a node (its machine's restart loop starts a new one). */
+function nodeAgentPids(node: string): number[] {
+  return execFileSync("ps", ["-eo", "pid=,args="], { encoding: "utf8" })
+    .split("\n")
+    .filter((l) => l.includes("gardener-node-agent") && l.includes(`--node-name ${node}`) && !l.includes("sh -c"))
+    .map((l) => Number(l.trim().split(/\s+/)[0]));
+}
+
+describe("SSH key pair rotation under chaos", { skip: skipUnlessRoot, timeout: 1_800_000 }, () => {
+  let l: Landscape;
+
+  before(async () => {
+    progress(`ROTATION_CHAOS_SEED=${SEED}`);
+    l = await startLandscape({ prefix: PREFIX, ports: { garden: 29443, seed: 29444, shoot: 29445 }, out: progress });
+  });
+  after(async () => {
+    if (l) await l.stop(progress);
+  });
+
+  test(`${ROTATIONS} rotations with the gardenlet and node agents SIGKILLed at random points`, async () => {
+    const random = prng(SEED);
+    const nodes = (await nodeAddresses(l)).map((n) => n.name);
+    const kills = { gardenlet: 0, nodeAgent: 0 };
+    for (let i = 0; i < ROTATIONS; i++) {
+      const before = sshKeypairRotation(await getShoot(l))?.lastInitiationTime;
+      await l.member.patch(Shoots, SHOOT_KEY, { type: "merge", body: { metadata: { annotations: { "gardener.cloud/operation": "rotate-ssh-keypair" } } } });
+      const chaos = (async () => {
+        if (random() < 0.5) {
+          await sleep(Math.floor(random() * 1500));
+          const pid = l.pidOf("gardenlet");
+          if (pid) {
+            process.kill(pid, "SIGKILL");
+            kills.gardenlet++;
+          }
+        }
+        if (random() < 0.5) {
+          await sleep(Math.floor(random() * 1500));
+          for (const pid of nodeAgentPids(nodes[Math.floor(random() * nodes.length)]!)) {
+            process.kill(pid, "SIGKILL");
+            kills.nodeAgent++;
+          }
+        }
+      })();
+      const started = await completedAfter(l, before, 180_000);
+      await chaos;
+      progress(`rotation ${i + 1}/${ROTATIONS} (started ${started}) completed; kills so far ${JSON.stringify(kills)}`);
+    }
+    progress(`kills: ${JSON.stringify(kills)}`);
+
+    // Settled: no request left, nothing in progress.
+    await eventually("settled", async () => {
+      const s = await getShoot(l);
+      return !rotationInProgress(s) && !(s.metadata.annotations?.["gardener.cloud/operation"] ?? "").includes("rotate") ? true : undefined;
+    }, 180_000, 500);
+    const current = await saveKey(l, join(l.dir, "current"));
+    const old = await saveKey(l, join(l.dir, "old"), true);
+    const userKey = join(l.dir, "id_user");
+    execFileSync("ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-C", "e2e", "-f", userKey]);
+    const bastionIp = await readyBastion(l, "chaos-check", readFileSync(`${userKey}.pub`, "utf8").trim());
+    for (const n of await nodeAddresses(l)) {
+      const r = await sshThroughBastion({ bastionIp, bastionKey: userKey, nodeKey: join(l.dir, "current"), nodeAddress: n.address, command: "cat /home/gardener/.ssh/authorized_keys" });
+      assert.equal(r.code, 0, `${n.name}: ${r.out}`);
+      assert.equal(r.out, `${current}\n${old}`, `${n.name}: exactly the current and the previous key`);
+      const prev = await sshThroughBastion({ bastionIp, bastionKey: userKey, nodeKey: join(l.dir, "old"), nodeAddress: n.address, command: "true" });
+      assert.equal(prev.code, 0, `${n.name}: the previous key works: ${prev.out}`);
+    }
+  });
+});
