@@ -20,6 +20,8 @@ export interface AdmissionAttributes {
   oldObject?: KubeObject;
   user: UserInfo;
   dryRun: boolean;
+  /** Where a plugin adds warnings for the client (`Warning` headers); absent for in-process calls. */
+  warnings?: string[];
 }
 
 export interface AdmissionPlugin {

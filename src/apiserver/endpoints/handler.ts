@@ -126,7 +126,7 @@ export function createHandler(deps: HandlerDeps): ApiHandler {
         info,
         def,
         store: deps.storeFor(def),
-        ctx: { user, namespace: def.namespaced && info.namespace ? info.namespace : undefined, clock: deps.clock, dryRun: st.url.searchParams.getAll("dryRun").length > 0 },
+        ctx: { user, namespace: def.namespaced && info.namespace ? info.namespace : undefined, clock: deps.clock, dryRun: st.url.searchParams.getAll("dryRun").length > 0, warnings: [] },
         clock: deps.clock,
         maxBodyBytes,
         watches,

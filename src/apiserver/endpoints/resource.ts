@@ -77,7 +77,9 @@ function respondObject(r: ResourceRequest, status: number, obj: KubeObject, form
 function respondWrite(r: ResourceRequest, status: number, result: WriteResult): void {
   const headers: Record<string, string | string[]> = {};
   const deprecation = r.def.deprecationWarning === undefined ? [] : [r.def.deprecationWarning];
-  if (result.warnings?.length) headers.Warning = warningHeaders([...deprecation, ...result.warnings]);
+  // Admission's warnings (ctx.warnings, e.g. PodSecurity) follow the store's.
+  const warnings = [...(result.warnings ?? []), ...(r.ctx.warnings ?? [])];
+  if (warnings.length) headers.Warning = warningHeaders([...deprecation, ...warnings]);
   respondObject(r, status, result.object, outputFormat(r), headers);
 }
 

@@ -13,6 +13,7 @@ describe("builtinDefinitions", () => {
       "/v1/events",
       "/v1/namespaces",
       "/v1/nodes",
+      "/v1/pods",
       "/v1/secrets",
       "/v1/serviceaccounts",
       "apiextensions.k8s.io/v1/customresourcedefinitions",

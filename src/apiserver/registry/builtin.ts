@@ -1,12 +1,13 @@
 // The built-in kinds this server stores: core/v1 Namespace, Secret, ConfigMap, ServiceAccount,
-// Node and Event, RBAC, coordination Lease and apiextensions CRDs. (Access reviews, token
-// requests and pods are registered by their own modules.)
+// Node, Pod and Event, RBAC, coordination Lease and apiextensions CRDs. (Access reviews, token
+// requests and pods/binding are registered by their own modules.)
 import { crdDefinition } from "./apiextensions/customresourcedefinition/definition.ts";
 import { leaseDefinition } from "./coordination/lease/definition.ts";
 import { configMapDefinition } from "./core/configmap/definition.ts";
 import { eventDefinition } from "./core/event/definition.ts";
 import { namespaceDefinition } from "./core/namespace/definition.ts";
 import { nodeDefinition } from "./core/node/definition.ts";
+import { podDefinition } from "./core/pod/definition.ts";
 import { secretDefinition } from "./core/secret/definition.ts";
 import { serviceAccountDefinition } from "./core/serviceaccount/definition.ts";
 import { clusterRoleDefinition } from "./rbac/clusterrole/definition.ts";
@@ -22,6 +23,7 @@ export function builtinDefinitions(): ResourceDefinition[] {
     configMapDefinition,
     serviceAccountDefinition,
     nodeDefinition,
+    podDefinition,
     eventDefinition,
     roleDefinition,
     clusterRoleDefinition,

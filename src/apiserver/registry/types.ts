@@ -23,6 +23,8 @@ export interface RequestContext {
   namespace?: string;
   clock: Clock;
   dryRun: boolean;
+  /** Warnings admission adds while serving the request (kube's warning recorder), sent as `Warning` headers. */
+  warnings?: string[];
 }
 
 /**
@@ -53,6 +55,13 @@ export interface Strategy<T extends KubeObject = KubeObject> {
    * garbage-collection finalizers are ever added).
    */
   defaultGarbageCollectionPolicy?: "DeleteDependents" | "OrphanDependents" | "Unsupported";
+  /**
+   * Graceful deletion (kube's CheckGracefulDelete): the grace period a delete of `obj` gets, from
+   * the request's gracePeriodSeconds (undefined when unset). A period above 0 only marks the object
+   * (deletionTimestamp in the future); a later delete may shorten it, and 0 removes it. Kinds
+   * without this hook are deleted at once.
+   */
+  gracePeriodSeconds?(ctx: RequestContext, obj: T, requested: number | undefined): number;
 }
 
 export interface TableConvertor {

@@ -1,5 +1,5 @@
 // The resources the server serves at start: the built-in kinds (namespaces with their finalize
-// subresource, serviceaccounts with token), the authorization and authentication reviews, and
+// subresource, pods with binding, serviceaccounts with token), the authorization and authentication reviews, and
 // with --enable-gardener-apis Gardener's garden kinds.
 // CRD-defined resources are added later by the CRD controller.
 import type { TokenAuthenticator } from "../authentication/types.ts";
@@ -7,6 +7,7 @@ import { withNamespaceFinalize } from "../controllers/namespace-finalize.ts";
 import { authenticationReviewDefinitions } from "../registry/authentication/definitions.ts";
 import { authorizationReviewDefinitions, type ReviewAuthorizer } from "../registry/authorization/definitions.ts";
 import { builtinDefinitions } from "../registry/builtin.ts";
+import { withPodBinding } from "../registry/core/pod/binding.ts";
 import { gardenDefinitions } from "../registry/garden.ts";
 import type { Clock } from "../../utils/clock.ts";
 import type { InternalClient } from "../registry/client.ts";
@@ -32,6 +33,7 @@ export function serverDefinitions(d: DefinitionDeps): ResourceDefinition[] {
   const defs = builtinDefinitions().map((def) => {
     if (def.group !== "") return def;
     if (def.plural === "namespaces") return withNamespaceFinalize(def, d.makeStore);
+    if (def.plural === "pods") return withPodBinding(def, d.makeStore);
     if (def.plural === "serviceaccounts") {
       return { ...def, subresources: { ...def.subresources, token: tokenRequestSubresource(d.signer, d.client, { apiAudiences: d.issuers }) } };
     }

@@ -98,6 +98,7 @@ export async function admit(
   if (attrs.namespace !== undefined) full.namespace = attrs.namespace;
   if (attrs.object) full.object = attrs.object;
   if (attrs.oldObject) full.oldObject = attrs.oldObject;
+  if (ctx.warnings) full.warnings = ctx.warnings;
   if (phase === "admit") await core.admission.admit(full, core.client());
   else await core.admission.validate(full, core.client());
 }

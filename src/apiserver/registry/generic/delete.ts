@@ -1,6 +1,7 @@
 // delete and deletecollection (§3.4): preconditions, finalizers (mark with deletionTimestamp,
 // which only moves earlier), immediate deletion otherwise. propagationPolicy Orphan and Foreground
 // set the garbage collector's finalizers (gc-finalizers.ts; controllers/garbagecollector acts on them).
+// Kinds with graceful deletion (pods) are only marked while their grace period runs (graceful.ts).
 import type { KubeList, KubeObject } from "../../../apis/meta/v1/types.ts";
 import { isNotFound, newConflict, newNotFound } from "../../../apimachinery/errors.ts";
 import { StorageError } from "../../storage/interface.ts";
@@ -9,6 +10,7 @@ import { decode, encode, objectKey, rfc3339 } from "./codec.ts";
 import { admit, type StoreCore } from "./core.ts";
 import type { DeleteResult, ListOptions, StoreDeleteOptions } from "./interface.ts";
 import { gcFinalizersOnDelete } from "./gc-finalizers.ts";
+import { beforeDelete } from "./graceful.ts";
 import { sameObject } from "./prepare.ts";
 import { getKey, list } from "./read.ts";
 import { storageToStatus } from "./rv.ts";
@@ -39,10 +41,13 @@ export async function del(core: StoreCore, ctx: RequestContext, name: string, op
       admitted = true;
     }
 
-    const gcFinalizers = gcFinalizersOnDelete(def, old, options);
-    const finalized = gcFinalizers ? withFinalizers(old, gcFinalizers) : old;
-    if (core.finalizersOf(finalized).length) {
-      const obj = markAsDeleting(finalized, core.clock.now());
+    const graceful = beforeDelete(def.strategy, ctx, old, options.gracePeriodSeconds, core.clock.now());
+    if (graceful.kind === "pending") return { object: old, deleted: false };
+    const base = graceful.kind === "graceful" ? graceful.obj : old;
+    const gcFinalizers = gcFinalizersOnDelete(def, base, options);
+    const finalized = gcFinalizers ? withFinalizers(base, gcFinalizers) : base;
+    if (core.finalizersOf(finalized).length || (graceful.kind === "graceful" && graceful.period > 0)) {
+      const obj = graceful.kind === "graceful" ? finalized : markAsDeleting(finalized, core.clock.now());
       if (dryRun || sameObject(obj, old)) return { object: obj, deleted: false };
       try {
         const saved = await core.storage.update(key, encode(def, obj), kv.modRevision);
