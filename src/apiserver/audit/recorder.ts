@@ -60,7 +60,7 @@ export interface AuditRequest {
 /** Microsecond RFC 3339, as kube's MicroTime. */
 export function microTime(ms: number): string {
   const iso = new Date(Math.floor(ms)).toISOString();
-  const micros = String(Math.floor((ms % 1000) * 1000)).padStart(6, "0");
+  const micros = String(Math.min(999_999, Math.round((ms % 1000) * 1000))).padStart(6, "0");
   return `${iso.slice(0, 19)}.${micros}Z`;
 }
 
