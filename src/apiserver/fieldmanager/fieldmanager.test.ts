@@ -64,9 +64,10 @@ void describe("field manager (managedFields of whole objects)", () => {
   void it("apply keeps kubectl's last-applied annotation current when the object has one", () => {
     const live = thing({ replicas: 1 }, { annotations: { [LAST_APPLIED]: '{"apiVersion":"demo.io/v1","kind":"Thing","spec":{"replicas":1}}\n' } });
     const config: KubeObject = { apiVersion: "demo.io/v1", kind: "Thing", metadata: { name: "t" }, spec: { replicas: 2 } };
+    // No conflict with before-first-apply: the annotation shows kubectl set replicas (client-side) before.
     const out = applyConfiguration(live, config, "kubectl", false, scope());
     assert.equal(out.metadata.annotations?.[LAST_APPLIED], '{"apiVersion":"demo.io/v1","kind":"Thing","metadata":{"name":"t"},"spec":{"replicas":2}}\n');
-    const byOther = applyConfiguration(live, config, "helm", false, scope());
+    const byOther = applyConfiguration(live, config, "helm", true, scope());
     assert.equal(byOther.metadata.annotations?.[LAST_APPLIED], live.metadata.annotations?.[LAST_APPLIED], "only kubectl's applies touch it");
   });
 
@@ -85,5 +86,14 @@ void describe("field manager (managedFields of whole objects)", () => {
     assert.equal(managerFromUserAgent("my\u0001tool/1"), "mytool");
     assert.equal(managerFromUserAgent(undefined), "");
     assert.equal(managerFromUserAgent("é".repeat(100)), "é".repeat(64));
+  });
+
+  void it("an object without managedFields: its fields belong to before-first-apply, so an apply changing them conflicts", () => {
+    const live = thing({ replicas: 1, image: "a" });
+    const config: KubeObject = { apiVersion: "demo.io/v1", kind: "Thing", metadata: { name: "t" }, spec: { replicas: 2 } };
+    assert.throws(() => applyConfiguration(live, config, "a", false, scope()), { code: 409, message: 'Apply failed with 1 conflict: conflict with "before-first-apply" using demo.io/v1: .spec.replicas' });
+    const forced = applyConfiguration(live, config, "a", true, scope());
+    assert.deepEqual(managers(forced.metadata.managedFields), ["a/Apply", "before-first-apply/Update"]);
+    assert.deepEqual(forced.metadata.managedFields?.[1]?.fieldsV1, { "f:spec": { ".": {}, "f:image": {} } });
   });
 });

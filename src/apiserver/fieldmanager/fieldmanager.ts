@@ -42,6 +42,8 @@ const STRIPPED = FieldSet.of(
 );
 
 const CURRENT_OPERATION = '{"manager":"current-operation"}';
+/** kube-apiserver's owner of the fields of an object applied to for the first time without managedFields. */
+export const BEFORE_FIRST_APPLY = "before-first-apply";
 
 function apiVersionOf(s: FieldManagerScope): string {
   return s.group ? `${s.group}/${s.version}` : s.version;
@@ -126,7 +128,9 @@ export function applyConfiguration(live: KubeObject | undefined, config: KubeObj
     const detail = problems.list.length === 1 ? problems.list[0] : `errors:\n  ${problems.list.join("\n  ")}`;
     throw new StatusError(422, "Invalid", `failed to create typed patch object (${ns}/${name}; ${gvkString(config.apiVersion, config.kind)}): ${detail}`);
   }
-  const managed = decodeManagedOrEmpty(live?.metadata?.managedFields);
+  let managed = decodeManagedOrEmpty(live?.metadata?.managedFields);
+  // Fields set while nobody tracked them (an object older than managedFields) belong to "before-first-apply".
+  if (live && managed.sets.size === 0) managed = decodeManagedOrEmpty(managedFieldsAfterUpdate(undefined, live, BEFORE_FIRST_APPLY, s));
   const base = stripManaged(live, s);
   const id = managerId({ manager, operation: "Apply", subresource: s.subresource });
   const run = (forced: boolean): { next: unknown; sets: Managed["sets"] } => {

@@ -5,6 +5,7 @@
 import { isPlainObject } from "../schema/node.ts";
 import { comparePE, type PE, parsePE } from "./pathelement.ts";
 
+/** Built once and then only read: operations return new sets that may share unchanged subtrees. */
 export class FieldSet {
   readonly members = new Set<PE>();
   readonly children = new Map<PE, FieldSet>();
@@ -67,7 +68,7 @@ export class FieldSet {
     for (const m of this.members) if (!o.members.has(m)) out.members.add(m);
     for (const [pe, c] of this.children) {
       const oc = o.children.get(pe);
-      const d = oc ? c.difference(oc) : c.copy();
+      const d = oc ? c.difference(oc) : c;
       if (!d.empty()) out.children.set(pe, d);
     }
     return out;
@@ -80,17 +81,21 @@ export class FieldSet {
     for (const [pe, c] of this.children) {
       if (o.members.has(pe)) continue;
       const oc = o.children.get(pe);
-      const d = oc ? c.recursiveDifference(oc) : c.copy();
+      const d = oc ? c.recursiveDifference(oc) : c;
       if (!d.empty()) out.children.set(pe, d);
     }
     return out;
   }
 
-  /** The same set without the top-level elements `drop` selects (and everything below them). */
+  /**
+   * The same set without the top-level elements `drop` selects (and everything below them). The
+   * result shares the kept subtrees (sets are not changed once built), or is this set itself.
+   */
   withoutTop(drop: (pe: PE) => boolean): FieldSet {
+    if (![...this.members, ...this.children.keys()].some(drop)) return this;
     const out = new FieldSet();
     for (const m of this.members) if (!drop(m)) out.members.add(m);
-    for (const [pe, c] of this.children) if (!drop(pe)) out.children.set(pe, c.copy());
+    for (const [pe, c] of this.children) if (!drop(pe)) out.children.set(pe, c);
     return out;
   }
 

@@ -45,6 +45,11 @@ function walk(value: unknown, schema: JSONSchemaProps | undefined, node: FieldSe
 }
 
 function descend(node: FieldSet, pe: PE, value: unknown, schema: JSONSchemaProps | undefined, path: PE[], problems: Problems | undefined): boolean {
+  // Scalars are most of any object: no set node for them.
+  if (value === null || typeof value !== "object") {
+    const kind = shapeOf(schema, value).kind;
+    if (kind === "scalar") return true;
+  }
   const child = new FieldSet();
   path.push(pe);
   const leaf = walk(value, schema, child, path, problems);
