@@ -34,6 +34,11 @@ const needed = [
   ["/usr/bin/mkfifo", "coreutils"],
   // machines announce their addresses when they boot (gratuitous ARP)
   ["/usr/bin/arping", "iputils-arping"],
+  // the README's query of the garden's audit log; test/e2e/landscape/audit.test.ts runs it
+  ["/usr/bin/jq", "jq"],
+  // the power-cut test: SQLite on ext4 on a loop device
+  ["/usr/sbin/losetup", "mount"],
+  ["/usr/sbin/mkfs.ext4", "e2fsprogs"],
 ];
 
 const missing = [...new Set(needed.filter(([bin]) => !existsSync(bin)).map(([, pkg]) => pkg))];

@@ -42,7 +42,11 @@ const apiserver = (c: ComponentContext, name: "garden" | "seed" | "shoot", extra
 
 export const gardenApiServer = (c: ComponentContext): ComponentSpec =>
   apiserver(c, "garden", [
-    "--bind-address", "127.0.0.1", "--enable-gardener-apis", "--authorization-mode", "Seed,RBAC",
+    "--bind-address", "127.0.0.1",
+    // Who created, renewed and deleted which Bastion, from where (the README shows the query).
+    "--audit-policy-file", join(REPO, "manifests", "audit", "garden-policy.yaml"), "--audit-log-path", join(c.layout.logs, "garden-audit.log"),
+    "--audit-log-maxsize", "100", "--audit-log-maxbackup", "10",
+    "--enable-gardener-apis", "--authorization-mode", "Seed,RBAC",
     ...(c.bastionTimeToLive ? ["--bastion-time-to-live", c.bastionTimeToLive] : []),
   ]);
 export const seedApiServer = (c: ComponentContext): ComponentSpec => apiserver(c, "seed", ["--bind-address", "127.0.0.1"]);

@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
 import { describe, it } from "node:test";
 import { type AuditAttributes, evaluate, parsePolicy, PolicyError } from "./policy.ts";
 
@@ -108,5 +109,18 @@ void describe("audit policy", () => {
       ["x".repeat(1024 * 1024 + 1), /larger than/],
     ];
     for (const [text, msg] of bad) assert.throws(() => parsePolicy(text), (e: unknown) => e instanceof PolicyError && msg.test(e.message), text.slice(0, 60));
+  });
+
+  void it("the landscape's garden policy records every change to a Bastion and nothing else", () => {
+    const garden = parsePolicy(readFileSync(new URL("../../../manifests/audit/garden-policy.yaml", import.meta.url), "utf8"));
+    const bastion = (verb: string, subresource = "") => evaluate(garden, res({ verb, apiGroup: "operations.gardener.cloud", resource: "bastions", subresource, namespace: "garden-local" }));
+    for (const verb of ["create", "patch", "update", "delete"]) {
+      assert.equal(bastion(verb).level, "RequestResponse", verb);
+      assert.deepEqual(bastion(verb).omitStages, ["RequestReceived"]);
+    }
+    assert.equal(bastion("get").level, "None");
+    assert.equal(bastion("watch").level, "None");
+    assert.equal(bastion("patch", "status").level, "None", "the gardenlet's status reports are not access");
+    assert.equal(evaluate(garden, res({ verb: "create", resource: "secrets" })).level, "None");
   });
 });
