@@ -121,7 +121,7 @@ export function applyConfiguration(live: KubeObject | undefined, config: KubeObj
   if (config.metadata?.managedFields !== undefined && config.metadata?.managedFields !== null) throw newBadRequest("metadata.managedFields must be nil");
   const o = options(s);
   const problems = new Problems();
-  toFieldSet(config, o.schema, problems);
+  const configSet = toFieldSet(config, o.schema, problems);
   if (problems.list.length) {
     const ns = live?.metadata?.namespace ?? config.metadata?.namespace ?? "";
     const name = live?.metadata?.name ?? config.metadata?.name ?? "";
@@ -135,7 +135,7 @@ export function applyConfiguration(live: KubeObject | undefined, config: KubeObj
   const id = managerId({ manager, operation: "Apply", subresource: s.subresource });
   const run = (forced: boolean): { next: unknown; sets: Managed["sets"] } => {
     const sets = new Map(managed.sets);
-    return { next: applyOwnership(base, config, sets, id, forced, o), sets };
+    return { next: applyOwnership(base, config, sets, id, forced, o, configSet), sets };
   };
   let result;
   try {

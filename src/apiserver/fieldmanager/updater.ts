@@ -83,10 +83,18 @@ export function updateOwnership(live: unknown, next: unknown, managers: ManagedS
  * Returns the new object, or undefined when it equals `live`; `managers` is updated in place.
  * Throws ConflictsError unless forced.
  */
-export function applyOwnership(live: unknown, config: unknown, managers: ManagedSets, manager: string, force: boolean, o: UpdaterOptions): unknown {
+export function applyOwnership(
+  live: unknown,
+  config: unknown,
+  managers: ManagedSets,
+  manager: string,
+  force: boolean,
+  o: UpdaterOptions,
+  configSet: FieldSet = toFieldSet(config, o.schema),
+): unknown {
   const merged = merge(live, config, o.schema);
   const last = managers.get(manager);
-  managers.set(manager, { set: toFieldSet(config, o.schema).withoutTop(o.ignored), apiVersion: o.apiVersion, applied: true });
+  managers.set(manager, { set: configSet.withoutTop(o.ignored), apiVersion: o.apiVersion, applied: true });
   const next = last ? prune(merged, managers, last.set, o) : merged;
   updateOthers(live, next, managers, manager, force, o);
   return jsonEqual(live, next) ? undefined : next;
