@@ -1,5 +1,5 @@
 // The server's own controllers: bootstrap RBAC policy, default namespaces and namespace deletion,
-// CRDs (serving their resources), the garbage collector, ClusterRole aggregation.
+// every namespace's default ServiceAccount and kube-root-ca.crt, CRDs (serving their resources), the garbage collector, ClusterRole aggregation.
 import type { Logger } from "pino";
 import type { Clock } from "../../utils/clock.ts";
 import { ClusterRoleAggregationController } from "../authorization/aggregation.ts";
@@ -7,6 +7,7 @@ import { ensureBootstrapPolicy } from "../authorization/bootstrap.ts";
 import { ensureGardenPolicy } from "../authorization/gardenroles.ts";
 import { CRDController } from "../controllers/crd.ts";
 import { GarbageCollector } from "../controllers/garbagecollector/garbagecollector.ts";
+import { NamespaceDefaultsController } from "../controllers/namespace-defaults.ts";
 import { NamespaceDeletionController } from "../controllers/namespace-deletion.ts";
 import { definitionsFromCRD } from "../registry/apiextensions/customresource.ts";
 import type { InternalClient } from "../registry/client.ts";
@@ -19,6 +20,8 @@ export interface ControllerDeps {
   logger: Logger;
   /** Also keep Gardener's garden ClusterRoles (--enable-gardener-apis). */
   gardenPolicy?: boolean;
+  /** The cluster CA every namespace's kube-root-ca.crt publishes. */
+  caPem: string;
 }
 
 export interface RunningControllers {
@@ -44,6 +47,15 @@ export async function startControllers(d: ControllerDeps): Promise<RunningContro
     });
     started.push(namespaces);
     await namespaces.start();
+
+    const defaults = new NamespaceDefaultsController({
+      client: d.client,
+      clock: d.clock,
+      caPem: d.caPem,
+      onError: (err, namespace) => d.logger.warn({ err, namespace }, "namespace defaults failed"),
+    });
+    started.push(defaults);
+    await defaults.start();
 
     const crds = new CRDController({
       client: d.client,

@@ -13,6 +13,8 @@ import { newServiceUnavailable } from "../../apimachinery/errors.ts";
 import { type Clock, realClock } from "../../utils/clock.ts";
 import { AdmissionChain } from "../admission/chain.ts";
 import { NamespaceLifecycle } from "../admission/namespace-lifecycle.ts";
+import { PodDefaultsAdmission } from "../admission/pod-defaults.ts";
+import { ServiceAccountAdmission } from "../admission/serviceaccount.ts";
 import { BastionAdmission } from "../../plugins/bastion/admission.ts";
 import { DeletionConfirmation } from "../../plugins/deletionconfirmation/admission.ts";
 import { SeedRestriction } from "../../plugins/seedrestriction/admission.ts";
@@ -116,7 +118,8 @@ export async function startApiServer(o: ApiServerOptions, deps: StartDeps = {}):
     const gardenAdmission = o.gardenerApis ? [new BastionAdmission(), new SeedRestriction(), new DeletionConfirmation()] : [];
     // RBAC writes are checked against the authorizer built below (resolved per request).
     const rbacEscalation = new RBACEscalationPrevention(() => authz.authorizer);
-    const admission = new AdmissionChain([new NamespaceLifecycle(), ...gardenAdmission, rbacEscalation]);
+    const podAdmission = [new ServiceAccountAdmission(), new PodDefaultsAdmission()];
+    const admission = new AdmissionChain([new NamespaceLifecycle(), ...podAdmission, ...gardenAdmission, rbacEscalation]);
     const stores = new Map<ResourceDefinition, ObjectStore>();
     // The stores' admission needs the client, which needs the stores: resolved lazily.
     const makeStore = (def: ResourceDefinition): ObjectStore =>
@@ -149,7 +152,7 @@ export async function startApiServer(o: ApiServerOptions, deps: StartDeps = {}):
     const garden = o.gardenerApis ? { bastionTTLMs: o.bastionTimeToLiveMs, clock, credentialsRotationIntervalMs: o.shootCredentialsRotationIntervalMs } : undefined;
     registerDefinitions(registry, { makeStore, signer, client, issuers, authorizer: authz.authorizer, tokenAuthenticator: authn.tokenAuthenticator, garden });
 
-    const controllers = await startControllers({ client, registry, clock, logger, gardenPolicy: o.gardenerApis });
+    const controllers = await startControllers({ client, registry, clock, logger, gardenPolicy: o.gardenerApis, caPem: tls.serverCaPem });
     cleanups.push(() => controllers.stop());
     await authz.start();
     const compactor = startCompaction(storage, { intervalMs: o.compactionIntervalMs, retainedRevisions: o.compactionRetainedRevisions, clock, logger });

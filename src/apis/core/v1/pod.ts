@@ -146,6 +146,7 @@ export interface PodSpec {
   securityContext?: PodSecurityContext;
   schedulerName?: string;
   tolerations?: Toleration[];
+  imagePullSecrets?: { name?: string }[];
   schedulingGates?: { name: string }[];
   readinessGates?: { conditionType: string }[];
   priority?: number;
