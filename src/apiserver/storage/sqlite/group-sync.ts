@@ -57,6 +57,14 @@ export class GroupSync<T> {
     this.schedule();
   }
 
+  /** Commits made together (one transaction): their sync starts at once, or after the running one. */
+  addNow(commits: Waiting<T>[]): void {
+    if (commits.length === 0) return;
+    if (this.error) return this.target.failed(commits, this.error);
+    this.waiting.push(...commits);
+    if (!this.running) this.run();
+  }
+
   get pending(): boolean {
     return this.running || this.waiting.length > 0;
   }

@@ -3,8 +3,9 @@
 // One synchronous writer: every write is one IMMEDIATE transaction whose log row id is the new
 // revision, so revisions are assigned in commit order and there are no gaps to wait for.
 // Durability (ADR 0007): a write is acknowledged, and its event reaches watchers, only once the WAL
-// holding it was fdatasync'ed; commits that arrive together share one sync, which runs off the
-// event loop (group-sync.ts). Reads never show a commit before it is durable: the current revision
+// holding it was fdatasync'ed. Group commit: the writes of one event-loop turn share one SQLite
+// transaction (each in its own savepoint), committed at the end of the turn; commits share one
+// fdatasync, which runs off the event loop (group-sync.ts). Reads never show a commit before it is durable: the current revision
 // is the durable one, lists read at it, and a get of a key with a commit still syncing waits for it.
 import Database from "better-sqlite3";
 import type {
@@ -33,6 +34,8 @@ export interface SQLiteStorageOptions {
   fsync?: boolean;
 }
 
+type Apply = (cur: KvRow | undefined) => { result: KeyValue; event: StorageEvent };
+
 interface Commit {
   key: string;
   result: KeyValue;
@@ -57,6 +60,10 @@ export class SQLiteStorage implements Storage {
   /** Keys with a commit not yet durable, and that commit's revision. */
   private readonly syncingKeys = new Map<string, number>();
   private durableWaiters: { rev: number; resolve: () => void }[] = [];
+  /** Writes in the open group transaction, and the revision committed before it began. */
+  private batch: Commit[] = [];
+  private batchBase = 0;
+  private readonly writeTx: Database.Transaction<(key: string, apply: Apply) => { result: KeyValue; event: StorageEvent }>;
   private compacted: number;
   private closed = false;
   private compaction: Promise<void> = Promise.resolve();
@@ -69,6 +76,7 @@ export class SQLiteStorage implements Storage {
     this.st = prepareStatements(this.db);
     this.rev = this.st.sequence.get()?.seq ?? 0;
     this.durableRev = this.rev;
+    this.writeTx = this.db.transaction((key: string, apply: Apply) => apply(this.st.latestGet.get(key)));
     const onDisk = options.path !== ":memory:" && options.path !== "";
     if (onDisk && options.fsync !== false) {
       GroupSync.syncFileAndDir(options.path);
@@ -229,6 +237,7 @@ export class SQLiteStorage implements Storage {
    */
   private async runCompaction(revision: number): Promise<void> {
     if (this.closed || revision <= this.compacted) return;
+    this.commitBatch(); // compaction's own transactions stay out of the writers' group
     this.st.metaSet.run("compacted", revision);
     this.compacted = revision;
     let lo = this.st.metaGet.get("swept")?.value ?? 0;
@@ -240,11 +249,14 @@ export class SQLiteStorage implements Storage {
     while (lo < revision) {
       if (this.closed) return;
       const hi = Math.min(revision, lo + BATCH);
+      this.commitBatch();
       sweep.immediate(lo, hi);
       lo = hi;
       await new Promise<void>((resolve) => setImmediate(resolve));
     }
-    if (!this.closed) this.db.pragma("wal_checkpoint(TRUNCATE)");
+    if (this.closed) return;
+    this.commitBatch();
+    this.db.pragma("wal_checkpoint(TRUNCATE)");
   }
 
   /** fdatasyncs of the WAL so far (0 without fsync). */
@@ -265,32 +277,65 @@ export class SQLiteStorage implements Storage {
     this.closed = true;
     for (const sub of [...this.hub.subscribers]) this.hub.remove(sub);
     await this.compaction;
+    this.commitBatch();
     await this.sync?.drained();
     this.sync?.close();
     for (const w of this.durableWaiters.splice(0)) w.resolve();
     this.db.close();
   }
 
-  private write(key: string, apply: (cur: KvRow | undefined) => { result: KeyValue; event: StorageEvent }): Promise<KeyValue> {
+  private write(key: string, apply: Apply): Promise<KeyValue> {
     this.checkOpen();
-    if (this.sync?.error) throw new StorageError("Unavailable", `storage failed: ${this.sync.error.message}`);
-    const tx = this.db.transaction(() => apply(this.st.latestGet.get(key)));
+    const sync = this.sync;
+    if (sync?.error) throw new StorageError("Unavailable", `storage failed: ${sync.error.message}`);
     let out: { result: KeyValue; event: StorageEvent };
     try {
-      out = tx.immediate();
+      if (sync && !this.db.inTransaction) this.beginBatch();
+      // Inside the group transaction this is a savepoint: a failing write undoes only itself.
+      out = sync ? this.writeTx(key, apply) : this.writeTx.immediate(key, apply);
     } catch (err) {
       throw mapSqliteError(err);
     }
     const rev = out.result.modRevision;
     this.rev = rev;
-    const sync = this.sync;
     if (!sync) {
       this.durableRev = rev;
       this.hub.publish([out.event]);
       return Promise.resolve(out.result);
     }
     this.syncingKeys.set(key, rev);
-    return new Promise((resolve, reject) => sync.add(rev, { key, ...out, resolve, reject }));
+    return new Promise((resolve, reject) => this.batch.push({ key, ...out, resolve, reject }));
+  }
+
+  /** Opens the group transaction of this event-loop turn; it commits when the turn ends. */
+  private beginBatch(): void {
+    this.db.exec("BEGIN IMMEDIATE");
+    this.batchBase = this.rev;
+    setImmediate(() => this.commitBatch());
+  }
+
+  /** Commits the group transaction and hands its writes to the sync; a failed COMMIT fails them all. */
+  private commitBatch(): void {
+    if (!this.sync || !this.db.inTransaction) return;
+    const batch = this.batch;
+    this.batch = [];
+    try {
+      this.db.exec("COMMIT");
+    } catch (err) {
+      try {
+        this.db.exec("ROLLBACK");
+      } catch {
+        // already rolled back by SQLite
+      }
+      this.rev = this.batchBase;
+      const failure = mapSqliteError(err);
+      for (const c of batch) {
+        if (this.syncingKeys.get(c.key) === c.result.modRevision) this.syncingKeys.delete(c.key);
+        c.reject(failure);
+      }
+      return;
+    }
+    this.sync.addNow(batch.map((c) => ({ rev: c.result.modRevision, value: c })));
   }
 
   /** One sync made these commits (in revision order) durable: publish and acknowledge them. */
