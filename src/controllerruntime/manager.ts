@@ -3,6 +3,7 @@
 // controllers. stop() shuts down in reverse: controllers drain, the lease is handed back, the
 // cache stops, the server closes. Losing the lease is fatal (as in controller-runtime): the
 // manager stops and done() rejects, so the process exits and restarts as a candidate.
+import { type EventRecorder, newEventRecorder } from "../client/events.ts";
 import { randomUUID } from "node:crypto";
 import { hostname } from "node:os";
 import { pino, type Logger } from "pino";
@@ -69,6 +70,7 @@ export class Manager {
   readonly metrics: RuntimeMetrics;
   private readonly controllers: Controller[] = [];
   private readonly runnables: Runnable[] = [];
+  private readonly recorders = new Map<string, EventRecorder>();
   private readonly healthz = new Map<string, Check>([["ping", () => undefined]]);
   private readonly readyz = new Map<string, Check>();
   private readonly abort = new AbortController();
@@ -109,6 +111,16 @@ export class Manager {
       this.rejectDone = rej;
     });
     this.doneP.catch(() => undefined); // callers that never await done() must not see an unhandled rejection
+  }
+
+  /** An event recorder writing core/v1 Events as `component` (controller-runtime's GetEventRecorderFor), one per component. */
+  eventRecorderFor(component: string): EventRecorder {
+    let r = this.recorders.get(component);
+    if (!r) {
+      r = newEventRecorder(this.client, { clock: this.clock, component, onError: (err) => this.logger.debug({ err, component }, "could not record an event") });
+      this.recorders.set(component, r);
+    }
+    return r;
   }
 
   addController(c: Controller): void {

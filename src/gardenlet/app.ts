@@ -1,7 +1,7 @@
 // The gardenlet of one seed assembled: a manager on the garden whose cache holds only this seed's
 // Bastions and Shoots (the only lists the seed authorizer permits), a second cache on the seed
-// (extension Bastions, Clusters), and the bastion controllers (§10). The command (src/cmd/) only
-// parses flags and calls this; tests call it directly.
+// (extension Bastions, Clusters), the bastion controllers (§10) and the Seed's status report.
+// The command (src/cmd/) only parses flags and calls this; tests call it directly.
 import type { Logger } from "pino";
 import type { Registry } from "prom-client";
 import type { Client } from "../client/client.ts";
@@ -10,6 +10,7 @@ import type { InformerBackoff } from "../controllerruntime/cache/informer.ts";
 import { Manager, type ManagerOptions } from "../controllerruntime/manager.ts";
 import type { Clock } from "../utils/clock.ts";
 import { type BastionControllers, addBastionControllers } from "./controller/bastion/add.ts";
+import { SeedStatusReporter } from "./controller/seed/status.ts";
 import { type SSHKeypairController, addSSHKeypairController } from "./controller/sshkeypair/add.ts";
 import type { KeyGenerator } from "./controller/sshkeypair/keypair.ts";
 import type { ShootClients } from "./controller/sshkeypair/reconciler.ts";
@@ -32,6 +33,8 @@ export interface GardenletOptions {
    * garden copies, OperatingSystemConfig Secrets); without it, it does not.
    */
   shootClients?: ShootClients;
+  /** How often the Seed's conditions (GardenletReady, ExtensionsReady, SeedSystemComponentsHealthy) are reported (default 30 s). */
+  seedStatusIntervalMs?: number;
   /** The node key pair generator of the `sshkeypair` controller (default RSA 4096). */
   generateKeyPair?: KeyGenerator;
 }
@@ -69,6 +72,15 @@ export function createGardenlet(o: GardenletOptions): Gardenlet {
     if (!seedCache.hasSynced()) throw new Error("seed caches are not synced yet");
   });
   const bastion = addBastionControllers(manager, { seedClient: o.seedClient, seedCache });
+  const seedStatus = new SeedStatusReporter({
+    gardenClient: o.gardenClient,
+    seedClient: o.seedClient,
+    seedName: o.seedName,
+    clock: manager.clock,
+    intervalMs: o.seedStatusIntervalMs,
+    onError: (err) => manager.logger.warn({ err }, "could not report the seed's status"),
+  });
+  manager.add(seedStatus);
   const sshKeypair = o.shootClients
     ? addSSHKeypairController(manager, { seedClient: o.seedClient, seedCache, shootClients: o.shootClients, generateKeyPair: o.generateKeyPair })
     : undefined;

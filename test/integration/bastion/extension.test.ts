@@ -55,7 +55,8 @@ describe("generic bastion reconciler", () => {
     seed = await startApiServer(parsed.options, { logger: pino({ level: "silent" }) });
     client = Client.fromKubeconfigFile(seed.adminKubeconfigPath);
     for (const crd of readExtensionCRDs()) await client.create(CRDs, crd);
-    await eventually("CRDs served", async () => ((await client.list(ExtensionBastions, { limit: 1 })) ? true : undefined));
+    // Every CRD the test writes to must be served, not only the first one (they are established one by one).
+    await eventually("CRDs served", async () => ((await client.list(ExtensionBastions, { limit: 1 })) && (await client.list(Clusters, { limit: 1 })) ? true : undefined));
     await client.create(Namespaces, { metadata: { name: NS } });
     await client.create(Clusters, { metadata: { name: NS }, spec: { cloudProfile: {}, seed: {}, shoot: { metadata: { name: "x", namespace: "garden-p" } } } });
     mgr = new Manager({ client, server: false, defaultMetrics: false, logger: pino({ level: process.env.BASTION_LOG_LEVEL ?? "silent" }) });

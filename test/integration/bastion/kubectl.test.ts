@@ -1,5 +1,6 @@
 // The bastion flows with kubectl as the client: `kubectl get bastions` with the Bastion columns,
-// `kubectl annotate ... gardener.cloud/operation=keepalive` as the heartbeat, `kubectl delete`.
+// `kubectl describe` with the controllers' Events, `kubectl annotate ... gardener.cloud/operation=keepalive`
+// as the heartbeat, `kubectl delete`.
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { writeFileSync } from "node:fs";
@@ -38,6 +39,18 @@ describe("bastions with kubectl", { skip: kubectlAvailable(latestKubectl) ? fals
     assert.equal(row.HEARTBEAT, "0s ago", "the garden's clock has not moved since the creation");
     assert.equal(row.EXPIRES, "60m");
     assert.match(row.AGE!, /^\d+s$/);
+  });
+
+  test("kubectl describe bastion shows the Events of our controllers", async () => {
+    let out = "";
+    for (let i = 0; i < 100 && !/SuccessfullyReconciled/.test(out); i++) {
+      out = await k.ok(["describe", "bastion", "cli-1", "-n", PROJECT_NS]);
+      if (!/SuccessfullyReconciled/.test(out)) await new Promise((r) => setTimeout(r, 100));
+    }
+    const events = out.slice(out.indexOf("\nEvents:"));
+    assert.match(events, /^\s+Type\s+Reason\s+Age\s+From\s+Message$/m);
+    assert.match(events, /^\s+Normal\s+Reconciling\s+\S+\s+gardenlet\s+Extension Bastion \S+\/cli-1 created$/m);
+    assert.match(events, /^\s+Normal\s+SuccessfullyReconciled\s+\S+\s+gardenlet\s+The bastion has been reconciled successfully\.$/m);
   });
 
   test("kubectl annotate gardener.cloud/operation=keepalive heartbeats", async () => {

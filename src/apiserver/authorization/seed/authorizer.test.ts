@@ -87,6 +87,24 @@ describe("seed authorizer (§8.2)", () => {
     assert.deepEqual(await decide({ user: gardenlet("seed-1"), verb: "get", resourceRequest: false, path: "/healthz" }), ["noOpinion", ""]);
   });
 
+  it("lets a gardenlet create and patch Events (core and events.k8s.io), nothing else on them", async () => {
+    for (const apiGroup of ["", "events.k8s.io"]) {
+      for (const verb of ["create", "patch"]) assert.deepEqual(await decide(req(verb, { apiGroup, resource: "events", name: verb === "patch" ? "e" : undefined })), ["allow", ""]);
+      for (const verb of ["get", "list", "delete"]) assert.deepEqual((await decide(req(verb, { apiGroup, resource: "events", name: "e" })))[0], "noOpinion");
+    }
+  });
+
+  it("lets a gardenlet read and report on its own Seed only", async () => {
+    const seed = (verb: string, name: string, subresource?: string) => decide(req(verb, { apiGroup: "core.gardener.cloud", resource: "seeds", namespace: undefined, name, subresource }));
+    for (const verb of ["get", "patch", "update"]) {
+      assert.deepEqual(await seed(verb, "seed-1"), ["allow", ""]);
+      assert.deepEqual(await seed(verb, "seed-1", "status"), ["allow", ""]);
+      assert.deepEqual(await seed(verb, "seed-2"), ["noOpinion", "no relationship found"]);
+    }
+    assert.deepEqual((await seed("delete", "seed-1"))[0], "noOpinion");
+    assert.deepEqual((await seed("list", ""))[0], "noOpinion");
+  });
+
   it("lets a gardenlet read the Shoots scheduled to its seed", async () => {
     const shoots = (verb: string, extra: Partial<AuthorizationAttributes> = {}) => req(verb, { apiGroup: "core.gardener.cloud", apiVersion: "v1beta1", resource: "shoots", ...extra });
     assert.deepEqual(await decide(shoots("get", { name: "shoot-a" })), ["allow", ""]);

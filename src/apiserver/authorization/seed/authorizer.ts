@@ -1,5 +1,6 @@
 // The seed authorizer (spec/bastion.md §8.2): decides requests of gardenlet identities on
-// Bastions (and reads of Shoots) from a graph of which object belongs to which seed. It answers
+// Bastions (and reads of Shoots) from a graph of which object belongs to which seed; Events
+// (create, patch) and its own Seed (get, patch, update, status) by name. It answers
 // Allow or NoOpinion (then RBAC decides; the seeds group has no RBAC grants on Bastions, so that
 // means 403). Runs before RBAC in the authorizer chain; start() before serving, stop() on shutdown.
 import { GROUP as CORE_GROUP } from "../../../apis/gardencore/v1beta1/types.ts";
@@ -21,6 +22,8 @@ const BASTION_VERBS = ["create", "get", "list", "patch", "update", "watch"];
 // patch and update: the operation annotation and (shoots/status) the rotation status and constraints.
 const SHOOT_VERBS = ["get", "list", "patch", "update", "watch"];
 const SECRET_VERBS = ["create", "delete", "get", "patch", "update"];
+const EVENT_VERBS = ["create", "patch"];
+const SEED_VERBS = ["get", "patch", "update"];
 
 const noOpinion = (reason: string): AuthorizationResult => ({ decision: "noOpinion", reason });
 const allow = (reason = ""): AuthorizationResult => ({ decision: "allow", reason });
@@ -86,7 +89,23 @@ export class SeedAuthorizer implements Authorizer {
     if (attrs.apiGroup === OPERATIONS_GROUP && attrs.resource === RESOURCE_BASTIONS) return this.decideBastion(attrs, seed);
     if (attrs.apiGroup === CORE_GROUP && attrs.resource === "shoots") return this.decideShoot(attrs, seed);
     if (attrs.apiGroup === "" && attrs.resource === "secrets") return this.decideSecret(attrs, seed);
+    if ((attrs.apiGroup === "" || attrs.apiGroup === "events.k8s.io") && attrs.resource === "events") return this.decideEvent(attrs);
+    if (attrs.apiGroup === CORE_GROUP && attrs.resource === "seeds") return this.decideSeed(attrs, seed);
     return noOpinion("");
+  }
+
+  /** Gardener's authorizeEvent: a gardenlet may create and patch (aggregate) Events anywhere. */
+  private decideEvent(attrs: AuthorizationAttributes): AuthorizationResult {
+    if (attrs.subresource) return noOpinion("only the following subresources are allowed for this resource type: []");
+    if (!EVENT_VERBS.includes(attrs.verb)) return noOpinion(`only the following verbs are allowed for this resource type: [${EVENT_VERBS.join(" ")}]`);
+    return allow();
+  }
+
+  /** A gardenlet reads and reports (status: conditions) on its own Seed only. */
+  private decideSeed(attrs: AuthorizationAttributes, seed: string): AuthorizationResult {
+    if (attrs.subresource && attrs.subresource !== "status") return noOpinion("only the following subresources are allowed for this resource type: [status]");
+    if (!SEED_VERBS.includes(attrs.verb)) return noOpinion(`only the following verbs are allowed for this resource type: [${SEED_VERBS.join(" ")}]`);
+    return attrs.name === seed ? allow() : noOpinion("no relationship found");
   }
 
   /**

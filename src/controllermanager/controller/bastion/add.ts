@@ -57,7 +57,13 @@ export function addBastionController(mgr: Manager, o: AddOptions = {}): { contro
     const list = await mgr.cache.list(Bastions, { namespace: shoot.metadata.namespace, fields: { [SHOOT_REF_FIELD]: shoot.metadata.name ?? "" } });
     return list.map(keyOf);
   };
-  const reconciler = new BastionReconciler({ client: mgr.client, cache: mgr.cache, clock: mgr.clock, maxLifetimeMs: o.maxLifetimeMs ?? DEFAULT_MAX_LIFETIME_MS });
+  const reconciler = new BastionReconciler({
+    client: mgr.client,
+    cache: mgr.cache,
+    clock: mgr.clock,
+    maxLifetimeMs: o.maxLifetimeMs ?? DEFAULT_MAX_LIFETIME_MS,
+    recorder: mgr.eventRecorderFor("gardener-controller-manager"),
+  });
   const controller = newControllerManagedBy(mgr)
     .named(CONTROLLER_NAME)
     .for(Bastions, [bastionPredicate()])

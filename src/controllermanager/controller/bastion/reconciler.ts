@@ -7,6 +7,7 @@ import { unlessNotFound } from "../../../client/helpers.ts";
 import type { Shoot } from "../../../apis/gardencore/v1beta1/types.ts";
 import type { Bastion } from "../../../apis/operations/v1alpha1/types.ts";
 import type { Client } from "../../../client/client.ts";
+import type { EventRecorder } from "../../../client/events.ts";
 import type { ObjectKey, ResourceType } from "../../../client/resource.ts";
 import type { Cache } from "../../../controllerruntime/cache/cache.ts";
 import type { ReconcileContext, Reconciler, Request, Result } from "../../../controllerruntime/reconcile.ts";
@@ -15,6 +16,8 @@ import { Bastions, Shoots } from "../../../client/garden.ts";
 import { type Decision, decide } from "./decide.ts";
 
 export const RECONCILE_TIMEOUT_MS = 3 * 60 * 1000;
+/** The reason of the Event on a Bastion the controller deletes (the message says why). */
+export const EVENT_DELETING = "Deleting";
 export const DEFAULT_MAX_LIFETIME_MS = 24 * 60 * 60 * 1000;
 
 export interface BastionReconcilerDeps {
@@ -22,6 +25,8 @@ export interface BastionReconcilerDeps {
   cache: Cache;
   clock: Clock;
   maxLifetimeMs: number;
+  /** Events on the Bastion (`kubectl describe bastion`). */
+  recorder?: EventRecorder;
 }
 
 export class BastionReconciler implements Reconciler {
@@ -32,8 +37,8 @@ export class BastionReconciler implements Reconciler {
     const cached = <T extends Bastion | Shoot>(type: ResourceType<T>, key: ObjectKey) => unlessNotFound(this.d.cache.get(type, key, signal));
     const live = <T extends Bastion | Shoot>(type: ResourceType<T>, key: ObjectKey) => unlessNotFound(this.d.client.get(type, key, { signal }));
 
-    let { decision, uid } = await this.decideWith(req, cached);
-    if (decision.kind === "delete") ({ decision, uid } = await this.decideWith(req, live));
+    let { decision, uid, bastion } = await this.decideWith(req, cached);
+    if (decision.kind === "delete") ({ decision, uid, bastion } = await this.decideWith(req, live));
 
     switch (decision.kind) {
       case "done":
@@ -47,6 +52,7 @@ export class BastionReconciler implements Reconciler {
         rc.log.info(decision.reason);
         // The uid precondition: never delete a Bastion recreated under the same name meanwhile.
         await unlessNotFound(this.d.client.delete(Bastions, req, { signal, ...(uid ? { preconditions: { uid } } : {}) }));
+        if (bastion) this.d.recorder?.event(bastion, "Normal", EVENT_DELETING, decision.reason);
         return;
     }
   }
@@ -54,7 +60,7 @@ export class BastionReconciler implements Reconciler {
   private async decideWith(
     req: Request,
     read: <T extends Bastion | Shoot>(type: ResourceType<T>, key: ObjectKey) => Promise<T | undefined>,
-  ): Promise<{ decision: Decision; uid?: string }> {
+  ): Promise<{ decision: Decision; uid?: string; bastion?: Bastion }> {
     const bastion = await read(Bastions, req);
     if (!bastion || bastion.metadata.deletionTimestamp) return { decision: { kind: "done" } };
     const shootName = bastion.spec?.shootRef?.name ?? "";
@@ -64,6 +70,6 @@ export class BastionReconciler implements Reconciler {
       // A Shoot missing from the cache may just not have arrived yet: only the API server can say it is gone.
       shoot = (await read(Shoots, key)) ?? (await unlessNotFound(this.d.client.get(Shoots, key)));
     }
-    return { decision: decide(bastion, shoot, this.d.clock.nowMs(), this.d.maxLifetimeMs), uid: bastion.metadata.uid };
+    return { decision: decide(bastion, shoot, this.d.clock.nowMs(), this.d.maxLifetimeMs), uid: bastion.metadata.uid, bastion };
   }
 }

@@ -35,6 +35,7 @@ export function addBastionController(mgr: Manager, o: AddOptions): { controller:
     clock: mgr.clock,
     actuator: o.actuator,
     configValidator: o.configValidator,
+    recorder: mgr.eventRecorderFor(`${o.type}-bastion`),
   });
   mgr.cache.informerFor(Clusters); // read on every reconcile: synced before the first one
   const controller = newControllerManagedBy(mgr)

@@ -10,6 +10,7 @@ import {
 import { FINALIZER_BASTION, type Cluster, type ExtensionBastion, type LastOperationType } from "../../../apis/extensions/v1alpha1/types.ts";
 import { isNotFound } from "../../../apimachinery/errors.ts";
 import type { Client } from "../../../client/client.ts";
+import type { EventRecorder } from "../../../client/events.ts";
 import { addFinalizer, hasFinalizer, removeFinalizer } from "../../../client/helpers.ts";
 import { keyOf } from "../../../client/resource.ts";
 import type { Cache } from "../../../controllerruntime/cache/cache.ts";
@@ -34,6 +35,8 @@ export interface BastionReconcilerDeps {
   clock: Clock;
   actuator: Actuator;
   configValidator?: ConfigValidator;
+  /** Events on the extension Bastion. */
+  recorder?: EventRecorder;
 }
 
 /** Gardener's ComputeOperationType for the operations bastions know. */
@@ -98,6 +101,7 @@ export class BastionReconciler implements Reconciler {
       return this.fail(ctx, bastion, type, PREFIX_RECONCILE, err);
     }
     await this.status.success(bastion, type, "Successfully reconciled Bastion", ctx.signal);
+    this.d.recorder?.event(bastion, "Normal", "Reconciled", "Successfully reconciled Bastion");
     ctx.log.info("bastion reconciled");
   }
 
@@ -113,12 +117,14 @@ export class BastionReconciler implements Reconciler {
     }
     bastion = await this.status.success(bastion, type, "Successfully reconciled Bastion", ctx.signal);
     await removeFinalizer(this.d.client, ExtensionBastions, bastion, FINALIZER_BASTION, { signal: ctx.signal });
+    this.d.recorder?.event(bastion, "Normal", "Deleted", force ? "Successfully force-deleted Bastion" : "Successfully deleted Bastion");
     ctx.log.info({ force }, "bastion deleted");
   }
 
   /** Records the error; a requeue-after error is retried after its delay, anything else backs off. */
   private async fail(ctx: ActuatorContext, bastion: ExtensionBastion, type: LastOperationType, prefix: string, err: unknown): Promise<Result> {
     const cause = isRequeueAfter(err) ? (err.cause ?? err) : err;
+    if (!isRequeueAfter(err)) this.d.recorder?.event(bastion, "Warning", type === "Delete" ? "DeleteFailed" : "ReconcileFailed", `${prefix}: ${cause instanceof Error ? cause.message : String(cause)}`);
     await this.status.error(bastion, type, prefix, cause, ctx.signal).catch((e: unknown) => ctx.log.error({ err: e }, "could not record the error in lastOperation"));
     if (isRequeueAfter(err)) {
       ctx.log.info({ delayMs: err.delayMs, reason: err.message }, "not done yet; looking again later");

@@ -42,7 +42,14 @@ export function newObjectOnly<T extends KubeObject>(h: EventHandler<T>): EventHa
 }
 
 export function addBastionControllers(mgr: Manager, o: AddOptions): BastionControllers {
-  const reconciler = new BastionReconciler({ gardenClient: mgr.client, gardenCache: mgr.cache, seedClient: o.seedClient, seedCache: o.seedCache, clock: mgr.clock });
+  const reconciler = new BastionReconciler({
+    gardenClient: mgr.client,
+    gardenCache: mgr.cache,
+    seedClient: o.seedClient,
+    seedCache: o.seedCache,
+    clock: mgr.clock,
+    recorder: mgr.eventRecorderFor("gardenlet"),
+  });
   const controller = newControllerManagedBy(mgr)
     .named(CONTROLLER_NAME)
     .for(Bastions, [gardenBastionPredicate()])

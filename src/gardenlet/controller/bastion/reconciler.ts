@@ -11,10 +11,11 @@ import {
   type Shoot,
 } from "../../../apis/gardencore/v1beta1/types.ts";
 import type { ExtensionBastion } from "../../../apis/extensions/v1alpha1/types.ts";
-import type { Bastion } from "../../../apis/operations/v1alpha1/types.ts";
+import { type Bastion, CONDITION_BASTION_READY } from "../../../apis/operations/v1alpha1/types.ts";
 import { isHibernated, isSSHAccessEnabled, technicalIDOf } from "../../../api/gardencore/shoot.ts";
 import { isAlreadyExists, isForbidden, isNotFound } from "../../../apimachinery/errors.ts";
 import type { Client } from "../../../client/client.ts";
+import type { EventRecorder } from "../../../client/events.ts";
 import { addFinalizer, hasFinalizer, removeFinalizer, unlessNotFound } from "../../../client/helpers.ts";
 import { keyOf } from "../../../client/resource.ts";
 import type { Cache } from "../../../controllerruntime/cache/cache.ts";
@@ -37,6 +38,8 @@ export interface BastionReconcilerDeps {
   seedClient: Client;
   seedCache: Cache;
   clock: Clock;
+  /** Events on the garden Bastion (`kubectl describe bastion`). */
+  recorder?: EventRecorder;
 }
 
 /**
@@ -47,6 +50,15 @@ function behind(ext: ExtensionBastion): boolean {
   const observed = ext.status?.observedGeneration;
   return observed !== undefined && ext.metadata.generation !== undefined && observed < ext.metadata.generation;
 }
+
+/** The reason of the Event when the extension Bastion is created or updated. */
+export const EVENT_RECONCILING = "Reconciling";
+
+function readyCondition(b: Bastion): { status?: string; reason?: string } | undefined {
+  return b.status?.conditions?.find((c) => c.type === CONDITION_BASTION_READY);
+}
+const isReady = (b: Bastion): boolean => readyCondition(b)?.status === "True";
+const readyReason = (b: Bastion): string | undefined => readyCondition(b)?.reason;
 
 export class BastionReconciler implements Reconciler {
   private readonly status: GardenStatusWriter;
@@ -88,6 +100,7 @@ export class BastionReconciler implements Reconciler {
 
     if (seen.observedError !== undefined) {
       const message = `Error while waiting for Bastion ${seedNamespace}/${extKey.name} to become ready: ${seen.observedError}`;
+      this.d.recorder?.event(bastion, "Warning", REASON_FAILED, message);
       await this.status
         .write(bastion, { status: "False", reason: REASON_FAILED, message }, ext)
         .catch((err: unknown) => rc.log.error({ err }, "could not report the extension's error on the bastion"));
@@ -97,13 +110,16 @@ export class BastionReconciler implements Reconciler {
         await this.ensureExtension(extKey, desired, seen.mustCreate, signal);
       } catch (err) {
         const text = err instanceof Error ? err.message : String(err);
+        this.d.recorder?.event(bastion, "Warning", REASON_FAILED, `failed to ensure bastion extension resource: ${text}`);
         await this.status.write(bastion, { status: "False", reason: REASON_FAILED, message: text }, ext).catch(() => undefined);
         throw new Error(`failed to ensure bastion extension resource: ${text}`, { cause: err });
       }
       rc.log.info({ extension: `${extKey.namespace}/${extKey.name}`, created: seen.mustCreate }, "extension bastion written");
+      this.d.recorder?.event(bastion, "Normal", EVENT_RECONCILING, `Extension Bastion ${extKey.namespace}/${extKey.name} ${seen.mustCreate ? "created" : "updated"}`);
       return;
     }
     if (seen.observedError === undefined && ext?.status?.lastOperation?.state === "Succeeded" && !behind(ext)) {
+      if (!isReady(bastion)) this.d.recorder?.event(bastion, "Normal", REASON_RECONCILED, MESSAGE_RECONCILED);
       await this.status.write(bastion, { status: "True", reason: REASON_RECONCILED, message: MESSAGE_RECONCILED }, ext, {
         ingress: ingressPatch(ext.status?.ingress),
         sshHostKeys: hostKeysOf(ext) ?? null,
@@ -131,6 +147,7 @@ export class BastionReconciler implements Reconciler {
   private async delete(bastion: Bastion, rc: ReconcileContext, signal: AbortSignal): Promise<Result | void> {
     if (!hasFinalizer(bastion, FINALIZER_GARDENER)) return;
     const deleting: ReadyUpdate = { status: "False", reason: REASON_DELETING, message: MESSAGE_DELETING };
+    if (readyReason(bastion) !== REASON_DELETING) this.d.recorder?.event(bastion, "Normal", REASON_DELETING, MESSAGE_DELETING);
     bastion = await this.status.write(bastion, deleting, undefined);
 
     const seedNamespace = await this.seedNamespaceOf(bastion, signal);
