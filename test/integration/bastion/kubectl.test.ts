@@ -53,6 +53,27 @@ describe("bastions with kubectl", { skip: kubectlAvailable(latestKubectl) ? fals
     assert.match(events, /^\s+Normal\s+SuccessfullyReconciled\s+\S+\s+gardenlet\s+The bastion has been reconciled successfully\.$/m);
   });
 
+  test("kubectl get seeds: the gardenlet's conditions make its Seed Ready, a Seed without a gardenlet is NotReady", async () => {
+    const admin = kubectlFor(ls.garden.adminKubeconfigPath);
+    let t = parseTable(await admin.ok(["get", "seeds"]));
+    for (let i = 0; i < 100 && rowWhere(t, "NAME", "a").STATUS !== "Ready"; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      t = parseTable(await admin.ok(["get", "seeds"]));
+    }
+    assert.deepEqual(t.header, ["NAME", "STATUS", "LAST OPERATION", "PROVIDER", "REGION", "AGE", "VERSION", "K8S VERSION"]);
+    assert.equal(rowWhere(t, "NAME", "a").STATUS, "Ready");
+    assert.equal(rowWhere(t, "NAME", "b").STATUS, "NotReady");
+    const seed = await admin.json<{ status: { conditions: { type: string; status: string; reason: string }[] } }>(["get", "seed", "a"]);
+    assert.deepEqual(
+      seed.status.conditions.map((c) => [c.type, c.status, c.reason]),
+      [
+        ["GardenletReady", "True", "GardenletReady"],
+        ["ExtensionsReady", "True", "AllExtensionsReady"],
+        ["SeedSystemComponentsHealthy", "True", "SystemComponentsRunning"],
+      ],
+    );
+  });
+
   test("kubectl annotate gardener.cloud/operation=keepalive heartbeats", async () => {
     const before = await ls.gardenAdmin.get(Bastions, { namespace: PROJECT_NS, name: "cli-1" });
     ls.clock.step(10 * 60_000); // the garden's clock: heartbeats and the table's "now"
