@@ -4,6 +4,9 @@ import type { KubeObject, OwnerReference } from "../../../apis/meta/v1/types.ts"
 import { gadgetDefinition, widget, widgetDefinition } from "../../registry/generic/testing/fixtures.ts";
 import { untilAsync } from "../../registry/generic/testing/sink.ts";
 import { newTestServer, type TestServer } from "../../registry/generic/testing/server.ts";
+import { newForbiddenMessage } from "../../../apimachinery/errors.ts";
+import { NamespaceLifecycle } from "../../admission/namespace-lifecycle.ts";
+import type { AdmissionPlugin } from "../../admission/types.ts";
 import { NAMESPACES } from "../namespace-deletion.ts";
 import { GarbageCollector } from "./garbagecollector.ts";
 
@@ -140,6 +143,32 @@ describe("GarbageCollector", () => {
     gc = new GarbageCollector({ client: s.client, registry: s.registry, clock: s.clock });
     await gc.start();
     await gone("early");
+  });
+
+  it("a refused delete is retried with a growing delay and reported, until it goes through", async () => {
+    gc.stop();
+    let refuse = true;
+    const guard: AdmissionPlugin = {
+      name: "Guard",
+      validate: (a) => (a.operation === "DELETE" && a.name === "guarded" && refuse ? Promise.reject(newForbiddenMessage("not yet")) : Promise.resolve()),
+    };
+    s = newTestServer([widgetDefinition(), gadgetDefinition()], [new NamespaceLifecycle(), guard]);
+    await s.client.create(NAMESPACES, { metadata: { name: ns } });
+    errors = [];
+    gc = new GarbageCollector({ client: s.client, registry: s.registry, clock: s.clock, onError: (e) => errors.push(e) });
+    await gc.start();
+    await child("guarded", [{ apiVersion: "v1", kind: "Gadget", name: "ghost", uid: "ghost-uid" }]);
+    await untilAsync(async () => errors.length === 1, "first refusal reported");
+    await gc.idle();
+    s.clock.step(1000);
+    await untilAsync(async () => errors.length === 2, "retried after 1 s");
+    await gc.idle();
+    s.clock.step(1000);
+    await gc.idle();
+    assert.equal(errors.length, 2, "the second retry waits 2 s");
+    refuse = false;
+    s.clock.step(1000);
+    await gone("guarded");
   });
 
   it("follows resources added to the registry (a new CRD's kind)", async () => {

@@ -20,6 +20,9 @@ import { deletingDependents, type GCNode, Graph, grKey, nodeOf, orphaningDepende
 import { Monitor } from "./monitor.ts";
 import { ownerPatches, type Patcher } from "./patches.ts";
 
+const MAX_BACKOFF_MS = 5 * 60_000;
+const MAX_TRACKED_FAILURES = 100_000;
+
 /** Kinds kube's garbage collector ignores (DefaultIgnoredResources). */
 const IGNORED = new Set(["/events", "events.k8s.io/events"]);
 
@@ -47,10 +50,29 @@ export class GarbageCollector {
   private stopped = false;
 
   constructor(private readonly opts: GarbageCollectorOptions) {
-    const onError = (what: string) => (key: string, err: unknown) => opts.onError?.(err, `${what} ${key}`);
-    this.attemptToDelete = new KeyQueue(opts.clock, (uid) => this.processItem(uid), onError("attempt to delete"));
-    this.attemptToOrphan = new KeyQueue(opts.clock, (uid) => this.processOrphan(uid), onError("attempt to orphan"));
+    this.attemptToDelete = new KeyQueue(opts.clock, this.withBackoff("attempt to delete", (uid) => this.processItem(uid)));
+    this.attemptToOrphan = new KeyQueue(opts.clock, this.withBackoff("attempt to orphan", (uid) => this.processOrphan(uid)));
     this.patch = ownerPatches(opts.client);
+  }
+
+  /**
+   * A failing item (a delete refused by admission, a conflict) is retried after 1 s, doubling up
+   * to 5 minutes, and reported each time; success resets it (kube's rate-limited queues).
+   */
+  private withBackoff(what: string, sync: (uid: string) => Promise<SyncResult>): (uid: string) => Promise<SyncResult> {
+    const failures = new Map<string, number>();
+    return async (uid) => {
+      try {
+        const again = await sync(uid);
+        failures.delete(uid);
+        return again;
+      } catch (err) {
+        const n = (failures.get(uid) ?? 0) + 1;
+        if (failures.size < MAX_TRACKED_FAILURES || failures.has(uid)) failures.set(uid, n);
+        this.opts.onError?.(err, `${what} ${uid}`);
+        return Math.min(1000 * 2 ** (n - 1), MAX_BACKOFF_MS);
+      }
+    };
   }
 
   /** Watches every resource; resolves once their objects are in the graph and processing started. */
