@@ -13,7 +13,7 @@ import { Shoots } from "../../../src/client/garden.ts";
 import { eventually } from "../../support/http.ts";
 import { prng, sleep, sshThroughBastion } from "../bastion-chaos/support.ts";
 import { type Landscape, skipUnlessRoot, startLandscape } from "../support/landscape.ts";
-import { SHOOT_KEY, completedAfter, getShoot, nodeAddresses, readyBastion, saveKey } from "./support.ts";
+import { SHOOT_KEY, getShoot, nodeAddresses, readyBastion, saveKey } from "./support.ts";
 
 const PREFIX = "glk-";
 const ROTATIONS = 20;
@@ -26,6 +26,25 @@ function nodeAgentPids(node: string): number[] {
     .split("\n")
     .filter((l) => l.includes("gardener-node-agent") && l.includes(`--node-name ${node}`) && !l.includes("sh -c"))
     .map((l) => Number(l.trim().split(/\s+/)[0]));
+}
+
+const request = (l: Landscape) => l.member.patch(Shoots, SHOOT_KEY, { type: "merge", body: { metadata: { annotations: { "gardener.cloud/operation": "rotate-ssh-keypair" } } } });
+
+/**
+ * Waits until a rotation initiated at or after `since` (ms, second granularity) completed. A request
+ * that met one still pending is absorbed by it: a gardenlet killed between starting a rotation and
+ * consuming its request starts one more afterwards (docs/maintenance-and-rotation.md, known limit),
+ * which may consume ours too; then nothing is pending or in progress and ours is asked for again.
+ */
+function completedSince(l: Landscape, since: number): Promise<string> {
+  return eventually("rotation completed", async () => {
+    const s = await getShoot(l);
+    const r = sshKeypairRotation(s);
+    const started = Date.parse(r?.lastInitiationTime ?? "");
+    if (started >= since && !rotationInProgress(s)) return r!.lastInitiationTime;
+    if (!rotationInProgress(s) && !(s.metadata.annotations?.["gardener.cloud/operation"] ?? "").includes("rotate-ssh-keypair")) await request(l);
+    return undefined;
+  }, 180_000, 250);
 }
 
 describe("SSH key pair rotation under chaos", { skip: skipUnlessRoot, timeout: 1_800_000 }, () => {
@@ -44,8 +63,8 @@ describe("SSH key pair rotation under chaos", { skip: skipUnlessRoot, timeout: 1
     const nodes = (await nodeAddresses(l)).map((n) => n.name);
     const kills = { gardenlet: 0, nodeAgent: 0 };
     for (let i = 0; i < ROTATIONS; i++) {
-      const before = sshKeypairRotation(await getShoot(l))?.lastInitiationTime;
-      await l.member.patch(Shoots, SHOOT_KEY, { type: "merge", body: { metadata: { annotations: { "gardener.cloud/operation": "rotate-ssh-keypair" } } } });
+      const requested = Math.floor(Date.now() / 1000) * 1000;
+      await request(l);
       const chaos = (async () => {
         if (random() < 0.5) {
           await sleep(Math.floor(random() * 1500));
@@ -63,7 +82,7 @@ describe("SSH key pair rotation under chaos", { skip: skipUnlessRoot, timeout: 1
           }
         }
       })();
-      const started = await completedAfter(l, before, 180_000);
+      const started = await completedSince(l, requested);
       await chaos;
       progress(`rotation ${i + 1}/${ROTATIONS} (started ${started}) completed; kills so far ${JSON.stringify(kills)}`);
     }
