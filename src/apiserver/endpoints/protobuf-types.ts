@@ -2,7 +2,7 @@
 // clients write in protobuf, from k8s.io/api and k8s.io/apimachinery. Only request-relevant
 // fields are listed (status of reviews is computed by the server); unknown fields are skipped.
 
-export type Scalar = "string" | "bytes" | "bool" | "int" | "time" | "microtime" | "fieldsV1" | "stringList";
+export type Scalar = "string" | "bytes" | "bool" | "int" | "time" | "microtime" | "fieldsV1" | "stringList" | "intOrString";
 export type FieldType = Scalar | { message: () => Message } | { map: Scalar | { message: () => Message } };
 
 export interface Field {
@@ -73,6 +73,20 @@ const serviceAccount = withMeta({
   2: msg("secrets", objectReference, true),
   3: msg("imagePullSecrets", () => ({ 1: str("name") }), true),
   4: bool("automountServiceAccountToken"),
+});
+const servicePort = (): Message => ({ 1: str("name"), 2: str("protocol"), 3: int("port", true), 4: { name: "targetPort", type: "intOrString" }, 5: int("nodePort"), 6: str("appProtocol") });
+// kubectl create service (1.32+): the fields it sets; the rest of the spec is skipped.
+const service = withMeta({
+  2: msg("spec", () => ({
+    1: msg("ports", servicePort, true),
+    2: strMap("selector"),
+    3: str("clusterIP"),
+    4: str("type"),
+    5: strs("externalIPs"),
+    7: str("sessionAffinity"),
+    10: str("externalName"),
+    18: strs("clusterIPs"),
+  })),
 });
 
 // rbac.authorization.k8s.io/v1
@@ -150,6 +164,7 @@ export const PROTOBUF_KINDS: Record<string, Message> = {
   "v1/ConfigMap": configMap,
   "v1/Secret": secret,
   "v1/ServiceAccount": serviceAccount,
+  "v1/Service": service,
   "v1/DeleteOptions": deleteOptions,
   "meta.k8s.io/v1/DeleteOptions": deleteOptions,
   "rbac.authorization.k8s.io/v1/Role": role,

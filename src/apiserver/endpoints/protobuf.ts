@@ -84,6 +84,10 @@ function readValue(r: Reader, f: Field, wireType: number): unknown {
   if (t === "bytes") return Buffer.from(bytes).toString("base64");
   if (t === "time" || t === "microtime") return decodeTime(bytes, t === "microtime");
   if (t === "stringList") return decodeMessage(bytes, { 1: { name: "items", type: "string", repeated: true } }).items ?? [];
+  if (t === "intOrString") {
+    const v = decodeMessage(bytes, { 1: { name: "type", type: "int" }, 2: { name: "intVal", type: "int", keep: true }, 3: { name: "strVal", type: "string" } });
+    return v.type === 1 ? (v.strVal ?? "") : (v.intVal ?? 0);
+  }
   if (t === "fieldsV1") {
     const raw = decodeMessage(bytes, { 1: { name: "raw", type: "bytes" } }).raw;
     if (raw === undefined) return undefined;

@@ -10,14 +10,17 @@ describe("builtinDefinitions", () => {
     const ids = defs.map((d) => `${d.group}/${d.version}/${d.plural}`);
     assert.deepEqual(ids.sort(), [
       "/v1/configmaps",
+      "/v1/endpoints",
       "/v1/events",
       "/v1/namespaces",
       "/v1/nodes",
       "/v1/pods",
       "/v1/secrets",
       "/v1/serviceaccounts",
+      "/v1/services",
       "apiextensions.k8s.io/v1/customresourcedefinitions",
       "coordination.k8s.io/v1/leases",
+      "discovery.k8s.io/v1/endpointslices",
       "rbac.authorization.k8s.io/v1/clusterrolebindings",
       "rbac.authorization.k8s.io/v1/clusterroles",
       "rbac.authorization.k8s.io/v1/rolebindings",
@@ -35,7 +38,7 @@ describe("builtinDefinitions", () => {
       assert.equal(d.listKind, `${d.kind}List`);
       // Every schema compiles and accepts a minimal object of its kind.
       const errs = compileSchema(d.schema).validate({ apiVersion: d.group ? `${d.group}/v1` : "v1", kind: d.kind, metadata: { name: "x" } });
-      const allowed = new Set(["involvedObject", "roleRef", "spec"]);
+      const allowed = new Set(["involvedObject", "roleRef", "spec", "addressType", "endpoints"]);
       assert.ok(errs.every((e) => allowed.has(e.field)), `${d.kind}: ${JSON.stringify(errs)}`);
     }
   });

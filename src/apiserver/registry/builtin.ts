@@ -1,15 +1,18 @@
 // The built-in kinds this server stores: core/v1 Namespace, Secret, ConfigMap, ServiceAccount,
-// Node, Pod and Event, RBAC, coordination Lease and apiextensions CRDs. (Access reviews, token
+// Node, Pod, Service, Endpoints and Event, discovery EndpointSlice, RBAC, coordination Lease and apiextensions CRDs. (Access reviews, token
 // requests and pods/binding are registered by their own modules.)
 import { crdDefinition } from "./apiextensions/customresourcedefinition/definition.ts";
 import { leaseDefinition } from "./coordination/lease/definition.ts";
 import { configMapDefinition } from "./core/configmap/definition.ts";
+import { endpointsDefinition } from "./core/endpoints/definition.ts";
 import { eventDefinition } from "./core/event/definition.ts";
 import { namespaceDefinition } from "./core/namespace/definition.ts";
 import { nodeDefinition } from "./core/node/definition.ts";
 import { podDefinition } from "./core/pod/definition.ts";
 import { secretDefinition } from "./core/secret/definition.ts";
 import { serviceAccountDefinition } from "./core/serviceaccount/definition.ts";
+import { serviceDefinition } from "./core/service/definition.ts";
+import { endpointSliceDefinition } from "./discovery/endpointslice/definition.ts";
 import { clusterRoleDefinition } from "./rbac/clusterrole/definition.ts";
 import { clusterRoleBindingDefinition } from "./rbac/clusterrolebinding/definition.ts";
 import { roleDefinition } from "./rbac/role/definition.ts";
@@ -24,6 +27,9 @@ export function builtinDefinitions(): ResourceDefinition[] {
     serviceAccountDefinition,
     nodeDefinition,
     podDefinition,
+    serviceDefinition,
+    endpointsDefinition,
+    endpointSliceDefinition,
     eventDefinition,
     roleDefinition,
     clusterRoleDefinition,

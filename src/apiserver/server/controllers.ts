@@ -1,5 +1,6 @@
 // The server's own controllers: bootstrap RBAC policy, default namespaces and namespace deletion,
-// every namespace's default ServiceAccount and kube-root-ca.crt, CRDs (serving their resources), the garbage collector, ClusterRole aggregation.
+// every namespace's default ServiceAccount and kube-root-ca.crt, Endpoints and EndpointSlices of
+// Services, the kubernetes Service, CRDs (serving their resources), the garbage collector, ClusterRole aggregation.
 import type { Logger } from "pino";
 import type { Clock } from "../../utils/clock.ts";
 import { ClusterRoleAggregationController } from "../authorization/aggregation.ts";
@@ -7,6 +8,8 @@ import { ensureBootstrapPolicy } from "../authorization/bootstrap.ts";
 import { ensureGardenPolicy } from "../authorization/gardenroles.ts";
 import { CRDController } from "../controllers/crd.ts";
 import { GarbageCollector } from "../controllers/garbagecollector/garbagecollector.ts";
+import { EndpointsController } from "../controllers/endpoints.ts";
+import { KubernetesServiceController } from "../controllers/kubernetes-service.ts";
 import { NamespaceDefaultsController } from "../controllers/namespace-defaults.ts";
 import { NamespaceDeletionController } from "../controllers/namespace-deletion.ts";
 import { definitionsFromCRD } from "../registry/apiextensions/customresource.ts";
@@ -22,6 +25,8 @@ export interface ControllerDeps {
   gardenPolicy?: boolean;
   /** The cluster CA every namespace's kube-root-ca.crt publishes. */
   caPem: string;
+  /** The `kubernetes` Service: its cluster IP and where this server is reached. */
+  kubernetesService?: { clusterIP: string; address: string; port: number };
 }
 
 export interface RunningControllers {
@@ -56,6 +61,16 @@ export async function startControllers(d: ControllerDeps): Promise<RunningContro
     });
     started.push(defaults);
     await defaults.start();
+
+    const endpoints = new EndpointsController({ client: d.client, clock: d.clock, onError: (err, key) => d.logger.warn({ err, key }, "endpoints sync failed") });
+    started.push(endpoints);
+    await endpoints.start();
+    if (d.kubernetesService) {
+      const onError = (err: unknown) => d.logger.warn({ err }, "kubernetes service reconcile failed");
+      const kubernetes = new KubernetesServiceController({ client: d.client, clock: d.clock, ...d.kubernetesService, onError });
+      started.push(kubernetes);
+      await kubernetes.start();
+    }
 
     const crds = new CRDController({
       client: d.client,

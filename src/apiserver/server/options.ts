@@ -1,6 +1,7 @@
 // Command-line flags of gardener-apiserver, named as kube-apiserver's where the concept exists.
 // Parsing never exits the process: it returns either the options or what to print and the exit
 // code (help: 0; bad flags: a one-line error and 2).
+import { DEFAULT_SERVICE_CIDR, parseServiceRange } from "../admission/service-ip.ts";
 import { isIP } from "node:net";
 import { join } from "node:path";
 import { Command, CommanderError, Option } from "commander";
@@ -32,6 +33,8 @@ export interface ApiServerOptions {
   authorizationModes: AuthorizationMode[];
   anonymousAuth: boolean;
   advertiseAddress?: string;
+  /** IPv4 CIDR Services get their cluster IPs from (kube-apiserver's --service-cluster-ip-range). */
+  serviceClusterIPRange: string;
   /** Events the watch cache keeps for resuming watches; 0 disables the cache. */
   watchCacheSize: number;
   /** 0 disables periodic compaction. */
@@ -102,6 +105,7 @@ function program(): Command {
     .addOption(new Option("--authorization-mode <modes>", `Ordered, comma-separated authorizers: ${AUTHORIZATION_MODES.join(", ")} (Seed: gardenlets' access to their own seed's objects; needs --enable-gardener-apis). system:masters is always allowed.`).default("RBAC"))
     .addOption(new Option("--anonymous-auth [bool]", "Serve requests without credentials as system:anonymous (group system:unauthenticated), for whatever authorization allows them (RBAC: /healthz, /livez, /readyz, /version). Off with AlwaysAllow.").default(true))
     .addOption(new Option("--advertise-address <ip>", "Address clients use to reach this server (kubeconfig, serving certificate, issuer)."))
+    .addOption(new Option("--service-cluster-ip-range <cidr>", "IPv4 CIDR Services get their cluster IPs from; the first address is the kubernetes Service's.").default(DEFAULT_SERVICE_CIDR))
     .addOption(new Option("--watch-cache-size <n>", "Events the watch cache keeps so watches can resume; 0 disables the cache.").default(10000).argParser(intFlag("--watch-cache-size", 0, 10_000_000)))
     .addOption(new Option("--etcd-compaction-interval <duration>", "How often old revisions are compacted (e.g. 5m); 0 disables.").default("5m"))
     .addOption(new Option("--compaction-retained-revisions <n>", "Revisions each compaction keeps.").default(10000).argParser(intFlag("--compaction-retained-revisions", 1, 1_000_000_000)))
@@ -147,6 +151,11 @@ export function parseOptions(argv: string[]): ParseResult {
     if (!dataDir) throw new FlagError("--data-dir is required");
     checkIp(o.bindAddress as string, "--bind-address");
     checkIp(o.advertiseAddress as string | undefined, "--advertise-address");
+    try {
+      parseServiceRange(String(o.serviceClusterIpRange));
+    } catch (err) {
+      throw new FlagError((err as Error).message);
+    }
     if (Boolean(o.tlsCertFile) !== Boolean(o.tlsPrivateKeyFile)) throw new FlagError("--tls-cert-file and --tls-private-key-file must be given together");
     const modes = String(o.authorizationMode).split(",").map((m) => m.trim()).filter(Boolean);
     for (const m of modes) if (!(AUTHORIZATION_MODES as readonly string[]).includes(m)) throw new FlagError(`unsupported authorization mode "${m}": supported modes are ${AUTHORIZATION_MODES.join(", ")}`);
@@ -175,6 +184,7 @@ export function parseOptions(argv: string[]): ParseResult {
       // As kube-apiserver: AlwaysAllow would let anonymous requests do anything, so it turns anonymous auth off.
       anonymousAuth: parseBoolFlag(o.anonymousAuth, "--anonymous-auth") && !modes.includes("AlwaysAllow"),
       advertiseAddress: o.advertiseAddress as string | undefined,
+      serviceClusterIPRange: String(o.serviceClusterIpRange),
       watchCacheSize: o.watchCacheSize as number,
       compactionIntervalMs: durationFlag(o.etcdCompactionInterval, "--etcd-compaction-interval"),
       compactionRetainedRevisions: o.compactionRetainedRevisions as number,

@@ -15,6 +15,7 @@ import { AdmissionChain } from "../admission/chain.ts";
 import { NamespaceLifecycle } from "../admission/namespace-lifecycle.ts";
 import { PodDefaultsAdmission } from "../admission/pod-defaults.ts";
 import { ServiceAccountAdmission } from "../admission/serviceaccount.ts";
+import { kubernetesServiceIP, parseServiceRange, ServiceIPAllocation } from "../admission/service-ip.ts";
 import { BastionAdmission } from "../../plugins/bastion/admission.ts";
 import { DeletionConfirmation } from "../../plugins/deletionconfirmation/admission.ts";
 import { SeedRestriction } from "../../plugins/seedrestriction/admission.ts";
@@ -118,7 +119,8 @@ export async function startApiServer(o: ApiServerOptions, deps: StartDeps = {}):
     const gardenAdmission = o.gardenerApis ? [new BastionAdmission(), new SeedRestriction(), new DeletionConfirmation()] : [];
     // RBAC writes are checked against the authorizer built below (resolved per request).
     const rbacEscalation = new RBACEscalationPrevention(() => authz.authorizer);
-    const podAdmission = [new ServiceAccountAdmission(), new PodDefaultsAdmission()];
+    const serviceRange = parseServiceRange(o.serviceClusterIPRange);
+    const podAdmission = [new ServiceAccountAdmission(), new PodDefaultsAdmission(), new ServiceIPAllocation(serviceRange, clock)];
     const admission = new AdmissionChain([new NamespaceLifecycle(), ...podAdmission, ...gardenAdmission, rbacEscalation]);
     const stores = new Map<ResourceDefinition, ObjectStore>();
     // The stores' admission needs the client, which needs the stores: resolved lazily.
@@ -152,7 +154,8 @@ export async function startApiServer(o: ApiServerOptions, deps: StartDeps = {}):
     const garden = o.gardenerApis ? { bastionTTLMs: o.bastionTimeToLiveMs, clock, credentialsRotationIntervalMs: o.shootCredentialsRotationIntervalMs } : undefined;
     registerDefinitions(registry, { makeStore, signer, client, issuers, authorizer: authz.authorizer, tokenAuthenticator: authn.tokenAuthenticator, garden });
 
-    const controllers = await startControllers({ client, registry, clock, logger, gardenPolicy: o.gardenerApis, caPem: tls.serverCaPem });
+    const kubernetesService = { clusterIP: kubernetesServiceIP(serviceRange), address: clientHost(o), port };
+    const controllers = await startControllers({ client, registry, clock, logger, gardenPolicy: o.gardenerApis, caPem: tls.serverCaPem, kubernetesService });
     cleanups.push(() => controllers.stop());
     await authz.start();
     const compactor = startCompaction(storage, { intervalMs: o.compactionIntervalMs, retainedRevisions: o.compactionRetainedRevisions, clock, logger });
