@@ -333,6 +333,8 @@ export class SQLiteStorage implements Storage {
         if (this.syncingKeys.get(c.key) === c.result.modRevision) this.syncingKeys.delete(c.key);
         c.reject(failure);
       }
+      // Reads waiting for these revisions look again (their revisions will be reused).
+      for (const w of this.durableWaiters.splice(0)) w.resolve();
       return;
     }
     this.sync.addNow(batch.map((c) => ({ rev: c.result.modRevision, value: c })));
