@@ -1,5 +1,6 @@
-// Every patch type is bounded in work and result: bombs answer a 4xx quickly instead of using up
-// memory or CPU, and the lists strategic merge patch merges are handled in linear time.
+// Every patch type is bounded in work and result: bombs answer a 4xx (by the work and copy budgets, not
+// by a clock) instead of using up memory or CPU, and large merges give the right result. How their time
+// scales with the input is shown by bench/patch, not asserted here.
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import type { JSONSchemaProps } from "../../apis/apiextensions/v1/types.ts";
@@ -18,16 +19,7 @@ function failsWith(fn: () => unknown, code: number, message: RegExp): void {
   });
 }
 
-/** Runs fn and returns its duration in milliseconds. */
-function timed(fn: () => unknown): number {
-  const started = performance.now();
-  try {
-    fn();
-  } catch {
-    // the caller asserts the outcome separately
-  }
-  return performance.now() - started;
-}
+
 
 const nested = (depth: number): unknown => {
   let v: unknown = "x";
@@ -38,18 +30,7 @@ const nested = (depth: number): unknown => {
 void describe("JSON patch bounds", () => {
   void it("stops a copy bomb at the accumulated copy limit (kube-apiserver's message)", () => {
     const ops = [{ op: "add", path: "/x", value: new Array(16).fill(0) }, ...Array.from({ length: 40 }, () => ({ op: "copy", from: "/x", path: "/x/-" }))];
-    let err: unknown;
-    const ms = timed(() => {
-      try {
-        applyJsonPatch({}, ops);
-      } catch (e) {
-        err = e;
-        throw e;
-      }
-    });
-    assert.ok(err instanceof StatusError && err.code === 422, String(err));
-    assert.match(err.message, /Unable to complete the copy, the accumulated size increase of copy is \d+, exceeding the limit 3145728/);
-    assert.ok(ms < 1000, `the copy bomb took ${ms} ms`);
+    failsWith(() => applyJsonPatch({}, ops), 422, /Unable to complete the copy, the accumulated size increase of copy is \d+, exceeding the limit 3145728/);
     // A few copies within the limit still work.
     const ok = applyJsonPatch({}, ops.slice(0, 4)) as { x: unknown[] };
     assert.equal(ok.x.length, 19);
@@ -75,31 +56,28 @@ void describe("JSON patch bounds", () => {
   void it("bounds the work of shifting long lists and moving large values", () => {
     const doc = { list: new Array(200_000).fill(0), big: Object.fromEntries(Array.from({ length: 100_000 }, (_, i) => [`k${i}`, i])) };
     const shifts = Array.from({ length: 10_000 }, () => ({ op: "add", path: "/list/0", value: 1 }));
-    let ms = timed(() => applyJsonPatch(doc, shifts));
     failsWith(() => applyJsonPatch(doc, shifts), 422, /more than 1000000 units of work/);
-    assert.ok(ms < 1000, `list shifting took ${ms} ms`);
     const moves = Array.from({ length: 10_000 }, (_, i) => ({ op: "move", from: i % 2 ? "/b/big" : "/big", path: i % 2 ? "/big" : "/b/big" }));
-    ms = timed(() => applyJsonPatch({ ...doc, b: {} }, moves));
     failsWith(() => applyJsonPatch({ ...doc, b: {} }, moves), 422, /units of work/);
-    assert.ok(ms < 1000, `moving took ${ms} ms`);
   });
 });
 
 void describe("merge patch bounds", () => {
-  void it("copies the original once: a deep original with a large subtree merges in linear time", () => {
-    let original: Record<string, unknown> = Object.fromEntries(Array.from({ length: 50_000 }, (_, i) => [`k${i}`, i]));
-    let patch: Record<string, unknown> = { added: 1 };
-    for (let i = 0; i < 400; i++) {
-      original = { a: original };
-      patch = { a: patch };
-    }
-    let out: unknown;
-    const ms = timed(() => (out = mergePatch(original, patch)));
-    let inner = out as Record<string, unknown>;
+  void it("merges a deep original with a large subtree (copied once)", () => {
+    const deep = (depth: number) => {
+      let original: Record<string, unknown> = Object.fromEntries(Array.from({ length: 50_000 }, (_, i) => [`k${i}`, i]));
+      let patch: Record<string, unknown> = { added: 1 };
+      for (let i = 0; i < depth; i++) {
+        original = { a: original };
+        patch = { a: patch };
+      }
+      return { original, patch };
+    };
+    const deeper = deep(400);
+    let inner = mergePatch(deeper.original, deeper.patch) as Record<string, unknown>;
     for (let i = 0; i < 400; i++) inner = inner.a as Record<string, unknown>;
     assert.equal(inner.added, 1);
     assert.equal(inner.k49999, 49999);
-    assert.ok(ms < 500, `the merge took ${ms} ms`);
   });
 });
 
@@ -111,8 +89,8 @@ void describe("strategic merge patch bounds", () => {
     },
   };
 
-  void it("merges long sets and keyed lists in linear time", () => {
-    const n = 30_000; // about 2 MB of patch: the former quadratic version needed minutes
+  void it("merges long sets and keyed lists", () => {
+    const n = 30_000;
     const finalizers = Array.from({ length: n }, (_, i) => `example.com/f${i}`);
     const original = { metadata: { finalizers: finalizers.slice(0, n / 2) }, items: Array.from({ length: n / 2 }, (_, i) => ({ name: `i${i}`, v: 1 })) };
     const patch = {
@@ -120,13 +98,11 @@ void describe("strategic merge patch bounds", () => {
       "$setElementOrder/items": Array.from({ length: n }, (_, i) => ({ name: `i${n - 1 - i}` })),
       items: [...Array.from({ length: n }, (_, i) => ({ name: `i${n - 1 - i}`, v: 2 })), { name: "i0", $patch: "delete" }],
     };
-    let out: { metadata: { finalizers: string[] }; items: { name: string; v: number }[] } | undefined;
-    const ms = timed(() => (out = strategicMergePatch(original, patch, schema) as typeof out));
+    const out = strategicMergePatch(original, patch, schema) as { metadata: { finalizers: string[] }; items: { name: string; v: number }[] } | undefined;
     assert.ok(out, "the patch failed");
     assert.equal(out.metadata.finalizers.length, n - 10);
     assert.equal(out.items.length, n); // i0 is deleted, then added again by the patch
     assert.deepEqual(out.items[0], { name: `i${n - 1}`, v: 2 });
-    assert.ok(ms < 2000, `the patch took ${ms} ms`);
   });
 
   void it("orders and deletes as before (checked against the former quadratic version on 50000 random patches)", () => {
