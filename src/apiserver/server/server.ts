@@ -14,6 +14,7 @@ import { type Clock, realClock } from "../../utils/clock.ts";
 import { AdmissionChain } from "../admission/chain.ts";
 import { NamespaceLifecycle } from "../admission/namespace-lifecycle.ts";
 import { PodDefaultsAdmission } from "../admission/pod-defaults.ts";
+import { PodSecurityAdmission } from "../admission/podsecurity/admission.ts";
 import { ServiceAccountAdmission } from "../admission/serviceaccount.ts";
 import { kubernetesServiceIP, parseServiceRange, ServiceIPAllocation } from "../admission/service-ip.ts";
 import { BastionAdmission } from "../../plugins/bastion/admission.ts";
@@ -120,7 +121,7 @@ export async function startApiServer(o: ApiServerOptions, deps: StartDeps = {}):
     // RBAC writes are checked against the authorizer built below (resolved per request).
     const rbacEscalation = new RBACEscalationPrevention(() => authz.authorizer);
     const serviceRange = parseServiceRange(o.serviceClusterIPRange);
-    const podAdmission = [new ServiceAccountAdmission(), new PodDefaultsAdmission(), new ServiceIPAllocation(serviceRange, clock)];
+    const podAdmission = [new ServiceAccountAdmission(), new PodDefaultsAdmission(), new ServiceIPAllocation(serviceRange, clock), new PodSecurityAdmission()];
     const admission = new AdmissionChain([new NamespaceLifecycle(), ...podAdmission, ...gardenAdmission, rbacEscalation]);
     const stores = new Map<ResourceDefinition, ObjectStore>();
     // The stores' admission needs the client, which needs the stores: resolved lazily.
