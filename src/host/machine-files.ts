@@ -28,7 +28,7 @@ name=$2
 mount --rbind root root
 cd root
 mount -t proc -o nosuid,nodev,noexec proc proc
-mount -t sysfs -o ro,nosuid,nodev,noexec sysfs sys
+mount -t sysfs -o nosuid,nodev,noexec sysfs sys
 mount -t tmpfs -o mode=755,nosuid,size=1024k tmpfs dev
 # A user namespace cannot make device nodes: the harmless ones are bound from the host, as containers do.
 for d in null zero full random urandom tty; do
@@ -45,6 +45,11 @@ ln -s /proc/self/fd/1 dev/stdout
 ln -s /proc/self/fd/2 dev/stderr
 mount -t tmpfs -o mode=1777,nosuid,nodev tmpfs dev/shm
 mount -t tmpfs -o mode=755,nosuid,nodev tmpfs run
+# A second, hidden sysfs: a user namespace may mount sysfs (as \`ip netns exec\` and \`ip -n\` do for a
+# network namespace) only while one at least as writable is fully visible, and ip unmounts /sys first.
+# (Writable as on a VM: what the host owns in sysfs stays the host's; the machine's own links are its.)
+mkdir -m 0 run/.sysfs
+mount -t sysfs -o nosuid,nodev,noexec sysfs run/.sysfs
 mkdir -p ".${CTL}" run/sshd run/lock
 # The control directory holds a copy of the machine's host keys (host-keys/), owned by its root.
 mount --bind ../ctl ".${CTL}"

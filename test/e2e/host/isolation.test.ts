@@ -87,7 +87,7 @@ describe("host e2e: a machine's root is not the host's", { skip: skipUnlessRoot 
   });
 
   test("root still does what root on a VM does: users, sshd, its own firewall and mounts", async () => {
-    const r = await sudo(a, "useradd -m extra && id -u extra && nft add table inet mine && nft list tables && mount -t tmpfs tmpfs /mnt && ip addr add 10.99.0.1/32 dev lo && echo ok");
+    const r = await sudo(a, "useradd -m extra && id -u extra && nft add table inet mine && nft list tables && mount -t tmpfs tmpfs /mnt && ip addr add 10.99.0.1/32 dev lo && ip netns add inner && ip netns exec inner ip link set lo up && ip -n inner -o link show lo && echo ok");
     assert.equal(r.code, 0, r.err);
     assert.match(r.out, /table inet mine/);
     assert.match(r.out, /ok$/);
@@ -132,6 +132,7 @@ describe("host e2e: a machine's root is not the host's", { skip: skipUnlessRoot 
       const value = (await readFile(`/proc/sys/${setting}`, "utf8")).trim();
       await refused(a, `echo ${value} > /proc/sys/${setting}`);
     }
+    await refused(a, "echo 1 > /sys/kernel/mm/ksm/run");
     // This kernel may have no module support at all; on one that has it, the capability is the host's.
     await refused(a, "modprobe dummy");
   });
@@ -143,7 +144,8 @@ describe("host e2e: a machine's root is not the host's", { skip: skipUnlessRoot 
     assert.doesNotMatch(tables.out, new RegExp(hostTable()));
     await refused(a, `nft delete table inet ${hostTable()}`);
     assert.ok((await t!.host.listTables()).some((x) => x.name === hostTable()), "the host's table is still there");
-    await refused(a, "ls /run/netns/*");
+    const netns = await sudo(a, "ls /run/netns 2>/dev/null");
+    assert.ok(!netns.out.split(/\s+/).some((n) => n.startsWith(t!.prefix)), `the host's namespaces are not listed: ${netns.out}`);
     const procs = await sudo(a, "for p in /proc/[0-9]*; do tr '\\0' ' ' < $p/cmdline; echo; done");
     assert.doesNotMatch(procs.out, /node|nsutil|unshare/, "no host process is visible");
     await refused(a, `kill -0 ${process.pid}`);

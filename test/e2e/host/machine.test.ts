@@ -117,7 +117,13 @@ describe("host e2e: machines", { skip: skipUnlessRoot }, () => {
     const procs = ps.stdout.trim().split("\n").map((l) => l.trim());
     assert.ok(procs.some((l) => /^1 init$/.test(l) || /^1 bash$/.test(l)), ps.stdout);
     assert.ok(procs.some((l) => l.endsWith("sshd")), ps.stdout);
-    const zombies = (await host.execInMachine("bastion-one", "ps", ["-eo", "stat=,pid,comm"])).stdout.split("\n").filter((l) => l.startsWith("Z"));
+    // A process that just ended is a zombie until PID 1 reaps it: wait for that, briefly.
+    let zombies: string[] = [];
+    for (let i = 0; i < 40; i++) {
+      zombies = (await host.execInMachine("bastion-one", "ps", ["-eo", "stat=,pid,comm"])).stdout.split("\n").filter((l) => l.startsWith("Z"));
+      if (zombies.length === 0) break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
     assert.deepEqual(zombies, [], "PID 1 reaps finished ssh sessions");
     assert.equal((await host.execInMachine("bastion-one", "hostname", [])).stdout.trim(), "bastion-one.local");
     assert.equal((await host.execInMachine("bastion-one", "systemctl", ["is-active", "sshd"])).stdout.trim(), "active");
