@@ -3,8 +3,12 @@
 // the device: what was fsync'ed, plus whatever writeback happened to flush (legal after a power
 // cut too). Unsynced data stays in the upper file system's page cache: journal commits only on
 // fsync (commit=300) and dirty pages are written back after 30 s, far longer than a round here.
-// The cut: SIGKILL the writer, then copy the backing file at once. The copy is mounted (ext4
-// replays its journal) and SQLite recovers its WAL: every acknowledged key must be there.
+// The cut: SIGKILL the writer, then copy the backing file at once. Nothing may write to the device
+// while it is copied, or the copy could mix blocks from before and after a write the file system
+// ordered with a flush: so the journal is large enough that it is never checkpointed during a
+// round, and mkfs initializes inode tables and journal itself (no background ext4lazyinit).
+// The copy is mounted (ext4 replays its journal) and SQLite recovers its WAL: every acknowledged
+// key must be there.
 // The control runs the same with fsync off and must lose acknowledged writes, which shows that the
 // harness does detect acknowledgements made before the data reached the disk.
 // This proves "acknowledged => on the device" (fsync before the answer); it does not model a disk
@@ -67,8 +71,8 @@ async function writeThenKill(dbPath: string, fsync: boolean, acks: number): Prom
 /** One round: returns the acknowledged keys missing after the power cut. */
 async function round(name: string, fsync: boolean): Promise<{ acked: number; missing: string[] }> {
   const image = join(work, `${name}.img`);
-  execFileSync("truncate", ["-s", "256M", image]);
-  execFileSync("mkfs.ext4", ["-q", "-F", image]);
+  execFileSync("truncate", ["-s", "512M", image]);
+  execFileSync("mkfs.ext4", ["-q", "-F", "-J", "size=128", "-E", "lazy_itable_init=0,lazy_journal_init=0", image]);
   const live = join(work, `${name}-live`);
   mountImage(image, live, "commit=300");
   const acked = await writeThenKill(join(live, "db.sqlite"), fsync, 3000);
