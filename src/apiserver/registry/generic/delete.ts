@@ -4,7 +4,7 @@
 // Kinds with graceful deletion (pods) are only marked while their grace period runs (graceful.ts).
 import type { KubeList, KubeObject } from "../../../apis/meta/v1/types.ts";
 import { isNotFound, newConflict, newNotFound } from "../../../apimachinery/errors.ts";
-import { StorageError } from "../../storage/interface.ts";
+import { type KeyValue, StorageError } from "../../storage/interface.ts";
 import { groupVersionOf, type RequestContext } from "../types.ts";
 import { decode, encode, objectKey, rfc3339 } from "./codec.ts";
 import { admit, type StoreCore } from "./core.ts";
@@ -12,7 +12,7 @@ import type { DeleteResult, ListOptions, StoreDeleteOptions } from "./interface.
 import { gcFinalizersOnDelete } from "./gc-finalizers.ts";
 import { beforeDelete } from "./graceful.ts";
 import { sameObject } from "./prepare.ts";
-import { getKey, list } from "./read.ts";
+import { currentAfterConflict, getKey, list } from "./read.ts";
 import { storageToStatus } from "./rv.ts";
 
 const MAX_ATTEMPTS = 16;
@@ -29,8 +29,10 @@ export async function del(core: StoreCore, ctx: RequestContext, name: string, op
   const key = objectKey(def, ctx.namespace, name);
   let admitted = false;
 
+  let reported: KeyValue | undefined;
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-    const kv = await getKey(core, key);
+    const kv = reported ?? (await getKey(core, key));
+    reported = undefined;
     if (!kv) throw newNotFound(core.gr, name);
     const old = decode(def, kv);
     checkPreconditions(core, name, old, options);
@@ -53,6 +55,7 @@ export async function del(core: StoreCore, ctx: RequestContext, name: string, op
         const saved = await core.storage.update(key, encode(def, obj), kv.modRevision);
         return { object: decode(def, saved), deleted: false };
       } catch (err) {
+        reported = currentAfterConflict(err);
         if (err instanceof StorageError && (err.code === "Conflict" || err.code === "NotFound")) continue;
         throw storageToStatus(err);
       }
@@ -63,6 +66,7 @@ export async function del(core: StoreCore, ctx: RequestContext, name: string, op
       await core.storage.delete(key, kv.modRevision);
       return { object: old, deleted: true };
     } catch (err) {
+      reported = currentAfterConflict(err);
       if (err instanceof StorageError && (err.code === "Conflict" || err.code === "NotFound")) continue;
       throw storageToStatus(err);
     }

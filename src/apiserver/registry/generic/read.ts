@@ -39,6 +39,15 @@ export async function getKey(core: StoreCore, key: string): Promise<KeyValue | u
   }
 }
 
+/**
+ * The version to retry with after a write lost a compare-and-swap: the one the storage reported in its
+ * Conflict. A plain read may not show it yet (reads show durable commits, through the watch cache), and
+ * a retry from such a read would lose again at once, as often as the loop allows.
+ */
+export function currentAfterConflict(err: unknown): KeyValue | undefined {
+  return err instanceof StorageError && err.code === "Conflict" ? err.extra.current : undefined;
+}
+
 /** "Not older than rv": the storage must have reached rv, else 504 Too large resource version. */
 async function ensureRevision(core: StoreCore, rv: number): Promise<number> {
   const current = await core.storage.currentRevision();

@@ -5,7 +5,7 @@
 import type { KubeObject } from "../../../apis/meta/v1/types.ts";
 import { isAlreadyExists, newBadRequest, newInvalid, newNotFound, newOptimisticLockConflict, newPathNotFound } from "../../../apimachinery/errors.ts";
 import { invalid } from "../../../apimachinery/field/errors.ts";
-import { StorageError } from "../../storage/interface.ts";
+import { type KeyValue, StorageError } from "../../storage/interface.ts";
 import type { RequestContext } from "../types.ts";
 import { decode, encode, objectKey } from "./codec.ts";
 import { admit, type StoreCore } from "./core.ts";
@@ -13,7 +13,7 @@ import { createDecoded } from "./create.ts";
 import type { WriteOptions, WriteResult } from "./interface.ts";
 import { type Decoded, decodeBody, prepareStatusUpdate, prepareUpdate, sameObject, settleNamespace, validateUpdate } from "./prepare.ts";
 import { trackWrite } from "./managed-fields.ts";
-import { getKey } from "./read.ts";
+import { currentAfterConflict, getKey } from "./read.ts";
 import { storageToStatus } from "./rv.ts";
 import { checkObjectSize } from "./size.ts";
 
@@ -58,8 +58,10 @@ export async function updateLoop(
   const dryRun = Boolean(options.dryRun || ctx.dryRun);
   const key = objectKey(def, ctx.namespace, name);
 
+  let reported: KeyValue | undefined;
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-    const kv = await getKey(core, key);
+    const kv = reported ?? (await getKey(core, key));
+    reported = undefined;
     if (!kv) {
       if (!(allowCreate && subresource === "")) throw newNotFound(core.gr, name);
       const { obj, warnings } = desired(undefined);
@@ -103,6 +105,7 @@ export async function updateLoop(
       if (isFinalized(core, obj)) await deleteFinalized(core, key, saved.modRevision);
       return { object: decode(def, saved), warnings };
     } catch (err) {
+      reported = currentAfterConflict(err);
       if (err instanceof StorageError && (err.code === "Conflict" || err.code === "NotFound")) continue;
       throw storageToStatus(err);
     }
@@ -126,6 +129,7 @@ export function isFinalized(core: StoreCore, obj: KubeObject): boolean {
 export async function deleteFinalized(core: StoreCore, key: string, modRevision: number): Promise<void> {
   let rev = modRevision;
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+    let reported: KeyValue | undefined;
     try {
       await core.storage.delete(key, rev);
       return;
@@ -133,8 +137,9 @@ export async function deleteFinalized(core: StoreCore, key: string, modRevision:
       if (!(err instanceof StorageError)) throw storageToStatus(err);
       if (err.code === "NotFound") return;
       if (err.code !== "Conflict") throw storageToStatus(err);
+      reported = currentAfterConflict(err);
     }
-    const kv = await getKey(core, key);
+    const kv = reported ?? (await getKey(core, key));
     if (!kv || !isFinalized(core, decode(core.def, kv))) return;
     rev = kv.modRevision;
   }
