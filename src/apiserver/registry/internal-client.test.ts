@@ -75,6 +75,7 @@ describe("LocalClient", () => {
     assert.deepEqual((ns.spec as { finalizers: string[] }).finalizers, ["kubernetes"]);
     const res = await s.client.update(NAMESPACES, { ...ns, metadata: { ...ns.metadata, labels: { ignored: "yes" } }, spec: { finalizers: ["kubernetes", "x.io/y"] } }, "finalize");
     assert.deepEqual((res.spec as { finalizers: string[] }).finalizers, ["kubernetes", "x.io/y"]);
-    assert.equal(res.metadata.labels, undefined, "finalize changes only spec.finalizers");
+    assert.deepEqual(res.metadata.labels, ns.metadata.labels, "finalize changes only spec.finalizers");
+    assert.equal(res.metadata.labels?.ignored, undefined);
   });
 });

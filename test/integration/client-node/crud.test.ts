@@ -81,7 +81,8 @@ void describe("@kubernetes/client-node CRUD", { timeout: 180_000 }, () => {
       token = page.metadata?._continue || undefined;
       assert.ok(pages.length <= 10, "pagination does not end");
     } while (token);
-    assert.deepEqual(pages, ["c1", "c2", "c3"]);
+    // Every namespace also holds the cluster's CA bundle, as in Kubernetes.
+    assert.deepEqual(pages, ["c1", "c2", "c3", "kube-root-ca.crt"]);
 
     const replaced = await core.replaceNamespacedConfigMap({ name: "c1", namespace: ns, body: { ...read, data: { a: "changed" } } });
     assert.notEqual(replaced.metadata?.resourceVersion, read.metadata?.resourceVersion);
