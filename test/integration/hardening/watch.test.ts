@@ -167,7 +167,7 @@ void describe("watchers that never read", { timeout: 240_000 }, () => {
       assert.deepEqual([st.kind, st.reason, st.code], ["Status", "TooManyRequests", 429]);
 
       // A watcher that reads keeps its stream and gets every change.
-      reader = readingWatch(server, tokenOf(USERS), `/api/v1/namespaces/${NS}/configmaps?watch=true`, WRITES + 1);
+      reader = readingWatch(server, tokenOf(USERS), `/api/v1/namespaces/${NS}/configmaps?watch=true&fieldSelector=metadata.name%3Dbig`, WRITES + 1);
       await eventually("the reader's watch open", async () => ((await longRunningWatches(admin)) > USERS * WATCHES_PER_USER ? true : undefined));
 
       let rv = "";
