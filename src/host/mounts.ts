@@ -85,14 +85,21 @@ async function makeMountPoint(source: string, target: string): Promise<void> {
  * host's mount namespace, the bind is locked read-only in every machine that inherits it, and its files
  * keep their host owners (nobody, to a machine: its root reads only what anybody may read).
  */
-export async function bindReadOnly(ctx: HostContext, spec: BindSpec): Promise<void> {
+export function bindReadOnly(ctx: HostContext, spec: BindSpec): Promise<void> {
+  return bind(ctx, spec, async (source, target) => {
+    await ctx.exec.run("mount", ["--bind", source, target]);
+    await ctx.exec.run("mount", ["-o", "remount,bind,ro,nosuid,nodev", target]);
+  });
+}
+
+/** A recorded bind of spec.source at spec.target (below the state directory), made by `mount` once. */
+async function bind(ctx: HostContext, spec: BindSpec, mount: (source: string, target: string) => Promise<unknown>): Promise<void> {
   const target = checkTarget(ctx, spec.target);
   const source = resolve(spec.source);
   await recorded(ctx, { kind: "mount", target, ...ownedFields(spec) }, async () => {
     if ((await mountPoints()).includes(target)) return;
     await makeMountPoint(source, target);
-    await ctx.exec.run("mount", ["--bind", source, target]);
-    await ctx.exec.run("mount", ["-o", "remount,bind,ro,nosuid,nodev", target]);
+    await mount(source, target);
   });
 }
 
@@ -101,14 +108,8 @@ export async function bindReadOnly(ctx: HostContext, spec: BindSpec): Promise<vo
  * by host id N appears owned by ids.base + N, which is what a machine's root and users are on the host. Set
  * up in the host's mount namespace, the bind is locked read-only in every machine that inherits it.
  */
-export async function bindIdmapped(ctx: HostContext, spec: BindSpec): Promise<void> {
-  const target = checkTarget(ctx, spec.target);
-  const source = resolve(spec.source);
-  await recorded(ctx, { kind: "mount", target, ...ownedFields(spec) }, async () => {
-    if ((await mountPoints()).includes(target)) return;
-    await makeMountPoint(source, target);
-    await ctx.exec.run(await nsutil(ctx.exec), ["idmap", source, target, String(ctx.ids.base), String(ctx.ids.count)]);
-  });
+export function bindIdmapped(ctx: HostContext, spec: BindSpec): Promise<void> {
+  return bind(ctx, spec, async (source, target) => ctx.exec.run(await nsutil(ctx.exec), ["idmap", source, target, String(ctx.ids.base), String(ctx.ids.count)]));
 }
 
 /** Unmounts everything at or below `target` (lazily when busy); absent is fine. */
