@@ -1,8 +1,9 @@
 // The bridges' guard against spoofing (docs/machines.md): root inside a machine owns its network namespace,
 // so it could send frames with another machine's MAC or packets with another machine's address. Each
-// bridge's namespace gets one table `bridge <prefix>guard` whose prerouting chain lets a machine's port
-// (the host end of its veth) send only from the MAC and addresses the machine was given: what a cloud's
-// network does for its VMs. Ports that are not machines' (the host's, routers') pass unchecked.
+// bridge gets a table `bridge <prefix>guard_<bridge>` in its namespace, made with the bridge, whose
+// prerouting chain lets a machine's port (the host end of its veth) send only from the MAC and addresses
+// the machine was given: what a cloud's network does for its VMs. Ports that are not machines' (the
+// host's, routers') pass unchecked.
 import { createHash } from "node:crypto";
 import { recorded, type HostContext } from "./context.ts";
 import { addressOf, familyOf } from "./cidr.ts";
@@ -26,8 +27,26 @@ export function macFor(link: string): string {
   return ["02", ...[...h.subarray(0, 5)].map((b) => b.toString(16).padStart(2, "0"))].join(":");
 }
 
-function tableName(ctx: HostContext): string {
-  return ctx.names.table("guard");
+export function guardTable(ctx: Pick<HostContext, "names">, bridge: string): string {
+  return ctx.names.table("guard", bridge);
+}
+
+async function tableExists(ctx: HostContext, netns: string | undefined, name: string): Promise<boolean> {
+  const r = await ctx.exec.run("nft", ["list", "table", "bridge", name], { okExitCodes: [0, 1], ...(netns ? { netns } : {}) });
+  return r.exitCode === 0;
+}
+
+function nft(ctx: HostContext, netns: string | undefined, lines: readonly string[]): Promise<unknown> {
+  return ctx.exec.run("nft", ["-f", "-"], { input: [...lines, ""].join("\n"), ...(netns ? { netns } : {}) });
+}
+
+/** The bridge's guard table, recorded with the bridge; nothing is sent when it exists. */
+export async function ensureGuard(ctx: HostContext, netns: string | undefined, bridge: string): Promise<void> {
+  const name = guardTable(ctx, bridge);
+  const input = { kind: "nftTable" as const, family: "bridge" as const, name, ...(netns ? { netns } : {}), parent: `link/${netns ?? "-"}/${bridge}` };
+  await recorded(ctx, input, async () => {
+    if (!(await tableExists(ctx, netns, name))) await nft(ctx, netns, [renderGuard(name)]);
+  });
 }
 
 /** The table, its sets and its chain; the chain is flushed and refilled, so applying it again adds nothing. */
@@ -62,20 +81,17 @@ function elements(name: string, verb: "add" | "delete", p: GuardedPort): string[
   return lines;
 }
 
-/** Guards a port of the bridge in `netns` (the host's when omitted), creating the guard table if needed. */
+/** Guards a port of the bridge in `netns` (the host's when omitted); the table is made if the bridge has none. */
 export async function guardPort(ctx: HostContext, netns: string | undefined, p: GuardedPort): Promise<void> {
-  const name = tableName(ctx);
-  // The table serves every machine on the bridge: it lives and dies with the bridge, not with a machine.
-  const input = { kind: "nftTable" as const, family: "bridge" as const, name, ...(netns ? { netns } : {}), parent: `link/${netns ?? "-"}/${p.bridge}` };
-  const script = [renderGuard(name), ...elements(name, "add", p), ""].join("\n");
-  await recorded(ctx, input, () => ctx.exec.run("nft", ["-f", "-"], { input: script, ...(netns ? { netns } : {}) }));
+  await ensureGuard(ctx, netns, p.bridge);
+  await nft(ctx, netns, elements(guardTable(ctx, p.bridge), "add", p));
 }
 
-/** Removes a port's elements (absent ones are fine); nothing to do when the bridge's namespace is gone. */
+/** Removes a port's elements (absent ones are fine); nothing to do when the bridge or its namespace is gone. */
 export async function unguardPort(ctx: HostContext, netns: string | undefined, p: GuardedPort): Promise<void> {
   if (netns !== undefined && !(await netnsExists(ctx.exec, netns))) return;
-  const name = tableName(ctx);
+  const name = guardTable(ctx, p.bridge);
+  if (!(await tableExists(ctx, netns, name))) return;
   // "add" first makes "delete" succeed whether or not the element was there, in one transaction.
-  const script = [renderGuard(name), ...elements(name, "add", p), ...elements(name, "delete", p), ""].join("\n");
-  await ctx.exec.run("nft", ["-f", "-"], { input: script, ...(netns ? { netns } : {}) });
+  await nft(ctx, netns, [...elements(name, "add", p), ...elements(name, "delete", p)]);
 }

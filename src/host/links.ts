@@ -4,6 +4,7 @@ import { deleteRecords, ipNs, ownLink, ownNetns, ownedFields, recorded, type Hos
 import { familyOf, normalizeCidr } from "./cidr.ts";
 import { HostSpecError, validateIfname } from "./names.ts";
 import type { Exec } from "./exec.ts";
+import { ensureGuard } from "./guard.ts";
 
 export interface LinkEnd {
   name: string;
@@ -77,6 +78,8 @@ export async function ensureBridge(ctx: HostContext, spec: BridgeSpec): Promise<
     }
     await configure(ctx.exec, { name: spec.name, ...(spec.netns ? { netns: spec.netns } : {}), addresses: spec.addresses ?? [] });
   });
+  // Machines' ports on the bridge send only as themselves (guard.ts).
+  await ensureGuard(ctx, spec.netns, spec.name);
 }
 
 /** Creates both ends directly in their namespaces (one `ip link add`), then addresses, masters, up. */

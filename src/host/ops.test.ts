@@ -73,7 +73,8 @@ test("a namespace and a bridge in it are created once; a second call adds nothin
     await ensureBridge(ctx, { name: "ga-br", netns: "ga-public", addresses: ["192.168.250.1/24"] });
     assert.ok(!changes(exec).some((l) => l.includes(" add ")), changes(exec).join("\n"));
     const ids = (await ctx.records.list()).map(recordId).sort();
-    assert.deepEqual(ids, ["link/ga-public/ga-br", "netns/ga-public"]);
+    // The bridge's anti-spoofing table is recorded with it (guard.ts).
+    assert.deepEqual(ids, ["link/ga-public/ga-br", "netns/ga-public", "nftTable/ga-public/bridge/ga_guard_ga_br"]);
     assert.equal((await ctx.records.get("netns/ga-public"))?.owner, "landscape");
   });
 });

@@ -85,7 +85,7 @@ describe("host e2e: sweep after a crash", { skip: skipUnlessRoot }, () => {
     assert.deepEqual(report.failed, []);
     assert.deepEqual(report.removed, [`nftTable/${pub}/ip/${host.names.table("nat", "gone")}`, `netns/${host.names.netns("gone")}`, `nft table ${pub} ip ${lost}`]);
     // Only the bridge's guard is left: it stays with its bridge (and the machine on it).
-    assert.deepEqual(await host.listTables(pub), [{ family: "bridge", name: host.names.table("guard") }]);
+    assert.deepEqual(await host.listTables(pub), [{ family: "bridge", name: host.names.table("guard", host.names.link("pub")) }]);
     const status = await host.machineStatus("kept");
     assert.equal(status?.running, true);
     assert.equal(status?.ready, true);
