@@ -39,7 +39,8 @@ describe("host e2e: sweep after a crash", { skip: skipUnlessRoot }, () => {
     for (const n of inv.netns) t.tracker.netns(n);
     assert.equal(inv.netns.length, 3, JSON.stringify(inv));
     assert.deepEqual(inv.links, [host.names.link("hostbr")]);
-    assert.deepEqual(inv.tables, [`inet ${host.names.table("probe")}`]);
+    // The host bridge's anti-spoofing table (guard.ts) beside the controller's own table.
+    assert.deepEqual(inv.tables, [`bridge ${host.names.table("guard", host.names.link("hostbr"))}`, `inet ${host.names.table("probe")}`]);
     assert.equal(inv.mounts.filter((m) => m.endsWith("/root")).length, 2, "two machine roots");
     assert.ok(inv.mounts.every((m) => m.includes("/machines/m1/root") || m.includes("/machines/m2/root")), "and only their system binds beside them");
     for (const m of await host.listMachines()) {

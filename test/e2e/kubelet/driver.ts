@@ -222,7 +222,13 @@ switch (scenario) {
       const after = await rt.sync(p);
       result[`adopted-${p.metadata.name}`] = after.containerStatuses.map((c) => ({ running: !!c.state.running, restarts: c.restartCount, same: c.containerID === before.containerStatuses.find((x) => x.name === c.name)?.containerID }));
     }
-    result.logsAfterCrash = (await text(await rt.logs(pods[1]!, "c0", { tail: 3 }))).split("\n").filter(Boolean);
+    // The shim logs on its own while no runtime runs: wait (briefly) for three ticks to be there.
+    let ticks: string[] = [];
+    for (let i = 0; i < 100 && ticks.length < 3; i++) {
+      ticks = (await text(await rt.logs(pods[1]!, "c0", { tail: 3 }))).split("\n").filter(Boolean);
+      if (ticks.length < 3) await new Promise((r) => setTimeout(r, 100));
+    }
+    result.logsAfterCrash = ticks;
     for (const d of readdirSync(`${stateDir}/pods`)) {
       for (const c of readdirSync(`${stateDir}/pods/${d}/containers`)) {
         for (const at of readdirSync(`${stateDir}/pods/${d}/containers/${c}`)) {
