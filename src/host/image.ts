@@ -20,8 +20,12 @@ const EMPTY_DIRS: ReadonlyArray<readonly [string, number]> = [
   ["var/lib", 0o755], ["var/cache", 0o755], ["var/spool", 0o755], ["var/mail", 0o2775], ["var/local", 0o755], ["var/backups", 0o755],
 ];
 
-export function imageDir(ctx: Pick<HostContext, "stateDir">): string {
-  return join(ctx.stateDir, "image");
+/**
+ * One directory per image version and id range: an image is never changed or removed while machines may
+ * use it as their lower layer (removeAll removes them all with the state directory's other files).
+ */
+export function imageDir(ctx: Pick<HostContext, "stateDir" | "ids">): string {
+  return join(ctx.stateDir, "image", `v${IMAGE_VERSION}-${ctx.ids.base}`);
 }
 
 /** The system directories of the host that are real directories (each becomes an idmapped bind). */
@@ -34,7 +38,7 @@ export async function systemBinds(): Promise<string[]> {
   return out;
 }
 
-let building: Map<string, Promise<string>> = new Map();
+const building = new Map<string, Promise<string>>();
 
 /** The image directory, built when missing or out of date. */
 export function ensureImage(ctx: HostContext): Promise<string> {
@@ -47,18 +51,13 @@ export function ensureImage(ctx: HostContext): Promise<string> {
   return p;
 }
 
-/** For tests: forget builds in flight. */
-export function resetImageBuilds(): void {
-  building = new Map();
-}
-
 async function buildIfNeeded(ctx: HostContext, dir: string): Promise<string> {
   const stamp = `${JSON.stringify({ version: IMAGE_VERSION, base: ctx.ids.base })}\n`;
-  const stampFile = join(dir, ".image");
-  if ((await readFile(stampFile, "utf8").catch(() => "")) === stamp) return dir;
+  const complete = async () => (await readFile(join(dir, ".image"), "utf8").catch(() => "")) === stamp;
+  if (await complete()) return dir;
   const tmp = `${dir}.${process.pid}.tmp`;
   await rm(tmp, { recursive: true, force: true });
-  await mkdir(tmp, { mode: 0o755 });
+  await mkdir(tmp, { recursive: true, mode: 0o755 });
   for (const [d, mode] of EMPTY_DIRS) {
     await mkdir(join(tmp, d), { recursive: true });
     await chmod(join(tmp, d), mode);
@@ -74,8 +73,18 @@ async function buildIfNeeded(ctx: HostContext, dir: string): Promise<string> {
   await sanitizeEtc(join(tmp, "etc"));
   await shiftOwnership(tmp, ctx.ids.base);
   await writeFile(join(tmp, ".image"), stamp);
-  await rm(dir, { recursive: true, force: true });
-  await rename(tmp, dir);
+  // Another process may have finished first (its image may be in use already): keep it, drop ours.
+  // Only a complete, stamped image is ever renamed into place.
+  if (await complete()) {
+    await rm(tmp, { recursive: true, force: true });
+    return dir;
+  }
+  try {
+    await rename(tmp, dir);
+  } catch (err) {
+    await rm(tmp, { recursive: true, force: true });
+    if (!(await complete())) throw err;
+  }
   return dir;
 }
 
