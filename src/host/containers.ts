@@ -12,7 +12,7 @@ import { constants } from "node:os";
 import { join, resolve } from "node:path";
 import type { Readable, Writable } from "node:stream";
 import { ownedFields, type HostContext, type Owned } from "./context.ts";
-import { execPrefix, renderContainerScript, type ContainerMount } from "./container-script.ts";
+import { execPrefix, renderContainerScript, type ContainerScriptSpec } from "./container-script.ts";
 import { isBelow } from "./mounts.ts";
 import { HostSpecError } from "./names.ts";
 import { processStatus, startProcess, stopProcess } from "./processes.ts";
@@ -23,28 +23,20 @@ import { shimBinary } from "./shim.ts";
 export type { ContainerMount } from "./container-script.ts";
 export type { ContainerStream } from "./shim-client.ts";
 
-export interface ContainerSpec extends Owned {
+/** What the container script needs (dir: below the state directory, made if missing), plus the shim's part. */
+export interface ContainerSpec extends Owned, ContainerScriptSpec {
   /** Logical name of the shim's process record, unique in the state directory. */
   name: string;
-  /** The container's directory, below the state directory; made if missing. */
-  dir: string;
   /** A named network namespace; omitted = the node's. */
   netns?: string;
   /** "new": PID 1 of its own PID namespace; "node": the node's; or the PID namespace of this process. */
   pid: "new" | "node" | { join: ProcessRef };
-  hostname: string;
-  privileged: boolean;
-  mounts: readonly ContainerMount[];
-  command: readonly string[];
-  env: readonly (readonly [string, string])[];
-  workingDir?: string;
   tty?: boolean;
   stdin?: boolean;
   stdinOnce?: boolean;
   /** CRI-format log of the container's output. */
   logFile?: string;
   logMaxBytes?: number;
-  rootSize?: string;
   /** Wait this long for the container to start (default 30 s). */
   startTimeoutMs?: number;
 }
