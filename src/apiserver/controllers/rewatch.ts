@@ -7,6 +7,12 @@ import type { InternalClient } from "../registry/client.ts";
 import type { WatchHandle } from "../registry/generic/interface.ts";
 import type { GroupResource } from "../registry/types.ts";
 
+/** Called around each (re)listing: before the watch opens, and once it delivered the existing objects. */
+export interface ListingHooks {
+  listing(): void;
+  listed(): void;
+}
+
 export class Rewatcher {
   private handle: WatchHandle | undefined;
   private timer: Timer | undefined;
@@ -19,6 +25,7 @@ export class Rewatcher {
     private readonly onEvent: (event: WatchEvent) => void,
     private readonly onError: (err: unknown) => void = () => undefined,
     private readonly retryMs = 1000,
+    private readonly hooks?: ListingHooks,
   ) {}
 
   /** Opens the watch; resolves once the existing objects were delivered. */
@@ -38,6 +45,7 @@ export class Rewatcher {
     if (this.stopped) return;
     let failed = false;
     try {
+      this.hooks?.listing();
       const handle = await this.client.watch(
         this.gr,
         undefined,
@@ -50,8 +58,12 @@ export class Rewatcher {
           this.retry();
         },
       );
-      if (this.stopped || failed) handle.stop();
-      else this.handle = handle;
+      if (this.stopped || failed) {
+        handle.stop();
+        return;
+      }
+      this.handle = handle;
+      this.hooks?.listed();
     } catch (err) {
       this.onError(err);
       this.retry();

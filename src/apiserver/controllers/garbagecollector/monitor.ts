@@ -1,10 +1,10 @@
 // One list + watch per resource for the garbage collector. After a failed watch it lists and
 // watches again, and reports the objects that vanished meanwhile as deleted (an informer's relist).
 import type { KubeObject, WatchEvent } from "../../../apis/meta/v1/types.ts";
-import type { Clock, Timer } from "../../../utils/clock.ts";
+import type { Clock } from "../../../utils/clock.ts";
 import type { InternalClient } from "../../registry/client.ts";
-import type { WatchHandle } from "../../registry/generic/interface.ts";
 import type { GroupResource } from "../../registry/types.ts";
+import { Rewatcher } from "../rewatch.ts";
 
 export interface MonitorHandlers {
   onUpsert(gr: GroupResource, obj: KubeObject): void;
@@ -15,70 +15,46 @@ export interface MonitorHandlers {
 }
 
 export class Monitor {
-  private handle: WatchHandle | undefined;
-  private timer: Timer | undefined;
-  private stopped = false;
+  private readonly watch: Rewatcher;
+  /** During a listing: the uids the graph held before it, and those the listing delivered. */
+  private before = new Set<string>();
+  private seen: Set<string> | undefined;
 
   constructor(
     readonly gr: GroupResource,
-    private readonly client: InternalClient,
-    private readonly clock: Clock,
+    client: InternalClient,
+    clock: Clock,
     private readonly h: MonitorHandlers,
-    private readonly retryMs = 1000,
-  ) {}
+    retryMs = 1000,
+  ) {
+    // A failed open may mean the resource is gone (a CRD deleted meanwhile): the collector stops this monitor then.
+    this.watch = new Rewatcher(client, gr, clock, (e) => this.onEvent(e), (err) => h.onError(err), retryMs, {
+      listing: () => {
+        this.before = new Set(h.known(gr));
+        this.seen = new Set();
+      },
+      listed: () => {
+        for (const uid of this.before) if (!this.seen?.has(uid)) h.onDelete(gr, uid);
+        this.seen = undefined;
+      },
+    });
+  }
 
   /** Resolves once the existing objects were delivered (or the first attempt failed and a retry is scheduled). */
-  async start(): Promise<void> {
-    await this.open();
+  start(): Promise<void> {
+    return this.watch.start();
   }
 
   stop(): void {
-    this.stopped = true;
-    this.handle?.stop();
-    this.handle = undefined;
-    this.timer?.cancel();
+    this.watch.stop();
   }
 
-  private async open(): Promise<void> {
-    if (this.stopped) return;
-    let failed = false;
-    const seen = new Set<string>();
-    let listing = true;
-    const onEvent = (e: WatchEvent): void => {
-      if (this.stopped || failed) return;
-      if (e.type === "ADDED" || e.type === "MODIFIED") {
-        if (listing && e.object.metadata.uid) seen.add(e.object.metadata.uid);
-        this.h.onUpsert(this.gr, e.object);
-      } else if (e.type === "DELETED" && e.object.metadata.uid) {
-        this.h.onDelete(this.gr, e.object.metadata.uid);
-      }
-    };
-    try {
-      const before = new Set(this.h.known(this.gr));
-      const handle = await this.client.watch(this.gr, undefined, onEvent, (err) => {
-        failed = true;
-        this.h.onError(err);
-        this.retry();
-      });
-      listing = false;
-      if (this.stopped || failed) {
-        handle.stop();
-        return;
-      }
-      this.handle = handle;
-      for (const uid of before) if (!seen.has(uid)) this.h.onDelete(this.gr, uid);
-    } catch (err) {
-      // The resource may be gone (a CRD deleted meanwhile): the collector stops this monitor then.
-      this.h.onError(err);
-      this.retry();
+  private onEvent(e: WatchEvent): void {
+    if (e.type === "ADDED" || e.type === "MODIFIED") {
+      if (e.object.metadata.uid) this.seen?.add(e.object.metadata.uid);
+      this.h.onUpsert(this.gr, e.object);
+    } else if (e.type === "DELETED" && e.object.metadata.uid) {
+      this.h.onDelete(this.gr, e.object.metadata.uid);
     }
-  }
-
-  private retry(): void {
-    this.handle?.stop();
-    this.handle = undefined;
-    if (this.stopped) return;
-    this.timer?.cancel();
-    this.timer = this.clock.setTimer(this.retryMs, () => void this.open());
   }
 }
