@@ -6,54 +6,21 @@
 import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Duplex } from "node:stream";
-import type { Logger } from "pino";
-import type { Registry } from "prom-client";
-import { isStatusError, newPathNotFound, type StatusError } from "../../apimachinery/errors.ts";
-import type { Clock } from "../../utils/clock.ts";
-import type { Auditor, RequestAudit } from "../audit/recorder.ts";
-import type { RequestAuthenticator, UserInfo } from "../authentication/types.ts";
-import type { AuthorizationAttributes, Authorizer } from "../authorization/types.ts";
-import type { ObjectStore } from "../registry/generic/interface.ts";
-import type { ResourceRegistry } from "../registry/registry.ts";
-import type { ResourceDefinition } from "../registry/types.ts";
+import { isStatusError, type StatusError } from "../../apimachinery/errors.ts";
+import type { RequestAudit } from "../audit/recorder.ts";
+import type { UserInfo } from "../authentication/types.ts";
 import { DEFAULT_MAX_BODY_BYTES, tooLarge } from "./body.ts";
-import { DEFAULT_VERSION_INFO, type HealthChecks, metricVerb, type MetricLabels, RequestMetrics, type VersionInfo } from "./nonresource.ts";
+import type { HandlerDeps } from "./deps.ts";
+import { DEFAULT_VERSION_INFO, metricVerb, type MetricLabels, RequestMetrics } from "./nonresource.ts";
 import { OpenAPIService } from "./openapi.ts";
-import { checkAccess, identify } from "./pipeline.ts";
+import { admit } from "./pipeline.ts";
 import { parseRequestInfo, type RequestInfo } from "./requestinfo.ts";
 import { serveResource } from "./resource.ts";
 import { writeError } from "./responses.ts";
 import { type NonResourceDeps, serveNonResource } from "./routes.ts";
 import { UpgradeHandler } from "./upgrade.ts";
 import { WatchTracker } from "./watch.ts";
-import { WatchBudget, type WatchLimits } from "./watch-budget.ts";
-
-export interface HandlerDeps {
-  registry: ResourceRegistry;
-  storeFor(def: ResourceDefinition): ObjectStore;
-  authenticator: RequestAuthenticator;
-  authorizer: Authorizer;
-  /** Applies Impersonate-* headers (authorizing each piece); absent: impersonation is refused. */
-  impersonate?(headers: IncomingMessage["headers"], user: UserInfo): Promise<UserInfo>;
-  /** kube's "User "x" cannot get resource ..." text; a default is used when absent. */
-  forbiddenMessage?(attrs: AuthorizationAttributes): string;
-  clock: Clock;
-  logger: Logger;
-  /** prom-client registry the request metrics are registered on and /metrics serves. */
-  metrics: Registry;
-  version?: VersionInfo;
-  healthChecks?: HealthChecks;
-  /** Default 3 MiB; larger bodies get 413. */
-  maxBodyBytes?: number;
-  /** Bounds of unread watch data (per watch, per user, in total) and of watches per user. */
-  watchLimits?: Partial<WatchLimits>;
-  /** kube-apiserver's --min-request-timeout in seconds: watch timeouts are in [n, 2n). */
-  minRequestTimeoutSeconds?: number;
-  /** host:port for APIVersions.serverAddressByClientCIDRs (default: the request's Host). */
-  serverAddress?(): string;
-  /** The audit log (--audit-policy-file, --audit-log-path); absent: no auditing. */
-  audit?: Auditor;
-}
+import { WatchBudget } from "./watch-budget.ts";
 
 export interface ApiHandler {
   request(req: IncomingMessage, res: ServerResponse): void;
@@ -105,17 +72,18 @@ export function createHandler(deps: HandlerDeps): ApiHandler {
   async function handle(req: IncomingMessage, res: ServerResponse, st: RequestState): Promise<void> {
     const declared = Number(req.headers["content-length"]);
     if (Number.isFinite(declared) && declared > maxBodyBytes) throw tooLarge(maxBodyBytes);
-    const user = await identify(deps, req, (authenticated) => {
-      st.audit = deps.audit?.begin({ req, res, id: st.id, info: st.info, user: authenticated, receivedAt: st.receivedAt });
+    const { user, def } = await admit(deps, req, st.info, {
+      onAuthenticated: (authenticated) => {
+        st.audit = deps.audit?.begin({ req, res, id: st.id, info: st.info, user: authenticated, receivedAt: st.receivedAt });
+      },
+      onIdentified: (acting) => {
+        st.user = acting;
+        if (st.audit && !Object.is(acting, st.audit.user)) st.audit.impersonated(acting);
+      },
+      onAllowed: () => st.audit?.allowed(),
     });
-    st.user = user;
-    if (st.audit && !Object.is(user, st.audit.user)) st.audit.impersonated(user);
-    await checkAccess(deps, st.info, user);
-    st.audit?.allowed();
     const { info } = st;
-    if (!info.isResourceRequest) return serveNonResource(nonResource, req, res, st.url);
-    const def = info.verb === "proxy" ? undefined : deps.registry.get(info.apiGroup, info.apiVersion, info.resource);
-    if (!def) throw newPathNotFound();
+    if (!def) return serveNonResource(nonResource, req, res, st.url);
     st.labels = { verb: metricVerb(info.verb, req.method ?? "GET"), group: def.group, resource: def.plural, subresource: info.subresource };
     const stopGauge = info.verb === "watch" ? metrics.longRunningStarted(st.labels) : undefined;
     try {

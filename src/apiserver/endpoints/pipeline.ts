@@ -1,9 +1,12 @@
-// Authentication, impersonation and authorization steps of the request pipeline.
+// Authentication, impersonation and authorization steps of the request pipeline, and admit(),
+// which runs them and resolves the resource for both plain and upgraded requests.
 import type { IncomingMessage } from "node:http";
 import type { TLSSocket } from "node:tls";
-import { newForbidden, newForbiddenMessage, newUnauthorized, type StatusError } from "../../apimachinery/errors.ts";
+import { newForbidden, newForbiddenMessage, newPathNotFound, newUnauthorized, type StatusError } from "../../apimachinery/errors.ts";
 import type { AuthenticationRequest, RequestAuthenticator, UserInfo } from "../authentication/types.ts";
 import type { AuthorizationAttributes, Authorizer } from "../authorization/types.ts";
+import type { ResourceRegistry } from "../registry/registry.ts";
+import type { ResourceDefinition } from "../registry/types.ts";
 import type { RequestInfo } from "./requestinfo.ts";
 
 export interface AccessDeps {
@@ -86,4 +89,36 @@ export async function checkAccess(deps: AccessDeps, info: RequestInfo, user: Use
   const attrs = attributesOf(info, user, verb);
   const result = await deps.authorizer.authorize(attrs);
   if (result.decision !== "allow") throw forbiddenError(deps, attrs, result.reason);
+}
+
+export interface AdmitHooks {
+  /** The authenticated user, before impersonation is checked (for the audit log). */
+  onAuthenticated?(user: UserInfo): void;
+  /** The user the request acts as (after impersonation), before authorization. */
+  onIdentified?(user: UserInfo): void;
+  /** The request was authorized. */
+  onAllowed?(): void;
+}
+
+/** A request that passed the access steps: who it acts as and, for resource requests, the resource. */
+export interface Admitted {
+  user: UserInfo;
+  /** Absent for non-resource requests (discovery, health, ...). */
+  def?: ResourceDefinition;
+}
+
+/**
+ * The steps every request passes, plain or upgraded: authentication, impersonation,
+ * authorization, then the resource (404 when the server does not serve it, or for the
+ * deprecated /proxy/ verb).
+ */
+export async function admit(deps: AccessDeps & { registry: ResourceRegistry }, req: IncomingMessage, info: RequestInfo, hooks: AdmitHooks = {}): Promise<Admitted> {
+  const user = await identify(deps, req, hooks.onAuthenticated);
+  hooks.onIdentified?.(user);
+  await checkAccess(deps, info, user);
+  hooks.onAllowed?.();
+  if (!info.isResourceRequest) return { user };
+  const def = info.verb === "proxy" ? undefined : deps.registry.get(info.apiGroup, info.apiVersion, info.resource);
+  if (!def) throw newPathNotFound();
+  return { user, def };
 }

@@ -12,7 +12,8 @@ import type { AuthorizationAttributes, Authorizer, AuthorizationResult } from ".
 import type { DeleteResult, ListOptions, ObjectStore, WatchHandle, WatchOptions, WatchSink, WriteResult } from "../registry/generic/interface.ts";
 import { ResourceRegistry } from "../registry/registry.ts";
 import type { RequestContext, ResourceDefinition } from "../registry/types.ts";
-import { type ApiHandler, createHandler, type HandlerDeps } from "./handler.ts";
+import type { HandlerDeps } from "./deps.ts";
+import { type ApiHandler, createHandler } from "./handler.ts";
 
 export function widgetDef(overrides: Partial<ResourceDefinition> = {}): ResourceDefinition {
   return {
