@@ -79,6 +79,22 @@ export function rotationInProgress(shoot: { status?: unknown }): boolean {
   return done === undefined || done < started;
 }
 
+/**
+ * Whether the rotation request on the Shoot is one the gardenlet already started. Starting writes
+ * `lastInitiationTime` and `status.observedGeneration` (the Shoot's generation it acted on) in one status
+ * write, before the request is removed; the API server bumps the generation whenever a rotation is newly
+ * requested. So a request still present while `observedGeneration` equals the generation and a rotation
+ * was initiated is the one that was started, left behind by a gardenlet that stopped before removing it.
+ * A newer request (or any spec change since) bumped the generation: it is not started, and waits. With
+ * `lastOperation.state: Failed` the API server bumps nothing, so the generation proves nothing: the
+ * request counts as new (one rotation too many is safe; one too few is not).
+ */
+export function rotationRequestStarted(shoot: { metadata: { generation?: number; annotations?: Record<string, string> }; status?: unknown }): boolean {
+  if (!rotationRequested(shoot) || !sshKeypairRotation(shoot)?.lastInitiationTime || lastOperationState(shoot) === "Failed") return false;
+  const observed = (shoot.status as { observedGeneration?: unknown } | undefined)?.observedGeneration;
+  return typeof observed === "number" && observed === shoot.metadata.generation;
+}
+
 /** `spec.maintenance.autoRotation.credentials.sshKeypair` (undefined when absent). */
 export function sshKeypairAutoRotation(shoot: { spec?: unknown }): { rotationPeriod?: unknown } | undefined {
   const spec = shoot.spec as { maintenance?: { autoRotation?: { credentials?: { sshKeypair?: unknown } } } } | undefined;

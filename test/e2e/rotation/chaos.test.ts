@@ -2,13 +2,15 @@
 // node agent are SIGKILLed at random points (seeded PRNG, seed printed; ROTATION_CHAOS_SEED=<n>
 // replays). The supervisor restarts the gardenlet, the machine's loop its node agent. Every rotation
 // completes, and in the end every node's authorized_keys holds exactly the current and the previous
-// key (read over SSH with the current key; the previous key still works too).
+// key (read over SSH with the current key; the previous key still works too), and each request made
+// exactly one rotation (the key from before it is the previous key afterwards).
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { rotationInProgress, sshKeypairRotation } from "../../../src/api/gardencore/rotation.ts";
+import { Secrets } from "../../../src/client/builtins.ts";
 import { Shoots } from "../../../src/client/garden.ts";
 import { eventually } from "../../support/http.ts";
 import { prng, sleep, sshThroughBastion } from "../bastion-chaos/support.ts";
@@ -28,22 +30,25 @@ function nodeAgentPids(node: string): number[] {
     .map((l) => Number(l.trim().split(/\s+/)[0]));
 }
 
+/** The member's view of `<shoot>.ssh-keypair<suffix>`'s public key. */
+async function publicKey(l: Landscape, suffix: "" | ".old"): Promise<string> {
+  const s = await l.member.get(Secrets, { namespace: SHOOT_KEY.namespace, name: `${SHOOT_KEY.name}.ssh-keypair${suffix}` }).catch(() => undefined);
+  return Buffer.from(s?.data?.["id_rsa.pub"] ?? "", "base64").toString();
+}
+
 const request = (l: Landscape) => l.member.patch(Shoots, SHOOT_KEY, { type: "merge", body: { metadata: { annotations: { "gardener.cloud/operation": "rotate-ssh-keypair" } } } });
 
 /**
- * Waits until a rotation initiated at or after `since` (ms, second granularity) completed. A request
- * that met one still pending is absorbed by it: a gardenlet killed between starting a rotation and
- * consuming its request starts one more afterwards (docs/maintenance-and-rotation.md, known limit),
- * which may consume ours too; then nothing is pending or in progress and ours is asked for again.
+ * Waits until a rotation initiated at or after `since` (ms, second granularity) completed. The request
+ * is made once: a gardenlet killed between starting a rotation and consuming the request recognises the
+ * started one after its restart (docs/maintenance-and-rotation.md), so exactly one rotation follows.
  */
 function completedSince(l: Landscape, since: number): Promise<string> {
   return eventually("rotation completed", async () => {
     const s = await getShoot(l);
     const r = sshKeypairRotation(s);
     const started = Date.parse(r?.lastInitiationTime ?? "");
-    if (started >= since && !rotationInProgress(s)) return r!.lastInitiationTime;
-    if (!rotationInProgress(s) && !(s.metadata.annotations?.["gardener.cloud/operation"] ?? "").includes("rotate-ssh-keypair")) await request(l);
-    return undefined;
+    return started >= since && !rotationInProgress(s) && !(s.metadata.annotations?.["gardener.cloud/operation"] ?? "").includes("rotate-ssh-keypair") ? r!.lastInitiationTime : undefined;
   }, 180_000, 250);
 }
 
@@ -64,6 +69,7 @@ describe("SSH key pair rotation under chaos", { skip: skipUnlessRoot, timeout: 1
     const kills = { gardenlet: 0, nodeAgent: 0 };
     for (let i = 0; i < ROTATIONS; i++) {
       const requested = Math.floor(Date.now() / 1000) * 1000;
+      const before = await publicKey(l, "");
       await request(l);
       const chaos = (async () => {
         if (random() < 0.5) {
@@ -84,6 +90,9 @@ describe("SSH key pair rotation under chaos", { skip: skipUnlessRoot, timeout: 1
       })();
       const started = await completedSince(l, requested);
       await chaos;
+      // Exactly one rotation per request: the key from before the request is now the previous one.
+      assert.equal(await publicKey(l, ".old"), before, `rotation ${i + 1}: the previous key is the one from before the request`);
+      assert.notEqual(await publicKey(l, ""), before);
       progress(`rotation ${i + 1}/${ROTATIONS} (started ${started}) completed; kills so far ${JSON.stringify(kills)}`);
     }
     progress(`kills: ${JSON.stringify(kills)}`);

@@ -15,6 +15,7 @@ import { Namespaces } from "../../../src/client/builtins.ts";
 import { Client } from "../../../src/client/client.ts";
 import { Projects, Shoots } from "../../../src/client/garden.ts";
 import { resourceType } from "../../../src/client/resource.ts";
+import type { Transport } from "../../../src/client/transport.ts";
 import { type ControllerManager, createControllerManager } from "../../../src/controllermanager/app.ts";
 import { type Gardenlet, createGardenlet } from "../../../src/gardenlet/app.ts";
 import { type KeyGenerator, generateRSAKeyPair } from "../../../src/gardenlet/controller/sshkeypair/keypair.ts";
@@ -57,9 +58,12 @@ export interface Landscape {
   seed: Client;
   shoot: Client;
   gcm: ControllerManager;
+  /** The running gardenlet (replaced by restartGardenlet). */
   gardenlet: Gardenlet;
   /** Starts (or restarts, on the same root) a node agent for Node `name` of the pool. */
   startMachine(name: string): Promise<Machine>;
+  /** Stops the gardenlet and starts a new one (a restart), its garden transport optionally wrapped. */
+  restartGardenlet(wrap?: (t: Transport) => Transport): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -74,6 +78,8 @@ export interface LandscapeOptions {
   keyBits?: number;
   /** Overrides keyBits (e.g. keys generated ahead, so a benchmark measures delivery only). */
   generateKeyPair?: KeyGenerator;
+  /** Wraps the gardenlet's garden transport (e.g. to fail a chosen request, as a crash would). */
+  gardenletTransport?: (t: Transport) => Transport;
 }
 
 export async function startLandscape(o: LandscapeOptions): Promise<Landscape> {
@@ -107,19 +113,38 @@ export async function startLandscape(o: LandscapeOptions): Promise<Landscape> {
     await garden.create(Namespaces, { metadata: { name: PROJECT_NS } }).catch(() => undefined);
 
     const bits = o.keyBits ?? 2048;
-    const gardenlet = createGardenlet({
-      gardenClient: client(gardenServer.adminKubeconfigPath, "gardenlet"),
-      seedClient: client(seedServer.adminKubeconfigPath, "gardenlet"),
-      seedName: SEED,
-      clock: readingClock(clock),
-      shootClients: staticShootClients(new Map([[o.shoot ?? `${PROJECT_NS}/s`, client(shootServer.adminKubeconfigPath, "gardenlet")]])),
-      generateKeyPair: o.generateKeyPair ?? (() => generateRSAKeyPair(bits)),
-      logger: logger.child({ component: "gardenlet" }),
-      server: false,
-      defaultMetrics: false,
-    });
-    cleanups.push(() => gardenlet.stop());
-    await Promise.all([gcm.start(), gardenlet.start()]);
+    const newGardenlet = (wrap: (t: Transport) => Transport = (t) => t): Gardenlet => {
+      const gardenClient = client(gardenServer.adminKubeconfigPath, "gardenlet");
+      const g = createGardenlet({
+        gardenClient: new Client(wrap(gardenClient.transport), { fieldManager: "gardenlet" }),
+        seedClient: client(seedServer.adminKubeconfigPath, "gardenlet"),
+        seedName: SEED,
+        clock: readingClock(clock),
+        shootClients: staticShootClients(new Map([[o.shoot ?? `${PROJECT_NS}/s`, client(shootServer.adminKubeconfigPath, "gardenlet")]])),
+        generateKeyPair: o.generateKeyPair ?? (() => generateRSAKeyPair(bits)),
+        logger: logger.child({ component: "gardenlet" }),
+        server: false,
+        defaultMetrics: false,
+      });
+      cleanups.push(() => g.stop());
+      return g;
+    };
+    const ls: Landscape = {
+      clock,
+      garden,
+      seed,
+      shoot,
+      gcm,
+      gardenlet: newGardenlet(o.gardenletTransport),
+      startMachine: (name) => startMachine(name),
+      restartGardenlet: async (wrap) => {
+        await ls.gardenlet.stop();
+        ls.gardenlet = newGardenlet(wrap);
+        await ls.gardenlet.start();
+      },
+      stop,
+    };
+    await Promise.all([gcm.start(), ls.gardenlet.start()]);
 
     const startMachine = async (name: string): Promise<Machine> => {
       const root = join(dir, `machine-${name}`);
@@ -137,7 +162,7 @@ export async function startLandscape(o: LandscapeOptions): Promise<Landscape> {
       const path = join(root, "home/gardener/.ssh/authorized_keys");
       return { name, root, agent, sshd, authorizedKeys: () => (existsSync(path) ? readFileSync(path, "utf8") : undefined), stop: stopMachine };
     };
-    return { clock, garden, seed, shoot, gcm, gardenlet, startMachine, stop };
+    return ls;
   } catch (err) {
     await stop();
     throw err;

@@ -5,7 +5,7 @@
 // configuration (the prerequisite gate) and completes it once every node reports the new one. With
 // SSH access disabled it removes key pairs, copies and the `gardener-user` part.
 import type { Shoot } from "../../../apis/gardencore/v1beta1/types.ts";
-import { SSH_ROTATION_OPERATIONS, rotationInProgress, rotationRequested, sshKeypairRotation } from "../../../api/gardencore/rotation.ts";
+import { SSH_ROTATION_OPERATIONS, rotationInProgress, rotationRequestStarted, rotationRequested, sshKeypairRotation } from "../../../api/gardencore/rotation.ts";
 import { isSSHAccessEnabled, technicalIDOf } from "../../../api/gardencore/shoot.ts";
 import { Secrets } from "../../../client/builtins.ts";
 import type { Client } from "../../../client/client.ts";
@@ -108,6 +108,13 @@ export class SSHKeypairReconciler implements Reconciler {
       }
       if (!rotationRequested(shoot)) {
         await removeConstraint(this.d.gardenClient, shoot, rc.signal);
+        return;
+      }
+      if (rotationRequestStarted(shoot)) {
+        // Started by an earlier pass that ended before consuming it (a killed gardenlet): consume it
+        // now; this round already carried the rotation out.
+        rc.log.info({ lastInitiationTime: sshKeypairRotation(shoot)?.lastInitiationTime }, "SSH key pair rotation request was already started; consuming it");
+        await removeOperations(this.d.gardenClient, shoot, SSH_ROTATION_OPERATIONS, rc.signal);
         return;
       }
       if (rotationInProgress(shoot) || !upToDate) {

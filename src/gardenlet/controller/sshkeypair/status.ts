@@ -68,9 +68,16 @@ export async function removeConstraint(garden: Client, shoot: Shoot, signal: Abo
   return patchStatus(garden, shoot, { constraints: withoutOurs(shoot) }, signal);
 }
 
-/** Starts a rotation: lastInitiationTime and the constraint gone, in one status write. */
+/**
+ * Starts a rotation: lastInitiationTime, the generation whose request it starts (`observedGeneration`,
+ * how a restarted gardenlet recognises a request it started but had not removed yet) and the
+ * constraint gone, in one status write.
+ */
 export async function startRotation(garden: Client, shoot: Shoot, nowMs: number, signal: AbortSignal): Promise<Shoot> {
-  const status: Record<string, unknown> = { credentials: { rotation: { sshKeypair: { lastInitiationTime: initiationTime(shoot, nowMs) } } } };
+  const status: Record<string, unknown> = {
+    observedGeneration: shoot.metadata.generation,
+    credentials: { rotation: { sshKeypair: { lastInitiationTime: initiationTime(shoot, nowMs) } } },
+  };
   if (constraintsOf(shoot).some((c) => c.type === CONSTRAINT_SSH_ROTATION_POSSIBLE)) status.constraints = withoutOurs(shoot);
   return patchStatus(garden, shoot, status, signal);
 }
