@@ -7,13 +7,14 @@ import type { Bastion } from "../../src/apis/operations/v1alpha1/types.ts";
 import type { Client } from "../../src/client/client.ts";
 import { Bastions } from "../../src/client/garden.ts";
 import { PROJECT_NAMESPACE, SHOOT } from "../../src/landscape/layout.ts";
+import { DEFAULT_PUBLIC_CIDR } from "../../src/provider-local/network/networks.ts";
 import { summarize } from "../support/stats.ts";
 import type { ReadyWatcher } from "../bastion-control-plane/phases.ts";
 
 export const REPO = join(import.meta.dirname, "../..");
 
 export function bastion(name: string, sshPublicKey: string): Bastion {
-  return { metadata: { name, namespace: PROJECT_NAMESPACE }, spec: { shootRef: { name: SHOOT }, sshPublicKey, ingress: [{ ipBlock: { cidr: "192.168.250.0/24" } }] } };
+  return { metadata: { name, namespace: PROJECT_NAMESPACE }, spec: { shootRef: { name: SHOOT }, sshPublicKey, ingress: [{ ipBlock: { cidr: DEFAULT_PUBLIC_CIDR } }] } };
 }
 
 async function forEachConcurrent(n: number, concurrency: number, fn: (i: number) => Promise<void>): Promise<void> {

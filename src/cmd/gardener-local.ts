@@ -6,6 +6,8 @@ import { down, ensurePackages, requireRoot, status, up } from "../landscape/cont
 import { installGardenctlConfig, uninstallGardenctlConfig } from "../landscape/gardenctl.ts";
 import { DEFAULT_PORTS, DEFAULT_PREFIX, Layout, type Ports } from "../landscape/layout.ts";
 import { superviseMain } from "../landscape/run.ts";
+import { parseCidr } from "../host/index.ts";
+import { DEFAULT_PUBLIC_CIDR } from "../provider-local/network/networks.ts";
 
 const DEFAULT_STATE_DIR = "/var/lib/gardener-local";
 
@@ -21,6 +23,20 @@ function fail(err: unknown): void {
 }
 
 const stateDir = () => new Option("--state-dir <dir>", "where the landscape keeps its data, logs, kubeconfigs and host records").default(DEFAULT_STATE_DIR);
+const publicCidr = () =>
+  new Option("--public-cidr <cidr>", "the public network: the host's, the routers' and every bastion's public address (at most 1,023 machines per bridge)").default(DEFAULT_PUBLIC_CIDR);
+
+function parsePublicCidr(value: string): string {
+  let ok = false;
+  try {
+    ok = value.includes("/") && parseCidr(value).family === 4 && parseCidr(value).prefix <= 29;
+  } catch {
+    ok = false;
+  }
+  if (!ok) throw new Error(`invalid --public-cidr "${value}": expected an IPv4 CIDR of at most /29`);
+  return value;
+}
+
 const prefix = () => new Option("--prefix <prefix>", "name prefix of the host objects (namespaces, links, nft tables)").default(DEFAULT_PREFIX);
 const out = (line: string): void => void process.stdout.write(`${line}\n`);
 
@@ -52,12 +68,13 @@ program
   .addOption(stateDir())
   .addOption(prefix())
   .addOption(new Option("--ports <garden,seed,shoot>", "secure ports of the three API servers").default(`${DEFAULT_PORTS.garden},${DEFAULT_PORTS.seed},${DEFAULT_PORTS.shoot}`))
-  .action(async (o: { stateDir: string; prefix: string; ports: string }) => {
+  .addOption(publicCidr())
+  .action(async (o: { stateDir: string; prefix: string; ports: string; publicCidr: string }) => {
     try {
       requireRoot("up");
       ensurePackages();
       const layout = new Layout(o.stateDir);
-      await up(layout, { prefix: o.prefix, ports: parsePorts(o.ports), out });
+      await up(layout, { prefix: o.prefix, ports: parsePorts(o.ports), publicCidr: parsePublicCidr(o.publicCidr), out });
       out(installGardenctlConfig(layout, process.env));
       out(`landscape ready; kubeconfigs:\n  ${layout.gardenKubeconfig}\n  ${layout.memberKubeconfig}\n  ${layout.shootKubeconfig}`);
     } catch (err) {
@@ -95,9 +112,10 @@ program
   .addOption(stateDir())
   .addOption(prefix())
   .requiredOption("--ports <garden,seed,shoot>")
-  .action(async (o: { stateDir: string; prefix: string; ports: string }) => {
+  .addOption(publicCidr())
+  .action(async (o: { stateDir: string; prefix: string; ports: string; publicCidr: string }) => {
     const log = (line: string): void => void process.stdout.write(`gardener-local: ${line}\n`);
-    await superviseMain({ layout: new Layout(o.stateDir), ports: parsePorts(o.ports), prefix: o.prefix, log });
+    await superviseMain({ layout: new Layout(o.stateDir), ports: parsePorts(o.ports), prefix: o.prefix, publicCidr: parsePublicCidr(o.publicCidr), log });
   });
 
 await program.parseAsync(process.argv);

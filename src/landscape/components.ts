@@ -18,6 +18,8 @@ export interface ComponentContext {
   /** The host's address on the public network: the shoot API server binds and advertises it. */
   hostAddress: string;
   prefix: string;
+  /** provider-local's `--public-cidr` (its default when unset). */
+  publicCidr?: string;
   /** `--bastion-time-to-live` of the garden API server (a Go duration); its default (1h) when unset. */
   bastionTimeToLive?: string;
 }
@@ -68,6 +70,7 @@ export const providerLocal = (c: ComponentContext): ComponentSpec =>
   node(c.layout, "provider-local", "provider-local", [
     "--kubeconfig", join(c.layout.apiServerDir("seed"), "admin.kubeconfig"),
     "--state-dir", c.layout.providerState, "--prefix", c.prefix,
+    ...(c.publicCidr ? ["--public-cidr", c.publicCidr] : []),
     "--metrics-bind-address", "0", "--log-level", "warn",
   ]);
 

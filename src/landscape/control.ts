@@ -34,6 +34,8 @@ export interface UpOptions {
   prefix: string;
   ports: { garden: number; seed: number; shoot: number };
   timeoutMs?: number;
+  /** The public network (default provider-local's, a /16): every bastion has one of its addresses. */
+  publicCidr?: string;
   /** The garden API server's `--bastion-time-to-live` (a Go duration, e.g. "20s"); default 1h. */
   bastionTimeToLive?: string;
   /** Progress lines. */
@@ -67,7 +69,7 @@ export async function up(layout: Layout, o: UpOptions): Promise<LandscapeStatus>
   rmSync(layout.status, { force: true });
   const offset = existsSync(logFile) ? statSync(logFile).size : 0;
   const fd = openSync(logFile, "a");
-  const args = [bin("gardener-local"), "supervise", "--state-dir", layout.dir, "--prefix", o.prefix, "--ports", `${o.ports.garden},${o.ports.seed},${o.ports.shoot}`];
+  const args = [bin("gardener-local"), "supervise", "--state-dir", layout.dir, "--prefix", o.prefix, "--ports", `${o.ports.garden},${o.ports.seed},${o.ports.shoot}`, ...(o.publicCidr ? ["--public-cidr", o.publicCidr] : [])];
   const child = spawn(process.execPath, args, { detached: true, stdio: ["ignore", fd, fd], env: supervisorEnv(o) });
   closeSync(fd);
   child.unref();

@@ -2,7 +2,7 @@
 // crashed run left, builds the networks, starts the components under a Supervisor, creates the
 // objects, kubeconfigs and worker machines, reports progress in logs/supervisor.log and the phase in
 // status.json, then keeps the components running until SIGTERM.
-import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { ANNOTATION_CHECKSUM_CLOUD_CONFIG, ANNOTATION_CHECKSUM_DATA_SCRIPT, ANNOTATION_SSH_HOST_KEYS, LABEL_ROLE, LABEL_WORKER_POOL, OSC_NAMESPACE, ROLE_OSC } from "../api/gardencore/osc.ts";
 import { SEEDS_GROUP } from "../apis/gardencore/v1beta1/types.ts";
@@ -15,7 +15,7 @@ import { LinuxHost } from "../host/index.ts";
 import { Nodes } from "../nodeagent/node.ts";
 import { startWorker } from "../provider-local/machines/workers.ts";
 import { FileAddressBook } from "../provider-local/network/addresses.ts";
-import { LocalNetworks } from "../provider-local/network/networks.ts";
+import { DEFAULT_NODE_CIDR, LocalNetworks } from "../provider-local/network/networks.ts";
 import * as c from "./components.ts";
 import { type Layout, type Ports, killRecorded, MEMBER_USER, PROJECT_NAMESPACE, SHOOT, SHOOT_TECHNICAL_ID, WORKER_POOL, WORKERS } from "./layout.ts";
 import { applySeedCRDs, createGardenObjects, createShoot, publishShootKubeconfig } from "./objects.ts";
@@ -27,6 +27,8 @@ export interface RunOptions {
   layout: Layout;
   ports: Ports;
   prefix: string;
+  /** The public network (provider-local's default when unset). */
+  publicCidr?: string;
   log: (line: string) => void;
   /** The garden API server's `--bastion-time-to-live`; defaults to $GARDENER_LOCAL_BASTION_TIME_TO_LIVE (set by `up`). */
   bastionTimeToLive?: string;
@@ -73,11 +75,13 @@ export async function runLandscape(o: RunOptions, status: Status, onStop: (stop:
   const host = new LinuxHost({ stateDir: layout.hostState, prefix: o.prefix });
   const leftovers = await host.removeAll();
   if (leftovers.removed.length > 0) log(`removed ${leftovers.removed.length} host objects left by an earlier run`);
-  const networks = new LocalNetworks({ host, addresses: new FileAddressBook(join(layout.providerState, "addresses.json")) });
+  // Every address belonged to a host object just removed: an earlier run's allocations are stale.
+  rmSync(join(layout.providerState, "addresses.json"), { force: true });
+  const networks = new LocalNetworks({ host, addresses: new FileAddressBook(join(layout.providerState, "addresses.json")), ...(o.publicCidr ? { publicCidr: o.publicCidr } : {}) });
   const hostAddress = await attachHost(networks);
   log(`host address on the public network: ${hostAddress}`);
   const bastionTimeToLive = c.bastionTimeToLiveOf(o.bastionTimeToLive);
-  const ctx: c.ComponentContext = { layout, ports: o.ports, hostAddress, prefix: o.prefix, ...(bastionTimeToLive ? { bastionTimeToLive } : {}) };
+  const ctx: c.ComponentContext = { layout, ports: o.ports, hostAddress, prefix: o.prefix, ...(o.publicCidr ? { publicCidr: o.publicCidr } : {}), ...(bastionTimeToLive ? { bastionTimeToLive } : {}) };
   if (bastionTimeToLive) log(`bastion time-to-live: ${bastionTimeToLive}`);
 
   const supervisor = new Supervisor({ pidDir: layout.run, log });
@@ -146,8 +150,9 @@ export async function runLandscape(o: RunOptions, status: Status, onStop: (stop:
   supervisor.start(c.controllerManager(ctx));
   await waitFor("project namespace garden-local", async () => ((await garden.get(Namespaces, { name: PROJECT_NAMESPACE })) ? true : undefined));
   log("project local ready");
-  const nodeCidr = await networks.nodeCidrFor(SHOOT_TECHNICAL_ID);
-  await createShoot(garden, seed, nodeCidr);
+  // Gardener's default node network: room for about a thousand machines (a bridge's ports) per shoot.
+  // A shoot of an earlier run keeps the node network it has.
+  const nodeCidr = (await createShoot(garden, seed, DEFAULT_NODE_CIDR)).spec.networking?.nodes ?? DEFAULT_NODE_CIDR;
   await publishShootKubeconfig(garden, readFileSync(layout.shootKubeconfig, "utf8"));
   supervisor.start(c.gardenlet(ctx));
   supervisor.start(c.providerLocal(ctx));

@@ -44,3 +44,21 @@ test("FileAddressBook persists atomically, serialises concurrent updates and dro
     await rm(dir, { recursive: true, force: true });
   }
 });
+
+test("allocateIn: a /16 with thousands taken still allocates in about a millisecond, and says what is full", () => {
+  const a: Allocations = {};
+  a.public = Object.fromEntries(Array.from({ length: 2900 }, (_, i) => [`k${i}`, nthAddress("198.18.0.0/16", i + 2)]));
+  const start = performance.now();
+  for (let i = 2900; i < 3000; i++) allocateIn(a, "public", "198.18.0.0/16", `k${i}`);
+  const perAllocation = (performance.now() - start) / 100;
+  assert.equal(a.public!["k2999"], "198.18.11.185");
+  assert.ok(perAllocation < 5, `${perAllocation.toFixed(2)} ms per allocation`);
+  // Gaps are filled first, entries outside the network are ignored.
+  releaseIn(a, "public", "k7");
+  a.public!["stray"] = "10.0.0.9";
+  assert.equal(allocateIn(a, "public", "198.18.0.0/16", "again"), "198.18.0.9");
+  assert.throws(() => allocateIn(a, "public", "198.18.0.0/16", "more", { maxEntries: 3001, what: "the public network" }), /198\.18\.0\.0\/16 \(the public network\): it holds at most 3001/);
+  const small: Allocations = {};
+  for (const k of ["a", "b", "c", "d", "e"]) allocateIn(small, "p", "10.0.0.0/29", k);
+  assert.throws(() => allocateIn(small, "p", "10.0.0.0/29", "f", { what: "node network" }), /no free address in 10\.0\.0\.0\/29 \(node network\): all 5 usable addresses are taken/);
+});

@@ -12,14 +12,14 @@ function setup() {
 test("public network: a bridge with the gateway address in its own namespace; users attach with their own address", async () => {
   const { host, networks } = setup();
   const p = await networks.ensurePublic();
-  assert.deepEqual(p, { netns: "ga-public", bridge: "ga-public", cidr: "192.168.250.0/24", gateway: "192.168.250.1", prefixLength: 24 });
+  assert.deepEqual(p, { netns: "ga-public", bridge: "ga-public", cidr: "198.18.0.0/16", gateway: "198.18.0.1", prefixLength: 16 });
   const alice = await networks.attachUser("alice");
   const bob = await networks.attachUser("bob");
-  assert.deepEqual([alice, bob], [{ netns: "ga-u-alice", address: "192.168.250.2" }, { netns: "ga-u-bob", address: "192.168.250.3" }]);
+  assert.deepEqual([alice, bob], [{ netns: "ga-u-alice", address: "198.18.0.2" }, { netns: "ga-u-bob", address: "198.18.0.3" }]);
   assert.ok(host.state.links.get(host.state.linkKey("ga-u-alice", "ga-public"))?.master === "ga-public");
   await networks.detachUser("alice");
   assert.equal(await host.netnsExists("ga-u-alice"), false);
-  assert.equal((await networks.attachUser("carol")).address, "192.168.250.2");
+  assert.equal((await networks.attachUser("carol")).address, "198.18.0.2");
 });
 
 test("node networks: carved per shoot, a router with one-way NAT to the public network, removable without trace", async () => {
@@ -77,4 +77,16 @@ test("ensured networks are not rechecked link by link while their namespaces exi
   await networks.ensureNodeNetwork("shoot--p--a");
   assert.equal(await host.netnsExists(a.netns), true);
   assert.equal((await host.listTables(a.netns)).length, 1, "NAT again");
+});
+
+test("a pool is full at the bridge's port limit, whatever room its CIDR has; the error names the network", async () => {
+  const host = new FakeHost();
+  const networks = new LocalNetworks({ host, addresses: new MemoryAddressBook(), maxPorts: 3 });
+  await networks.ensureNodeNetwork("shoot--p--a", "10.250.0.0/16");
+  for (const k of ["a", "b"]) await networks.allocatePublic(k);
+  // The router's uplink is the first port of the public bridge.
+  await assert.rejects(networks.allocatePublic("c"), (err: Error) => err.name === "AddressExhaustedError" && /198\.18\.0\.0\/16 \(the public network\): it holds at most 3/.test(err.message));
+  for (const k of ["a", "b", "c"]) await networks.allocateNode("shoot--p--a", k);
+  await assert.rejects(networks.allocateNode("shoot--p--a", "d"), /the node network of shoot--p--a/);
+  assert.equal(await networks.allocatePublic("a"), "198.18.0.3", "a key keeps its address when the pool is full");
 });

@@ -8,10 +8,23 @@ import type { Host } from "../../host/index.ts";
 import { allocateIn, carveIn, nthAddress, releaseIn, type AddressBook } from "./addresses.ts";
 import { KeyedMutex } from "./lock.ts";
 
-export const DEFAULT_PUBLIC_CIDR = "192.168.250.0/24";
-/** Gardener's default node CIDR; each shoot gets a block of it (nodeCidrFor). */
+/**
+ * A /16 from the range RFC 2544 reserves for benchmarks: routed into the host namespace (the host's veth to
+ * the public bridge), it must not shadow a network the host really uses, as 192.168.0.0/16 would
+ * (docs/adr/0010-address-space.md).
+ */
+export const DEFAULT_PUBLIC_CIDR = "198.18.0.0/16";
+/** Gardener's default node CIDR: the landscape's shoot has it as spec.networking.nodes. */
+export const DEFAULT_NODE_CIDR = "10.250.0.0/16";
+/** Where nodeCidrFor carves blocks for shoots of tests that have no node CIDR of their own. */
 export const DEFAULT_NODE_POOL = "10.250.0.0/16";
 export const DEFAULT_NODE_PREFIX_LENGTH = 24;
+/**
+ * Ports a Linux bridge holds (BR_MAX_PORTS - 1): each address of the public pool (host, routers, users,
+ * bastions) and of a node pool (bastions, workers) is one port of its bridge, so a pool is full at this
+ * many entries, whatever room its CIDR has.
+ */
+export const MAX_BRIDGE_PORTS = 1023;
 
 /** Interface names inside a shoot's router namespace. */
 export const ROUTER_NODE_BRIDGE = "br-nodes";
@@ -51,6 +64,8 @@ export interface LocalNetworksOptions {
   /** Where per-shoot node CIDRs are carved from (default 10.250.0.0/16). */
   nodePool?: string;
   nodePrefixLength?: number;
+  /** Machines per bridge (default MAX_BRIDGE_PORTS; tests use fewer). */
+  maxPorts?: number;
 }
 
 export interface Attachment {
@@ -65,6 +80,7 @@ export class LocalNetworks {
   readonly public: PublicNetwork;
   readonly nodePool: string;
   readonly nodePrefixLength: number;
+  readonly maxPorts: number;
   private readonly mutex = new KeyedMutex();
   private readonly machineMutex = new KeyedMutex();
   /**
@@ -87,6 +103,7 @@ export class LocalNetworks {
     this.public = { netns: o.host.names.netns("public"), bridge: o.host.names.link("public"), cidr, gateway: nthAddress(cidr, 1), prefixLength };
     this.nodePool = normalizeCidr(o.nodePool ?? DEFAULT_NODE_POOL);
     this.nodePrefixLength = o.nodePrefixLength ?? DEFAULT_NODE_PREFIX_LENGTH;
+    this.maxPorts = Math.min(o.maxPorts ?? MAX_BRIDGE_PORTS, MAX_BRIDGE_PORTS);
   }
 
   /** Runs fn alone among this process's callers with the same key (e.g. changes to one shoot's machines). */
@@ -116,13 +133,13 @@ export class LocalNetworks {
 
   /** An address on the public network for `key`, the same one again for the same key. */
   allocatePublic(key: string): Promise<string> {
-    return this.addresses.update((a) => allocateIn(a, POOL_PUBLIC, this.public.cidr, key));
+    return this.addresses.update((a) => allocateIn(a, POOL_PUBLIC, this.public.cidr, key, { maxEntries: this.maxPorts, what: "the public network" }));
   }
 
   /** An address on the shoot's node network for `key` (the network must be ensured). */
   async allocateNode(namespace: string, key: string): Promise<string> {
     const net = await this.needNodeNetwork(namespace);
-    return this.addresses.update((a) => allocateIn(a, nodePool(namespace), net.cidr, key));
+    return this.addresses.update((a) => allocateIn(a, nodePool(namespace), net.cidr, key, { maxEntries: this.maxPorts, what: `the node network of ${namespace}` }));
   }
 
   release(pool: string, key: string): Promise<void> {

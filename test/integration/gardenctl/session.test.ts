@@ -140,6 +140,22 @@ describe("gardenctl ssh: sessions", () => {
     }
   });
 
+  test("a configuration problem on the Bastion (e.g. no free address): exit 1 at once with its message, cleanup", async () => {
+    const name = "cli-config1";
+    e.ls.actuator.fail(`${technicalID(SHOOT)}/${name}`, "no free address in 198.18.0.0/16 (the public network)", ["ERR_CONFIGURATION_PROBLEM"]);
+    try {
+      const start = performance.now();
+      const run = gardenctl(e, ["node-a", "--bastion-name", name, "--wait-timeout", "60s", "--skip-availability-check", "--", "true"]);
+      assert.equal(await run.exit, 1, run.stderr());
+      assert.ok(performance.now() - start < 30_000, "long before --wait-timeout");
+      assert.match(run.stderr(), /^Error: the bastion cannot become ready \(ERR_CONFIGURATION_PROBLEM\): .*no free address in 198\.18\.0\.0\/16 \(the public network\)$/m);
+      await bastionGone(e, name);
+      assert.deepEqual(privateDirs(e), []);
+    } finally {
+      e.ls.actuator.clearFailure(`${technicalID(SHOOT)}/${name}`);
+    }
+  });
+
   for (const [signal, code] of [["SIGTERM", 143], ["SIGINT", 130]] as const) {
     test(`${signal} while waiting: exit ${code} after deleting the Bastion and the private directory`, async () => {
       const name = `cli-sig${code}xx`;

@@ -74,6 +74,19 @@ export interface WaitOptions {
   now?: () => number;
 }
 
+/**
+ * Gardener's error codes that retrying does not cure (its `nonRetryableErrorCodes`): a BastionReady=False
+ * carrying one of them ends the wait at once instead of at --wait-timeout.
+ */
+export const NON_RETRYABLE_CODES: readonly string[] = [
+  "ERR_INFRA_UNAUTHENTICATED",
+  "ERR_INFRA_UNAUTHORIZED",
+  "ERR_INFRA_QUOTA_EXCEEDED",
+  "ERR_INFRA_DEPENDENCIES",
+  "ERR_CONFIGURATION_PROBLEM",
+  "ERR_PROBLEMATIC_WEBHOOK",
+];
+
 /** Checks status.ingress once BastionReady=True; returns the problem or "". */
 export function ingressProblem(b: Bastion): string {
   const ing = b.status?.ingress;
@@ -124,6 +137,10 @@ export function waitForReady(client: Client, initial: Bastion, o: WaitOptions, l
       const cond = b.status?.conditions?.find((c) => c.type === "BastionReady");
       if (cond === undefined) return;
       if (cond.status !== "True") {
+        const fatal = (cond.codes ?? []).filter((c) => NON_RETRYABLE_CODES.includes(c));
+        if (cond.status === "False" && fatal.length > 0) {
+          return finish(new CLIError(`the bastion cannot become ready (${fatal.join(", ")}): ${cond.message}`));
+        }
         last = cond.message;
         lastReason = cond.reason;
         if (!o.spinner && `${lastReason}: ${last}` !== lastShown) {

@@ -31,6 +31,10 @@ test("transition time moves only with the status; update time with status, reaso
   const withCodes = updateCondition({ ...c, codes: ["ERR_X"] }, "False", "FailedReconciling", "a", T + 30_000);
   assert.equal(withCodes.lastUpdateTime, t(30), "codes cleared");
   assert.equal(withCodes.codes, undefined);
+  const coded = updateCondition(c, "False", "FailedReconciling", "a", T + 40_000, ["ERR_CONFIGURATION_PROBLEM"]);
+  assert.deepEqual(coded.codes, ["ERR_CONFIGURATION_PROBLEM"]);
+  assert.equal(coded.lastUpdateTime, t(40), "codes set");
+  assert.deepEqual(updateCondition(coded, "False", "FailedReconciling", "a", T + 50_000, ["ERR_CONFIGURATION_PROBLEM"]), coded, "the same codes change nothing");
 });
 
 test("extension conditions are mirrored after BastionReady in the extension's order; without an extension, others are kept", () => {

@@ -23,10 +23,13 @@ export function initCondition(type: string, nowMs: number): Condition {
   return { type, status: "Unknown", lastTransitionTime: t, lastUpdateTime: t, reason: REASON_INITIALIZED, message: MESSAGE_INITIALIZED };
 }
 
-/** The condition with new status, reason and message; codes stay empty. */
-export function updateCondition(c: Condition, status: ConditionStatus, reason: string, message: string, nowMs: number): Condition {
+/**
+ * The condition with new status, reason, message and codes (Gardener's error codes of the cause, e.g.
+ * ERR_CONFIGURATION_PROBLEM from the extension's lastError; none by default).
+ */
+export function updateCondition(c: Condition, status: ConditionStatus, reason: string, message: string, nowMs: number, codes: readonly string[] = []): Condition {
   const t = metaTime(nowMs);
-  const changed = c.status !== status || c.reason !== reason || c.message !== message || !isDeepStrictEqual(c.codes ?? [], []);
+  const changed = c.status !== status || c.reason !== reason || c.message !== message || !isDeepStrictEqual(c.codes ?? [], [...codes]);
   return {
     type: c.type,
     status,
@@ -34,6 +37,7 @@ export function updateCondition(c: Condition, status: ConditionStatus, reason: s
     lastUpdateTime: changed ? t : c.lastUpdateTime,
     reason,
     message,
+    ...(codes.length > 0 ? { codes: [...codes] } : {}),
   };
 }
 
@@ -41,6 +45,8 @@ export interface ReadyUpdate {
   status: ConditionStatus;
   reason: string;
   message: string;
+  /** Error codes of the cause (the extension's lastError.codes). */
+  codes?: readonly string[];
 }
 
 /**
@@ -50,7 +56,7 @@ export interface ReadyUpdate {
  */
 export function withReady(current: Condition[] | undefined, ready: ReadyUpdate, nowMs: number, mirrored?: Condition[]): Condition[] {
   const existing = current?.find((c) => c.type === CONDITION_BASTION_READY) ?? initCondition(CONDITION_BASTION_READY, nowMs);
-  const next = updateCondition(existing, ready.status, ready.reason, ready.message, nowMs);
+  const next = updateCondition(existing, ready.status, ready.reason, ready.message, nowMs, ready.codes);
   const others = mirrored !== undefined ? mirrored : (current ?? []);
   return [next, ...others.filter((c) => c.type !== CONDITION_BASTION_READY).map((c) => structuredClone(c))];
 }

@@ -48,6 +48,11 @@ test("observing the extension: create, patch and the errors it reports", () => {
     e.status!.lastError = { description: "Error reconciling Bastion: boom" };
   });
   assert.deepEqual(observe(withError, d), { mustCreate: false, mustPatch: false, observedError: "error during reconciliation: Error reconciling Bastion: boom" });
+  const misconfigured = ext((e) => {
+    e.status!.lastOperation!.state = "Error";
+    e.status!.lastError = { description: "no free address", codes: ["ERR_CONFIGURATION_PROBLEM"] };
+  });
+  assert.deepEqual(observe(misconfigured, d), { mustCreate: false, mustPatch: false, observedError: "error during reconciliation: no free address", observedCodes: ["ERR_CONFIGURATION_PROBLEM"] });
   const failed = ext((e) => (e.status!.lastOperation!.state = "Failed"));
   assert.deepEqual(observe(failed, d), { mustCreate: false, mustPatch: true, observedError: "extension state is not Succeeded but Failed" });
   assert.deepEqual(observe(ext((e) => (e.status!.lastOperation!.state = "Processing")), d), { mustCreate: false, mustPatch: false });

@@ -25,6 +25,8 @@ export interface Observation {
   mustPatch: boolean;
   /** Why the extension is not (yet) ready, if it says so. */
   observedError?: string;
+  /** The codes of the extension's lastError (e.g. ERR_CONFIGURATION_PROBLEM: retrying will not help). */
+  observedCodes?: string[];
 }
 
 export function observe(ext: ExtensionBastion | undefined, desired: DesiredSpec): Observation {
@@ -40,7 +42,8 @@ export function observe(ext: ExtensionBastion | undefined, desired: DesiredSpec)
     observedError = lastError ? `error during reconciliation: ${lastError.description}` : `extension state is not Succeeded but ${last.state}`;
   }
   if (last?.state === "Failed") mustPatch = true;
-  return { mustCreate: false, mustPatch, ...(observedError !== undefined ? { observedError } : {}) };
+  const codes = observedError !== undefined ? (lastError?.codes ?? []).filter((c): c is string => typeof c === "string") : [];
+  return { mustCreate: false, mustPatch, ...(observedError !== undefined ? { observedError } : {}), ...(codes.length > 0 ? { observedCodes: codes } : {}) };
 }
 
 /** A merge-patch value replacing `status.ingress` wholly (known fields absent in `next` become null). */

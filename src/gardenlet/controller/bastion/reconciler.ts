@@ -102,7 +102,7 @@ export class BastionReconciler implements Reconciler {
       const message = `Error while waiting for Bastion ${seedNamespace}/${extKey.name} to become ready: ${seen.observedError}`;
       this.d.recorder?.event(bastion, "Warning", REASON_FAILED, message);
       await this.status
-        .write(bastion, { status: "False", reason: REASON_FAILED, message }, ext)
+        .write(bastion, { status: "False", reason: REASON_FAILED, message, ...(seen.observedCodes ? { codes: seen.observedCodes } : {}) }, ext)
         .catch((err: unknown) => rc.log.error({ err }, "could not report the extension's error on the bastion"));
     }
     if (seen.mustCreate || seen.mustPatch) {

@@ -4,7 +4,7 @@ import { pino } from "pino";
 import type { Cluster, ExtensionBastion } from "../../../apis/extensions/v1alpha1/types.ts";
 import type { Client } from "../../../client/client.ts";
 import type { ActuatorContext } from "../../../extensions/controller/bastion/actuator.ts";
-import { RequeueAfterError } from "../../../extensions/controller/errors.ts";
+import { ErrorWithCodes, RequeueAfterError, extractErrorCodes } from "../../../extensions/controller/errors.ts";
 import { FakeHost, renderTable } from "../../../host/index.ts";
 import { startWorker, workerMachineName } from "../../machines/workers.ts";
 import { MemoryAddressBook } from "../../network/addresses.ts";
@@ -62,11 +62,11 @@ describe("LocalBastionActuator", () => {
     assert.equal(spec.owner, "bastion/shoot--p--s/b1");
     assert.equal(spec.hostname, "bastion-b1");
     assert.deepEqual(spec.networks.map((n) => [n.interface, n.bridgeNetns, n.address]), [
-      ["eth0", networks.public.netns, "192.168.250.3/24"],
+      ["eth0", networks.public.netns, "198.18.0.3/16"],
       ["eth1", net.netns, "10.250.0.3/24"],
     ]);
     assert.equal(spec.userData, "#!/bin/bash -eu\necho hi\n");
-    assert.deepEqual(spec.sshd?.listenAddresses, ["192.168.250.3"]);
+    assert.deepEqual(spec.sshd?.listenAddresses, ["198.18.0.3"]);
     assert.equal(spec.sshd?.options?.AllowUsers, "gardener");
     const table = renderTable(spec.nftTables![0]!);
     assert.match(table, /set ingress4 \{[^}]*elements = \{ 203\.0\.113\.7 \}/);
@@ -77,7 +77,7 @@ describe("LocalBastionActuator", () => {
         key: `${NS}/b1`,
         body: {
           status: {
-            ingress: { ip: "192.168.250.3" },
+            ingress: { ip: "198.18.0.3" },
             providerStatus: { sshHostKeys: (await host.machineStatus(machine))!.hostKeys },
           },
         },
@@ -196,7 +196,7 @@ describe("LocalBastionActuator", () => {
     await again.reconcile(ctx, bastion("b1", ["203.0.113.8/32"]), c);
     assert.equal(host.calls.filter((x) => x.startsWith("startMachine")).length, 0);
     assert.equal(host.calls.filter((x) => x.startsWith("replaceSetElements ga-m-")).length, 1);
-    assert.equal((patched[0]!.body as { status: { ingress: { ip: string } } }).status.ingress.ip, "192.168.250.3");
+    assert.equal((patched[0]!.body as { status: { ingress: { ip: string } } }).status.ingress.ip, "198.18.0.3");
   });
 
   test("workers: on the node network with the router as gateway; none without a node network", async () => {
@@ -208,6 +208,25 @@ describe("LocalBastionActuator", () => {
     assert.deepEqual(spec.networks, [{ bridge: net.bridge, bridgeNetns: net.netns, address: "10.250.0.2/24", gateway: "10.250.0.1" }]);
     assert.equal(spec.owner, "worker/shoot--p--s/w1");
     assert.equal(renderTable(spec.nftTables![0]!).includes("table inet bastion_access"), true);
+  });
+
+  test("a bastion beyond the address space fails with ERR_CONFIGURATION_PROBLEM and holds no address", async () => {
+    const { host, networks, ctx, actuator } = setup();
+    const c = cluster(NS, "10.250.0.0/29");
+    await networks.ensureNodeNetwork(NS, "10.250.0.0/29");
+    // 10.250.0.0/29: .2 to .6 for machines.
+    for (const b of ["b1", "b2", "b3", "b4", "b5"]) await actuator.reconcile(ctx, bastion(b, ["203.0.113.7/32"]), c);
+    const starts = host.calls.filter((x) => x.startsWith("startMachine")).length;
+    const err = await actuator.reconcile(ctx, bastion("b6", ["203.0.113.7/32"]), c).then(() => undefined, (e: unknown) => e as ErrorWithCodes);
+    assert.ok(err instanceof ErrorWithCodes);
+    assert.deepEqual(extractErrorCodes(err), ["ERR_CONFIGURATION_PROBLEM"]);
+    assert.match(err.message, /^cannot create bastion machine: no free address in 10\.250\.0\.0\/29 \(the node network of shoot--p--s\)/);
+    assert.equal(host.calls.filter((x) => x.startsWith("startMachine")).length, starts, "no machine for it");
+    const book = await networks.addresses.read();
+    assert.equal(book["public"]?.[`bastion/${NS}/b6`], undefined, "its public address is released again");
+    // Room again once another bastion is gone.
+    await actuator.delete(ctx, bastion("b1", []), c);
+    await actuator.reconcile(ctx, bastion("b6", ["203.0.113.7/32"]), c);
   });
 
   test("a shoot without a valid node CIDR is an error before anything is created", async () => {

@@ -7,12 +7,14 @@ import type { Cluster, ExtensionBastion } from "../../../apis/extensions/v1alpha
 import type { Client } from "../../../client/client.ts";
 import { keyOf } from "../../../client/resource.ts";
 import type { Actuator, ActuatorContext } from "../../../extensions/controller/bastion/actuator.ts";
-import { RequeueAfterError, messageOf } from "../../../extensions/controller/errors.ts";
+import { ErrorWithCodes, RequeueAfterError, messageOf } from "../../../extensions/controller/errors.ts";
+import { ERR_CONFIGURATION_PROBLEM } from "../../../apis/extensions/v1alpha1/types.ts";
 import { ExtensionBastions } from "../../../extensions/resources.ts";
 import { MachineNotReadyError, addressOf, type MachineInfo } from "../../../host/index.ts";
 import { syncBastionAccess } from "../../machines/access.ts";
 import { machineHostname, machineName, machineOwner } from "../../machines/names.ts";
 import { BASTION_NODE_IF, BASTION_PUBLIC_IF, BASTION_TABLE, bastionTable, familySets } from "../../machines/tables.ts";
+import { AddressExhaustedError } from "../../network/addresses.ts";
 import { POOL_PUBLIC, nodePool, type LocalNetworks, type NodeNetwork } from "../../network/networks.ts";
 import { ingressCidrs, isCidr, shootNodes } from "./cluster.ts";
 
@@ -91,8 +93,7 @@ export class LocalBastionActuator implements Actuator {
         await host.applyTable(existing.netns, bastionTable({ ingress, except, workers: [net.cidr] }), { parent: `machine/${machine}` });
       }
     } else {
-      const publicAddress = await networks.allocatePublic(`bastion/${namespace}/${name}`);
-      const nodeAddress = await networks.allocateNode(namespace, `bastion/${name}`);
+      const { publicAddress, nodeAddress } = await allocateAddresses(networks, namespace, name);
       ctx.log.info({ machine, publicAddress, nodeAddress }, "starting bastion machine");
       await host.startMachine({
         name: machine,
@@ -183,6 +184,25 @@ export class LocalBastionActuator implements Actuator {
     const netns = host.names.machineNetns(machine);
     const netnsRecorded = records.some((r) => r.kind === "netns" && r.name === netns);
     return records.length + (!netnsRecorded && (await host.netnsExists(netns)) ? 1 : 0);
+  }
+}
+
+/**
+ * The bastion's public and node addresses. A full network is the landscape's configuration (its public
+ * CIDR, the shoot's spec.networking.nodes, a bridge's port limit), not a passing failure: the error carries
+ * ERR_CONFIGURATION_PROBLEM, so it shows on the Bastion's status and `gardenctl ssh` stops waiting at once.
+ */
+async function allocateAddresses(networks: LocalNetworks, namespace: string, name: string): Promise<{ publicAddress: string; nodeAddress: string }> {
+  try {
+    const publicAddress = await networks.allocatePublic(`bastion/${namespace}/${name}`);
+    const nodeAddress = await networks.allocateNode(namespace, `bastion/${name}`);
+    return { publicAddress, nodeAddress };
+  } catch (err) {
+    if (!(err instanceof AddressExhaustedError)) throw err;
+    // Nothing is held for a bastion that cannot exist: a later one may fit when others are gone.
+    await networks.release(POOL_PUBLIC, `bastion/${namespace}/${name}`);
+    await networks.release(nodePool(namespace), `bastion/${name}`);
+    throw new ErrorWithCodes(`cannot create bastion machine: ${err.message}`, [ERR_CONFIGURATION_PROBLEM], { cause: err });
   }
 }
 

@@ -1,0 +1,78 @@
+// A Bastion beyond the landscape's address space (root): a landscape whose public network is a /29 has
+// room for three bastions (.1 gateway, .2 the host, .3 the shoot's router). The fourth fails at once with
+// its reason on the garden Bastion (BastionReady=False, code ERR_CONFIGURATION_PROBLEM, the network named),
+// and `gardenctl ssh` stops waiting and prints it instead of running into --wait-timeout.
+import assert from "node:assert/strict";
+import { execFile, execFileSync } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { after, before, describe, test } from "node:test";
+import type { Bastion } from "../../../src/apis/operations/v1alpha1/types.ts";
+import { Bastions } from "../../../src/client/garden.ts";
+import { PROJECT_NAMESPACE, SHOOT_TECHNICAL_ID } from "../../../src/landscape/layout.ts";
+import { REPO } from "../../../src/landscape/components.ts";
+import { eventually } from "../../support/http.ts";
+import { gardenBastion } from "../bastion-chaos/support.ts";
+import { type Landscape, hostSnapshot, skipUnlessRoot, startLandscape } from "../support/landscape.ts";
+
+const PREFIX = "gla-";
+const PUBLIC = "198.18.0.0/29";
+const progress = (line: string): void => void process.stderr.write(`${new Date().toISOString()} ${line}\n`);
+const ready = (b: Bastion | undefined) => b?.status?.conditions?.find((c) => c.type === "BastionReady");
+
+describe("a Bastion beyond the address space", { skip: skipUnlessRoot, timeout: 300_000 }, () => {
+  let l: Landscape;
+  let before0: ReturnType<typeof hostSnapshot>;
+  let userPub: string;
+
+  before(async () => {
+    before0 = hostSnapshot("/nonexistent-landscape-dir", PREFIX);
+    l = await startLandscape({ prefix: PREFIX, ports: { garden: 47443, seed: 47444, shoot: 47445 }, publicCidr: PUBLIC, out: progress });
+    execFileSync("ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-C", "e2e", "-f", join(l.dir, "id_user")]);
+    userPub = readFileSync(join(l.dir, "id_user.pub"), "utf8").trim();
+  });
+
+  after(async () => {
+    if (!l) return;
+    const dir = l.dir;
+    await l.stop(progress);
+    assert.deepEqual(hostSnapshot(dir, PREFIX), before0, "down leaves nothing of the landscape on the host");
+  });
+
+  test("the fourth bastion of a /29 reports why on its status; gardenctl ssh prints it at once", async () => {
+    const cidr = `${l.hostAddress}/32`;
+    for (const name of ["fits-1", "fits-2", "fits-3"]) await l.member.create(Bastions, gardenBastion(name, userPub, cidr));
+    await eventually("three bastions Ready", async () => {
+      for (const name of ["fits-1", "fits-2", "fits-3"]) assert.equal(ready(await l.member.get(Bastions, { namespace: PROJECT_NAMESPACE, name }))?.status, "True", name);
+      return true;
+    }, 120_000, 250);
+
+    await l.member.create(Bastions, gardenBastion("too-many", userPub, cidr));
+    const cond = await eventually("BastionReady=False with ERR_CONFIGURATION_PROBLEM", async () => {
+      const c = ready(await l.member.get(Bastions, { namespace: PROJECT_NAMESPACE, name: "too-many" }));
+      assert.equal(c?.status, "False");
+      assert.deepEqual(c?.codes, ["ERR_CONFIGURATION_PROBLEM"]);
+      return c!;
+    }, 60_000, 250);
+    assert.equal(cond.reason, "FailedReconciling");
+    assert.match(cond.message, new RegExp(`^Error while waiting for Bastion ${SHOOT_TECHNICAL_ID}/too-many to become ready: error during reconciliation: .*cannot create bastion machine: no free address in 198\\.18\\.0\\.0/29 \\(the public network\\)`));
+
+    const start = performance.now();
+    const run = await new Promise<{ code: number; out: string }>((resolve) => {
+      const args = [join(REPO, "bin", "gardenctl.js"), "ssh", "--garden", "local", "--project", "local", "--shoot", "local", `${SHOOT_TECHNICAL_ID}-worker-w1`, "--wait-timeout", "5m", "--", "true"];
+      execFile(process.execPath, args, { env: { ...process.env, GCTL_HOME: l.layout.path("gardenctl") }, timeout: 120_000, encoding: "utf8" }, (err, stdout, stderr) => {
+        resolve({ code: err ? (typeof err.code === "number" ? err.code : -1) : 0, out: stdout + stderr });
+      });
+    });
+    const ms = performance.now() - start;
+    assert.equal(run.code, 1, run.out);
+    assert.match(run.out, /the bastion cannot become ready \(ERR_CONFIGURATION_PROBLEM\): .*no free address in 198\.18\.0\.0\/29 \(the public network\)/);
+    assert.ok(ms < 60_000, `gardenctl gave up after ${ms.toFixed(0)} ms, not at --wait-timeout`);
+    progress(`gardenctl ssh failed after ${ms.toFixed(0)} ms`);
+    // gardenctl deletes its Bastion on the way out; the three that fit stay Ready.
+    await eventually("gardenctl's bastion gone", async () => {
+      const names = (await l.member.list(Bastions, { namespace: PROJECT_NAMESPACE })).items.map((b) => b.metadata.name);
+      return names.some((n) => n?.startsWith("cli-")) ? undefined : true;
+    }, 60_000, 250);
+  });
+});
