@@ -1,4 +1,4 @@
-// The import rules of DESIGN.md §4, checked: which folders may import which. A violation names
+// The import rules of docs/architecture.md#folders-and-import-rules, checked: which folders may import which. A violation names
 // the importing file and the import, so the fix is obvious.
 import { test } from "node:test";
 import assert from "node:assert/strict";

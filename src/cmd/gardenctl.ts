@@ -1,5 +1,5 @@
 // gardenctl: the composition root. Runs the program on the process arguments and exits with its
-// code (spec gardenctl-ssh.md §12).
+// code (docs/gardenctl-ssh.md#output-and-exit-codes).
 import { main } from "../cli/gardenctl.ts";
 
 const code = await main(process.argv.slice(2), {

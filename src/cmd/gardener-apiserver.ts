@@ -1,8 +1,10 @@
-// gardener-apiserver: the composition root. Parses flags, starts the server, prints where it
-// serves, and stops gracefully on SIGTERM/SIGINT (exit 0). Bad flags: one line on stderr, exit 2.
+// gardener-apiserver: the composition root. Parses flags, wires the garden admission plugins,
+// starts the server, prints where it serves, and stops gracefully on SIGTERM/SIGINT (exit 0).
+// Bad flags: one line on stderr, exit 2.
 import { pino } from "pino";
 import { parseOptions } from "../apiserver/server/options.ts";
 import { startApiServer } from "../apiserver/server/server.ts";
+import { gardenAdmissionPlugins } from "../plugins/garden.ts";
 
 const parsed = parseOptions(process.argv.slice(2));
 if (parsed.kind === "exit") {
@@ -15,7 +17,7 @@ const logger = pino({ level: options.logLevel, base: { component: "gardener-apis
 
 let server;
 try {
-  server = await startApiServer(options, { logger });
+  server = await startApiServer(options, { logger, gardenAdmission: gardenAdmissionPlugins() });
 } catch (err) {
   logger.error({ err }, "failed to start");
   process.stderr.write(`error: ${(err as Error).message}\n`);

@@ -1,5 +1,5 @@
 // The gardener-controller-manager assembled: one manager on the garden with the bastion lifetime
-// controller (§9), the project RBAC controller (§3.1), shoot-bastions and shoot maintenance. The command (src/cmd/) only parses
+// controller (docs/bastion.md#lifetime-controller), the project RBAC controller (docs/bastion.md#project), shoot-bastions and shoot maintenance. The command (src/cmd/) only parses
 // flags and calls this; tests call it directly with their own clock.
 import type { Logger } from "pino";
 import type { Registry } from "prom-client";

@@ -1,6 +1,6 @@
 // The gardenlet of one seed assembled: a manager on the garden whose cache holds only this seed's
 // Bastions and Shoots (the only lists the seed authorizer permits), a second cache on the seed
-// (extension Bastions, Clusters), the bastion controllers (§10) and the Seed's status report.
+// (extension Bastions, Clusters), the bastion controllers (docs/bastion.md#gardenlet-controller) and the Seed's status report.
 // The command (src/cmd/) only parses flags and calls this; tests call it directly.
 import type { Logger } from "pino";
 import type { Registry } from "prom-client";

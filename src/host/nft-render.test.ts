@@ -7,7 +7,7 @@ import { renderApplyTable, renderDeleteTable, renderReplaceSets, renderTable, ty
 const ND: readonly string[] = ["nd-neighbor-solicit", "nd-neighbor-advert", "nd-router-solicit", "nd-router-advert"];
 const nd: NftRule = { icmpv6Types: ND, verdict: "accept" };
 
-// The bastion machine's table of the local provider (spec bastion.md §13).
+// The bastion machine's table of the local provider (docs/bastion.md#provider-local).
 const bastion: NftTable = {
   family: "inet",
   name: "bastion",

@@ -14,7 +14,7 @@ function temp(t: { after(fn: () => void): void }): { layout: Layout; home: strin
   return { layout: new Layout(join(dir, "state")), home: join(dir, "home") };
 }
 
-test("the gardenctl config targets garden local as the member, with the spec's public-IP command", (t) => {
+test("the gardenctl config targets garden local as the member, with gardenctl's public-IP command", (t) => {
   const { layout } = temp(t);
   const path = writeGardenctlConfig(layout, "192.168.250.1");
   assert.equal(path, join(layout.dir, "gardenctl", "gardenctl-v2.yaml"));

@@ -1,5 +1,5 @@
 // The gardenctl configuration of the landscape: garden `local` (the project member's kubeconfig) and
-// the spec's public-IP command (gardenctl-ssh.md §4.1) reporting the host's own address on the public
+// gardenctl's public-IP command (docs/gardenctl-ssh.md#allowed-cidrs) reporting the host's own address on the public
 // network (the veth `up` creates), which is where the user's ssh comes from, so the bastion admits
 // exactly this host and no `--cidr` is needed.
 // It is written to DIR/gardenctl/gardenctl-v2.yaml (GCTL_HOME=DIR/gardenctl) and, when the user has no
@@ -38,7 +38,7 @@ export function writeGardenctlConfig(layout: Layout, publicGateway: string): str
   return path;
 }
 
-/** gardenctl's default configuration file (spec §3: $GCTL_HOME, else ~/.garden). */
+/** gardenctl's default configuration file (docs/gardenctl-ssh.md#configuration-and-target: $GCTL_HOME, else ~/.garden). */
 export function defaultGardenctlConfig(env: NodeJS.ProcessEnv): string {
   return join(env.GCTL_HOME || join(env.HOME || homedir(), ".garden"), `${env.GCTL_CONFIG_NAME || "gardenctl-v2"}.yaml`);
 }

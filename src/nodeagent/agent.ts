@@ -1,4 +1,4 @@
-// The node agent (spec/ssh-keypair-rotation.md §9): registers its Node, watches its pool's OSC Secret
+// The node agent (docs/maintenance-and-rotation.md#the-node-agent): registers its Node, watches its pool's OSC Secret
 // in the shoot's kube-system through the controller runtime (one apply at a time, the latest version
 // wins, 410/dropped watches handled by the informer), applies the SSH parts, keeps sshd in the desired
 // state and reports the applied checksum on its Node.

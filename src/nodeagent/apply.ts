@@ -1,4 +1,4 @@
-// Applying the pool's OSC (spec/ssh-keypair-rotation.md §9.1-§9.4): pick the Secret, check its
+// Applying the pool's OSC (docs/maintenance-and-rotation.md#the-node-agent): pick the Secret, check its
 // checksum, apply the `gardener-user` part and the desired sshd state, then report the checksum on
 // the Node. Every pass re-applies the SSH parts (idempotent: unchanged files are not rewritten), which
 // also repairs drift; a pass is scheduled again after the full resync period.
@@ -81,7 +81,7 @@ export class OSCApplier {
     return { requeueAfterMs: this.d.fullResyncMs };
   }
 
-  /** The periodic sshd check (§9.3): the state of the last applied OSC, again. */
+  /** The periodic sshd check (docs/maintenance-and-rotation.md#the-sshd-ensurer-part): the state of the last applied OSC, again. */
   async checkSshd(): Promise<void> {
     if (this.sshdEnabled === undefined) return;
     await this.d.sshd.ensure(this.sshdEnabled).catch(() => undefined);

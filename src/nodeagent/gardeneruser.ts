@@ -1,4 +1,4 @@
-// The `gardener-user` part (spec/ssh-keypair-rotation.md §9.2, §10): the keys file, user `gardener`,
+// The `gardener-user` part (docs/maintenance-and-rotation.md#the-gardener-user-part, docs/maintenance-and-rotation.md#ssh-access-off): the keys file, user `gardener`,
 // `~/.ssh` 0700 and `authorized_keys` 0600 byte-identical to the keys file (written atomically, so
 // sshd never sees a partial file), and the sudoers entry. Without the part the keys file and
 // `authorized_keys` are removed; the user and its sudoers entry may stay.

@@ -1,5 +1,5 @@
 // The node agent's own Node: registered with its pool label, addresses and host keys, and patched
-// with the checksum of the OSC it applied (spec/ssh-keypair-rotation.md §9.4). A node agent only
+// with the checksum of the OSC it applied (docs/maintenance-and-rotation.md#the-node-agent). A node agent only
 // ever writes its own Node.
 import type { Node } from "../apis/core/v1/types.ts";
 import { isAlreadyExists, isNotFound } from "../apimachinery/errors.ts";

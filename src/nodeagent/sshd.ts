@@ -1,4 +1,4 @@
-// The `sshd-ensurer` part (spec/ssh-keypair-rotation.md §9.3) behind a small interface: enabled means
+// The `sshd-ensurer` part (docs/maintenance-and-rotation.md#the-sshd-ensurer-part) behind a small interface: enabled means
 // unmasked, enabled and running (sshd.service, falling back to ssh.service); disabled means disabled,
 // masked, stopped and the connections left behind ended. The systemctl implementation works with
 // systemd and with the machines' systemctl stand-in (src/host/machine-files.ts).

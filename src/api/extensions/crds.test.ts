@@ -9,7 +9,7 @@ import { bastionUserDataBase64 } from "./userdata.ts";
 
 const [bastions, clusters] = readExtensionCRDs();
 
-describe("seed CRD manifests (§3.3, §11)", () => {
+describe("seed CRD manifests (docs/bastion.md#cluster, docs/bastion.md#the-seed-bastion)", () => {
   it("define bastions and clusters of extensions.gardener.cloud with Gardener's names", () => {
     assert.equal(bastions!.metadata.name, "bastions.extensions.gardener.cloud");
     assert.deepEqual(bastions!.spec.names, { kind: "Bastion", listKind: "BastionList", plural: "bastions", singular: "bastion" });

@@ -56,7 +56,7 @@ function runScript(script: string, root: string, env: Record<string, string> = {
 
 const mode = (p: string) => statSync(p).mode & 0o777;
 
-describe("bastion userData (§10.3)", () => {
+describe("bastion userData (docs/bastion.md#userdata)", () => {
   before(() => {
     sandbox = mkdtempSync(join(tmpdir(), "userdata-test-"));
     mkdirSync(join(sandbox, "bin"));

@@ -1,4 +1,4 @@
-// The bastion host's userData (spec/bastion.md §10.3, D6): a bash script, run once as root at
+// The bastion host's userData (docs/bastion.md#userdata, docs/bastion.md#d6-one-key-and-injection-safe-userdata): a bash script, run once as root at
 // boot, that creates user `gardener`, installs the requester's key as its only authorized key,
 // grants it sudo and starts sshd. It is a deterministic function of the key, so the gardenlet's
 // desired spec never flaps. The user-supplied value enters the script only as the base64 of the

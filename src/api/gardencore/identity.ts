@@ -1,4 +1,4 @@
-// Gardenlet identities (spec/bastion.md §2): user `gardener.cloud:system:seed:<seed>` in group
+// Gardenlet identities (docs/bastion.md#vocabulary): user `gardener.cloud:system:seed:<seed>` in group
 // `gardener.cloud:system:seeds`.
 import { SEED_USER_PREFIX, SEEDS_GROUP } from "../../apis/gardencore/v1beta1/types.ts";
 

@@ -1,4 +1,4 @@
-// The node configuration (OperatingSystemConfig, spec/ssh-keypair-rotation.md §8): names, labels and
+// The node configuration (OperatingSystemConfig, docs/maintenance-and-rotation.md#node-configuration): names, labels and
 // annotations shared by the gardenlet and the node agent, the deterministic rendering of `osc.yaml`
 // and its checksum. Pure: no I/O.
 import { createHash } from "node:crypto";

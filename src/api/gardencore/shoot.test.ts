@@ -5,7 +5,7 @@ import { isHibernated, isSSHAccessEnabled, providerTypeOf, seedNameOf, technical
 const worker = { name: "w1", minimum: 1, maximum: 2, machine: { type: "local" } };
 const shoot = (provider: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({ spec: { provider: { type: "local", ...provider }, ...extra } });
 
-describe("Shoot predicates (§2)", () => {
+describe("Shoot predicates (docs/bastion.md#vocabulary)", () => {
   it("enables SSH access only with workers and without sshAccess.enabled=false", () => {
     assert.equal(isSSHAccessEnabled(shoot({ workers: [worker] })), true);
     assert.equal(isSSHAccessEnabled(shoot({ workers: [worker], workersSettings: {} })), true);

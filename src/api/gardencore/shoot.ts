@@ -1,5 +1,5 @@
 // Shoot predicates shared by admission, the controller manager and the gardenlet
-// (spec/bastion.md §2). They tolerate partial objects: anything missing counts as its default.
+// (docs/bastion.md#vocabulary). They tolerate partial objects: anything missing counts as its default.
 import type { Shoot } from "../../apis/gardencore/v1beta1/types.ts";
 
 /** Any object; a Shoot's fields are read defensively. */

@@ -49,7 +49,7 @@ function blobOf(entry: string): Buffer {
   return Buffer.from(entry.split(" ")[1]!, "base64");
 }
 
-describe("authorized_keys entries (D6)", { skip: hasKeygen ? false : "ssh-keygen is not installed" }, () => {
+describe("authorized_keys entries (docs/bastion.md#d6-one-key-and-injection-safe-userdata)", { skip: hasKeygen ? false : "ssh-keygen is not installed" }, () => {
   before(() => {
     dir = mkdtempSync(join(tmpdir(), "sshkey-test-"));
     keys.rsa = keygen("rsa", ["-t", "rsa", "-b", "2048"]);

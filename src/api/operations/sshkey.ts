@@ -1,4 +1,4 @@
-// One authorized_keys entry without options (spec/bastion.md §5.1, D6): after trimming
+// One authorized_keys entry without options (docs/bastion.md#validation-on-create, docs/bastion.md#d6-one-key-and-injection-safe-userdata): after trimming
 // surrounding ASCII whitespace, a single line without control characters of the form
 // `<type> <base64> [comment]`, where the blob is standard padded base64 of a well-formed key whose
 // embedded type equals <type>. Options, `#` lines, blank values and further keys are rejected.
@@ -63,7 +63,7 @@ export function isValidAuthorizedKey(value: string): boolean {
   }
 }
 
-/** `"<type> <base64>"` of a key, without comment (the form of status.sshHostKeys, D8). */
+/** `"<type> <base64>"` of a key, without comment (the form of status.sshHostKeys, docs/bastion.md#d8-published-host-keys). */
 export function formatPublicKey(key: Pick<AuthorizedKey, "type" | "blob">): string {
   return `${key.type} ${key.blob.toString("base64")}`;
 }

@@ -37,7 +37,7 @@ export const PLAIN_KEY_TYPES = [
   "sk-ssh-ed25519@openssh.com",
 ] as const;
 
-/** The accepted types (D6): the plain ones and their `-cert-v01@openssh.com` forms. */
+/** The accepted types (docs/bastion.md#d6-one-key-and-injection-safe-userdata): the plain ones and their `-cert-v01@openssh.com` forms. */
 export const SSH_KEY_TYPES: readonly string[] = [
   ...PLAIN_KEY_TYPES,
   ...PLAIN_KEY_TYPES.map((t) => certTypeOf(t)),

@@ -12,8 +12,8 @@ const RB = { group: "rbac.authorization.k8s.io", resource: "rolebindings" };
 const byName = (name: string) => gardenClusterRoles().find((r) => r.metadata.name === name)!;
 const bastionVerbs = (r: ClusterRole) => r.rules?.find((x) => x.apiGroups?.includes("operations.gardener.cloud") && x.resources?.includes("bastions"))?.verbs;
 
-describe("garden ClusterRoles (§8.1)", () => {
-  it("grant Bastion verbs as the spec lists them", () => {
+describe("garden ClusterRoles (docs/bastion.md#roles)", () => {
+  it("grant Bastion verbs as docs/bastion.md#roles lists them", () => {
     assert.deepEqual(bastionVerbs(byName("gardener.cloud:system:project-member-aggregation")), ["create", "delete", "deletecollection", "get", "list", "watch", "patch", "update"]);
     assert.deepEqual(bastionVerbs(byName("gardener.cloud:system:project-viewer-aggregation")), ["get", "list", "watch"]);
     assert.deepEqual(byName("gardener.cloud:system:project-member-aggregation").metadata.labels, { "rbac.gardener.cloud/aggregate-to-project-member": "true" });

@@ -1,4 +1,4 @@
-// The garden's ClusterRoles for Gardener kinds (spec/bastion.md §8.1): the project member and
+// The garden's ClusterRoles for Gardener kinds (docs/bastion.md#roles): the project member and
 // viewer roles the project controller binds in project namespaces (aggregated from labelled
 // roles, so extensions can add rules), and the cluster-wide gardener.cloud:admin and :viewer.
 // Project members may SSH onto their project's nodes: they get full access to Bastions; viewers

@@ -1,6 +1,6 @@
 // Discovery documents built from the registry on every request, so CRDs show up and vanish at
-// once: legacy APIVersions / APIGroupList / APIGroup / APIResourceList (spec §1.2) and
-// aggregated apidiscovery.k8s.io v2 / v2beta1 (spec §1.3).
+// once: legacy APIVersions / APIGroupList / APIGroup / APIResourceList (docs/kubernetes-api.md#discovery) and
+// aggregated apidiscovery.k8s.io v2 / v2beta1 (docs/kubernetes-api.md#discovery).
 import { createHash } from "node:crypto";
 import { DEFAULT_VERBS, type ResourceDefinition } from "../registry/types.ts";
 

@@ -1,6 +1,6 @@
 // Content negotiation: which representation a client asked for (Accept), and how a request
 // body is encoded (Content-Type). The aggregated-discovery and Table forms are served only on an
-// exact match of their g/v/as parameters (spec §0.1, §1.6).
+// exact match of their g/v/as parameters (docs/kubernetes-api.md#content-negotiation, docs/kubernetes-api.md#table-output).
 import { newNotAcceptable, newUnsupportedMediaType } from "../../apimachinery/errors.ts";
 
 export interface MediaType {

@@ -1,6 +1,6 @@
 // Paths and operations of the OpenAPI documents, shared by v3 (per group-version) and the v2 JSON
 // document. PATCH operations carry x-kubernetes-group-version-kind and the fieldValidation and
-// dryRun query parameters, so kubectl >= 1.25 trusts server-side validation (spec §1.5); SMP is
+// dryRun query parameters, so kubectl >= 1.25 trusts server-side validation (docs/kubernetes-api.md#openapi); SMP is
 // advertised only for kinds that implement it.
 import { verbsOf } from "./discovery.ts";
 import { DELETE_OPTIONS, PATCH, type Schema, STATUS, schemaName } from "./openapi-schemas.ts";

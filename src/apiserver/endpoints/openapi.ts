@@ -1,4 +1,4 @@
-// The served OpenAPI documents (spec §1.5): /openapi/v2 as gnostic protobuf (openapi-v2-protobuf.ts)
+// The served OpenAPI documents (docs/kubernetes-api.md#openapi): /openapi/v2 as gnostic protobuf (openapi-v2-protobuf.ts)
 // or swagger 2.0 JSON on Accept application/json, the /openapi/v3 index and one v3 document per
 // group-version. Documents are rebuilt lazily when the registry changes; hashes are content hashes.
 import { createHash } from "node:crypto";
@@ -24,7 +24,7 @@ function field(num: number, payload: Buffer): Buffer {
   return Buffer.concat([Buffer.from([(num << 3) | 2, ...varint(payload.length)]), payload]);
 }
 
-/** gnostic openapi.v2.Document { swagger: "2.0", info: { title, version } } (spec §1.5 byte layout). */
+/** gnostic openapi.v2.Document { swagger: "2.0", info: { title, version } } (docs/kubernetes-api.md#openapi byte layout). */
 export function minimalOpenAPIV2Protobuf(title: string, version: string): Buffer {
   const info = Buffer.concat([field(1, Buffer.from(title)), field(2, Buffer.from(version))]);
   return Buffer.concat([field(1, Buffer.from("2.0")), field(2, info)]);

@@ -1,39 +1,22 @@
 // REST handlers for one resource over the ObjectStore: get/list/watch, create, update, patch,
-// delete, deletecollection, the status subresource and custom subresources (spec §3).
-import type { IncomingMessage, ServerResponse } from "node:http";
+// delete, deletecollection, the status subresource and custom subresources (docs/kubernetes-api.md#writes).
 import type { KubeList, KubeObject, WatchEvent } from "../../apis/meta/v1/types.ts";
 import { newBadRequest, newMethodNotSupported, newPathNotFound, newRequestEntityTooLarge } from "../../apimachinery/errors.ts";
 import type { Clock } from "../../utils/clock.ts";
 import { managerFromUserAgent } from "../fieldmanager/useragent.ts";
-import type { ObjectStore, WriteOptions, WriteResult } from "../registry/generic/interface.ts";
-import type { RequestContext, ResourceDefinition } from "../registry/types.ts";
+import type { WriteOptions, WriteResult } from "../registry/generic/interface.ts";
+import type { ResourceDefinition } from "../registry/types.ts";
 import { checkObjectBody, decodeBody, isPlainObject, readBody } from "./body.ts";
 import { verbsOf } from "./discovery.ts";
 import { type BodyFormat, bodyFormatOf, negotiateOutput, type OutputFormat, patchTypeOf } from "./negotiation.ts";
 import { type OptionsKind, parseDeleteOptions, parseListOptions, parseWriteOptions, storeListOptions, storeWatchOptions } from "./params.ts";
-import type { RequestInfo } from "./requestinfo.ts";
+import type { ResourceRequest } from "./request.ts";
 import { warningHeaders, writeObject } from "./responses.ts";
 import { serveScale } from "./scale.ts";
 import { parseIncludeObject, toPartial, toPartialList, toTable } from "./table.ts";
-import { httpWatchOutput, serveWatch, type WatchTracker } from "./watch.ts";
-import type { WatchBudget } from "./watch-budget.ts";
+import { httpWatchOutput, serveWatch } from "./watch.ts";
 
-export interface ResourceRequest {
-  req: IncomingMessage;
-  res: ServerResponse;
-  url: URL;
-  info: RequestInfo;
-  def: ResourceDefinition;
-  store: ObjectStore;
-  ctx: RequestContext;
-  clock: Clock;
-  maxBodyBytes: number;
-  watches: WatchTracker;
-  watchBudget?: WatchBudget;
-  minRequestTimeoutSeconds?: number;
-  /** Called for server-side apply, so metrics say APPLY. */
-  onApply(): void;
-}
+export type { ResourceRequest };
 
 const MAX_JSON_PATCH_OPERATIONS = 10000;
 

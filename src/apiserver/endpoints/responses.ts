@@ -1,4 +1,4 @@
-// Writing responses: every JSON answer carries Content-Type application/json (spec §0.6); every
+// Writing responses: every JSON answer carries Content-Type application/json (docs/kubernetes-api.md#responses-and-errors); every
 // failure is a metav1 Status with the matching HTTP code.
 import type { ServerResponse } from "node:http";
 import { stringify as toYaml } from "yaml";

@@ -9,7 +9,7 @@ import { type Scale, type ScalePaths, scaleOf, validateScale, withReplicas } fro
 import { decodeBody, isPlainObject, readBody } from "./body.ts";
 import { bodyFormatOf, negotiateOutput, patchTypeOf } from "./negotiation.ts";
 import { parseWriteOptions } from "./params.ts";
-import type { ResourceRequest } from "./resource.ts";
+import type { ResourceRequest } from "./request.ts";
 import { writeObject } from "./responses.ts";
 
 const MAX_ATTEMPTS = 8;

@@ -1,5 +1,5 @@
 // Server-side printing (meta.k8s.io Table) and PartialObjectMetadata conversion, as
-// k8s.io/apiserver's rest/table.go and handlers/response.go do (spec §1.6).
+// k8s.io/apiserver's rest/table.go and handlers/response.go do (docs/kubernetes-api.md#table-output).
 import type { KubeList, KubeObject, ListMeta, Table, TableColumnDefinition, TableRow } from "../../apis/meta/v1/types.ts";
 import { newBadRequest } from "../../apimachinery/errors.ts";
 import type { ResourceDefinition } from "../registry/types.ts";
@@ -63,7 +63,7 @@ export interface TableOptions {
   noHeaders?: boolean;
 }
 
-/** A Table of objects; `listMeta` carries the list's resourceVersion and continue token (spec §0.4). */
+/** A Table of objects; `listMeta` carries the list's resourceVersion and continue token (docs/kubernetes-api.md#table-output). */
 export function toTable(def: ResourceDefinition, objs: KubeObject[], listMeta: ListMeta, opts: TableOptions): Table {
   const rows: TableRow[] = objs.map((obj) => {
     const row: TableRow = { cells: cellsOf(def, obj, opts.now) };

@@ -1,7 +1,7 @@
 // HTTP upgrades: watch over WebSocket (one JSON event per message) and connect-style
 // subresources (pods/exec, pods/attach), which get the raw request, socket and head after
 // authentication and authorization. Browsers' bearer token subprotocol is read by the bearer
-// authenticator and stripped before the handshake (spec §6.4). Failures before the upgrade are written as a raw HTTP Status.
+// authenticator and stripped before the handshake (docs/kubernetes-api.md#websocket-upgrades). Failures before the upgrade are written as a raw HTTP Status.
 import { STATUS_CODES, type IncomingMessage } from "node:http";
 import type { Duplex } from "node:stream";
 import { WebSocketServer } from "ws";
@@ -19,7 +19,7 @@ import type { WatchBudget } from "./watch-budget.ts";
 
 /**
  * Removes a browser's bearer-token subprotocol (base64url.bearer.authorization.k8s.io.<token>)
- * after authentication read it, so it is never echoed back in the handshake (spec §6.4).
+ * after authentication read it, so it is never echoed back in the handshake (docs/kubernetes-api.md#websocket-upgrades).
  */
 export function stripBearerProtocol(req: IncomingMessage): void {
   const protocols = stripWebSocketTokenProtocol(req.headers["sec-websocket-protocol"]);
@@ -81,7 +81,7 @@ export class UpgradeHandler {
     if (info.subresource) {
       const handler = def.subresources?.[info.subresource];
       if (!handler?.connect || !info.nameInPath) throw newPathNotFound();
-      // A WebSocket GET is authorized as "get"; also require "create", as kube-apiserver 1.35 does (spec §5.2).
+      // A WebSocket GET is authorized as "get"; also require "create", as kube-apiserver 1.35 does (docs/kubernetes-api.md#authorization-of-requests).
       if (info.verb !== "create") await checkAccess(this.deps, info, user, "create");
       this.metrics.observe({ ...labels, verb: "CONNECT" }, 101, 0);
       await handler.connect({ ctx, verb: info.verb, namespace: ctx.namespace, name: info.name, query: url.searchParams, upgrade: { req, socket, head } });

@@ -1,4 +1,4 @@
-// Watch streaming (spec §2.2): one compact JSON event per line over a chunked 200 response, or
+// Watch streaming (docs/kubernetes-api.md#watch): one compact JSON event per line over a chunked 200 response, or
 // one event per WebSocket message. Ends on timeout (no final event), after an ERROR event
 // (410 and friends), when the client goes away (the store watch is stopped), when the client is
 // too slow (its backlog passes a bound of watch-budget.ts: the connection is cut and the backlog

@@ -12,14 +12,12 @@ import { collectDefaultMetrics, Registry } from "prom-client";
 import { newServiceUnavailable } from "../../apimachinery/errors.ts";
 import { type Clock, realClock } from "../../utils/clock.ts";
 import { AdmissionChain } from "../admission/chain.ts";
+import type { AdmissionPlugin } from "../admission/types.ts";
 import { NamespaceLifecycle } from "../admission/namespace-lifecycle.ts";
 import { PodDefaultsAdmission } from "../admission/pod-defaults.ts";
 import { PodSecurityAdmission } from "../admission/podsecurity/admission.ts";
 import { ServiceAccountAdmission } from "../admission/serviceaccount.ts";
 import { kubernetesServiceIP, parseServiceRange, ServiceIPAllocation } from "../admission/service-ip.ts";
-import { BastionAdmission } from "../../plugins/bastion/admission.ts";
-import { DeletionConfirmation } from "../../plugins/deletionconfirmation/admission.ts";
-import { SeedRestriction } from "../../plugins/seedrestriction/admission.ts";
 import { removeImpersonationHeaders, impersonate } from "../authentication/impersonation.ts";
 import { forbiddenMessage } from "../authorization/forbidden.ts";
 import { writeKubeconfig } from "../certs/kubeconfig.ts";
@@ -47,6 +45,11 @@ export interface StartDeps {
   /** Default: pino JSON on stderr at options.logLevel. */
   logger?: Logger;
   clock?: Clock;
+  /**
+   * The garden's admission plugins (src/plugins/garden.ts), required with --enable-gardener-apis:
+   * the composition root wires them, so the server does not depend on plugins/.
+   */
+  gardenAdmission?: AdmissionPlugin[];
 }
 
 export interface RunningServer {
@@ -77,6 +80,7 @@ function listen(server: Server, port: number, host: string): Promise<void> {
 }
 
 export async function startApiServer(o: ApiServerOptions, deps: StartDeps = {}): Promise<RunningServer> {
+  if (o.gardenerApis && !deps.gardenAdmission) throw new Error("the Gardener APIs need their admission plugins (StartDeps.gardenAdmission)");
   const logger = deps.logger ?? pino({ level: o.logLevel }, pino.destination(2));
   const clock = deps.clock ?? realClock;
   await mkdir(o.dataDir, { recursive: true, mode: 0o700 });
@@ -117,7 +121,7 @@ export async function startApiServer(o: ApiServerOptions, deps: StartDeps = {}):
     const storage = stack.storage;
 
     const registry = new ResourceRegistry();
-    const gardenAdmission = o.gardenerApis ? [new BastionAdmission(), new SeedRestriction(), new DeletionConfirmation()] : [];
+    const gardenAdmission = o.gardenerApis ? (deps.gardenAdmission ?? []) : [];
     // RBAC writes are checked against the authorizer built below (resolved per request).
     const rbacEscalation = new RBACEscalationPrevention(() => authz.authorizer);
     const serviceRange = parseServiceRange(o.serviceClusterIPRange);

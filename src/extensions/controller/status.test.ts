@@ -7,7 +7,7 @@ import { errorDescription, errorPatch, processingPatch, successPatch } from "./s
 
 const T = Date.UTC(2026, 0, 1, 12, 0, 0, 750);
 
-test("lastOperation at start, on error and on success (§12.3)", () => {
+test("lastOperation at start, on error and on success (docs/bastion.md#lastoperation-and-lasterror)", () => {
   assert.deepEqual(processingPatch("Create", "Reconciling the Bastion", T), {
     lastOperation: { type: "Create", state: "Processing", progress: 1, description: "Reconciling the Bastion", lastUpdateTime: "2026-01-01T12:00:00Z" },
   });

@@ -1,4 +1,4 @@
-// lastOperation and lastError of extension objects (spec/bastion.md §12.3), as Gardener's
+// lastOperation and lastError of extension objects (docs/bastion.md#lastoperation-and-lasterror), as Gardener's
 // extensions library writes them: Processing at the start, Error with the cause on failure,
 // Succeeded (and lastError removed) on success. The updater sends explicit status merge patches
 // (no diff against a possibly stale cached copy), so a removed lastError is really removed.

@@ -50,7 +50,7 @@ async function rejection(plugin: BastionAdmission, a: AdmissionAttributes, c: In
   assert.fail("expected a rejection");
 }
 
-describe("admission plugin Bastion (§7)", () => {
+describe("admission plugin Bastion (docs/bastion.md#admission)", () => {
   it("binds a new Bastion to the shoot's seed and provider, records the creator and owns it by the shoot", async () => {
     await client.create(SHOOTS, shoot());
     const obj = bastion({ seedName: "evil", providerType: "x" }, {

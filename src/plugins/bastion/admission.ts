@@ -1,6 +1,6 @@
-// Admission plugin `Bastion` (spec/bastion.md §7): binds a garden Bastion to its Shoot's seed and
+// Admission plugin `Bastion` (docs/bastion.md#admission): binds a garden Bastion to its Shoot's seed and
 // provider and refuses Bastions for shoots that cannot have one. Mutating; CREATE and UPDATE of
-// the main `bastions` resource only. Guard clauses in the spec's order, with Gardener's messages.
+// the main `bastions` resource only. Guard clauses in the order of docs/bastion.md#admission, with Gardener's messages.
 // On UPDATE every decision reads the stored object (deletion, creator, shoot, seed, owners,
 // finalizers), never the request's claims about itself.
 import { ANNOTATION_CREATED_BY, API_VERSION as CORE_API_VERSION, FINALIZER_GARDENER, type Shoot } from "../../apis/gardencore/v1beta1/types.ts";

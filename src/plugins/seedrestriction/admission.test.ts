@@ -35,7 +35,7 @@ async function status(p: Promise<void>): Promise<[number, string] | undefined> {
   }
 }
 
-describe("SeedRestriction (§7)", () => {
+describe("SeedRestriction (docs/bastion.md#admission)", () => {
   const plugin = new SeedRestriction();
   const client = new FakeClient();
 

@@ -1,4 +1,4 @@
-// Admission plugin `SeedRestriction` (spec/bastion.md §7) for gardenlet identities: the seed
+// Admission plugin `SeedRestriction` (docs/bastion.md#admission) for gardenlet identities: the seed
 // authorizer lets a gardenlet `create` Bastions, and this plugin confines that to Bastions of its
 // own seed (`spec.seedName`, as set by the Bastion plugin from the Shoot), and `create` of
 // Secrets to the garden copies of its shoots' node key pairs. Validating; CREATE only.
@@ -28,7 +28,7 @@ const SHOOTS = { group: CORE_GROUP, resource: "shoots" };
 
 /**
  * A gardenlet may create only the garden copies of the node key pair of a shoot of its own seed
- * (`<shoot>.ssh-keypair[.old]` in the shoot's namespace; ssh-keypair-rotation §3.3).
+ * (`<shoot>.ssh-keypair[.old]` in the shoot's namespace; docs/maintenance-and-rotation.md#key-pair-secrets).
  */
 export async function admitSecret(seed: string, attrs: AdmissionAttributes, client: InternalClient): Promise<void> {
   const shootName = /^(.+)\.ssh-keypair(\.old)?$/.exec(attrs.name)?.[1];

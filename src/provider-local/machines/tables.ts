@@ -1,4 +1,4 @@
-// The nftables tables of the local landscape's machines (spec/bastion.md §13, D7). Pure descriptions;
+// The nftables tables of the local landscape's machines (docs/bastion.md#provider-local, docs/bastion.md#d7-the-local-provider-enforces-the-ingress). Pure descriptions;
 // host/ renders and applies them in one transaction each.
 import { parseCidr } from "../../host/cidr.ts";
 import type { NftRule, NftTable, SetContents } from "../../host/index.ts";

@@ -1,6 +1,6 @@
 // Worker machines of a shoot (used by gardener-local): a machine on the shoot's node network, default route
 // through the shoot's router (NAT to the public network), running sshd, with table `inet bastion_access`
-// holding the shoot's current bastions (spec/bastion.md §13): SSH reaches a worker only from them.
+// holding the shoot's current bastions (docs/bastion.md#provider-local): SSH reaches a worker only from them.
 import type { MachineInfo, SshdOptionValue } from "../../host/index.ts";
 import { nodePool, type LocalNetworks } from "../network/networks.ts";
 import { bastionNodeAddresses, shootMachines } from "./access.ts";

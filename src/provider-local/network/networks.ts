@@ -1,4 +1,4 @@
-// The local landscape's networks (DESIGN.md §3): one public network, where the user's machine and the
+// The local landscape's networks (docs/machines.md#networks-and-firewalls): one public network, where the user's machine and the
 // bastions' public addresses live, and one node network per shoot. A node network is a bridge inside the
 // shoot's router namespace; the router masquerades the nodes towards the public network and drops every
 // new connection from the public side (host/ NAT), so nodes reach the public network only through NAT and

@@ -12,7 +12,7 @@ import { LinuxHost, MachineBootError, type MachineInfo } from "../../../src/host
 import { isAlive, waitGone } from "../../../src/host/procs.ts";
 import { cleanUpAndAssertNoLeaks, newTestHost, skipUnlessRoot, type TestHost } from "./support.ts";
 
-/** user-data as the gardenlet writes it (bastion.md §10.3): the key only as base64. */
+/** user-data as the gardenlet writes it (docs/bastion.md#userdata): the key only as base64. */
 function userData(publicKey: string): string {
   const b64 = Buffer.from(publicKey.trim()).toString("base64");
   return `#!/bin/bash -eu

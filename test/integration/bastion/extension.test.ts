@@ -1,5 +1,5 @@
 // The extension library's generic Bastion reconciler against a real seed API server with the
-// extension CRDs (spec/bastion.md §12): which objects it takes, the operation annotation,
+// extension CRDs (docs/bastion.md#extension-contract): which objects it takes, the operation annotation,
 // lastOperation/lastError for validation and actuator errors (with codes), a missing Cluster.
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";

@@ -18,6 +18,7 @@ import { writeKubeconfig } from "../../../src/apiserver/certs/kubeconfig.ts";
 import { ensurePki } from "../../../src/apiserver/certs/pki.ts";
 import { parseOptions } from "../../../src/apiserver/server/options.ts";
 import { startApiServer } from "../../../src/apiserver/server/server.ts";
+import { gardenAdmissionPlugins } from "../../../src/plugins/garden.ts";
 import { readExtensionCRDs } from "../../../src/api/extensions/crds.ts";
 import { seedUserName } from "../../../src/api/gardencore/identity.ts";
 import { Namespaces } from "../../../src/client/builtins.ts";
@@ -157,7 +158,7 @@ export async function startLandscape(o: LandscapeOptions = {}): Promise<Landscap
 async function startGardenServer(dataDir: string, clock: FakeClock) {
   const parsed = parseOptions(["--data-dir", dataDir, "--secure-port", "0", "--etcd-compaction-interval", "0s", "--enable-gardener-apis", "--authorization-mode", "Seed,RBAC"]);
   if (parsed.kind !== "options") throw new Error(parsed.stderr);
-  const s = await startApiServer(parsed.options, { logger: pino({ level: process.env.GARDEN_LOG_LEVEL ?? "silent" }), clock });
+  const s = await startApiServer(parsed.options, { logger: pino({ level: process.env.GARDEN_LOG_LEVEL ?? "silent" }), clock, gardenAdmission: gardenAdmissionPlugins() });
   const pki = await ensurePki(parsed.options.certDir);
   return { url: s.url, caPem: s.caPem, adminKubeconfigPath: s.adminKubeconfigPath, ca: { certPem: pki.ca.certPem, keyPem: pki.ca.keyPem }, stop: () => s.stop() };
 }

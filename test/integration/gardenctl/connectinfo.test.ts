@@ -1,4 +1,4 @@
-// Connect-info mode (spec §8.3) against the real garden: without a node the nodes are listed with
+// Connect-info mode (docs/gardenctl-ssh.md#connect-info-mode) against the real garden: without a node the nodes are listed with
 // the command (placeholder host), the bastion is kept alive with heartbeats on schedule until
 // Ctrl-C (exit 0, cleanup); `-o json --no-keepalive --keep-bastion` prints one document and keeps
 // the Bastion and the files.

@@ -72,7 +72,7 @@ describe("gardenctl ssh: sessions", () => {
     assert.deepEqual(created.spec.ingress, [{ ipBlock: { cidr: "203.0.113.7/32" } }]);
     assert.equal(created.spec.seedName, "a");
 
-    // The exact command line (spec §11), bash quoting.
+    // The exact command line (docs/gardenctl-ssh.md#the-ssh-command-line), bash quoting.
     const ip = ipFor(name);
     const hop = `ssh '-W[%h]:%p' -oStrictHostKeyChecking=yes -oIdentitiesOnly=yes '-i${d}/bastion_id_ed25519' '-oUserKnownHostsFile='"'"'${d}/bastion_known_hosts'"'"'' '-p22' 'gardener@${ip}'`;
     assert.deepEqual(rec.argv, [
@@ -192,7 +192,7 @@ describe("gardenctl ssh: sessions", () => {
     assert.deepEqual(privateDirs(e), []);
   });
 
-  test("the Bastion deleted during the session: ssh is ended, exit 1 with the spec's message", async (t) => {
+  test("the Bastion deleted during the session: ssh is ended, exit 1 with the documented message", async (t) => {
     const before = sshRecords(e).length;
     const run = gardenctl(e, ["node-a", "--skip-availability-check", "--", "sleep", "1000"], { env: { FAKE_SSH_HANG: "1" } });
     t.after(() => run.kill());

@@ -1,4 +1,4 @@
-// `gardenctl ssh` flag validation (spec §4, §12): each rule's message as `Error: <message>` on
+// `gardenctl ssh` flag validation (docs/gardenctl-ssh.md#validation, docs/gardenctl-ssh.md#output-and-exit-codes): each rule's message as `Error: <message>` on
 // stderr and exit 1, before any API call (the kubeconfig points nowhere), plus usage on flag
 // parsing errors and the top-level help.
 import { describe, test } from "node:test";

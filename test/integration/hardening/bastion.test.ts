@@ -159,7 +159,7 @@ void describe("bastion hardening", { timeout: 240_000 }, () => {
 
   void it("a Bastion of a deleted shoot cannot be moved to another seed; its seed's gardenlet keeps it until it is cleaned up", async () => {
     ok(await alice.request({ method: "POST", path: bastions, body: bastionBody("mv", "s2"), headers: json }), "create");
-    // The gardenlet of seed a takes it over (finalizer), as in §10.2.
+    // The gardenlet of seed a takes it over (finalizer), as in docs/bastion.md#reconcile.
     ok(await patch(gardenlet, "mv", { metadata: { finalizers: ["gardener"] } }), "gardenlet adds its finalizer");
     // Shoots are deleted only when confirmed (DeletionConfirmation, as on Gardener).
     const confirm = { metadata: { annotations: { "confirmation.gardener.cloud/deletion": "true" } } };

@@ -9,6 +9,7 @@ import type { Shoot } from "../../../src/apis/gardencore/v1beta1/types.ts";
 import { isNotFound } from "../../../src/apimachinery/errors.ts";
 import { parseOptions } from "../../../src/apiserver/server/options.ts";
 import { startApiServer } from "../../../src/apiserver/server/server.ts";
+import { gardenAdmissionPlugins } from "../../../src/plugins/garden.ts";
 import { Namespaces, type Secret, Secrets } from "../../../src/client/builtins.ts";
 import { Client } from "../../../src/client/client.ts";
 import type { ObjectKey } from "../../../src/client/resource.ts";
@@ -32,7 +33,7 @@ const Seeds = resourceType({ group: "core.gardener.cloud", version: "v1beta1", k
 async function startServer(dataDir: string, extra: string[] = []) {
   const parsed = parseOptions(["--data-dir", dataDir, "--secure-port", "0", "--etcd-compaction-interval", "0s", ...extra]);
   if (parsed.kind !== "options") throw new Error(parsed.stderr);
-  return startApiServer(parsed.options, { logger: pino({ level: "silent" }) });
+  return startApiServer(parsed.options, { logger: pino({ level: "silent" }), gardenAdmission: gardenAdmissionPlugins() });
 }
 
 export interface Landscape {

@@ -1,6 +1,6 @@
 // The node key pair from the gardenlet to the node: key pair Secrets in seed and garden, the pool's
 // OSC Secret in the shoot, and node agents (roots in temp dirs) that install exactly those keys and
-// report the applied checksum; SSH access disabled removes every key (spec/ssh-keypair-rotation.md §3, §8-§10).
+// report the applied checksum; SSH access disabled removes every key (docs/maintenance-and-rotation.md#key-pair-secrets, docs/maintenance-and-rotation.md#node-configuration, docs/maintenance-and-rotation.md#ssh-access-off).
 import assert from "node:assert/strict";
 import { readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -161,7 +161,7 @@ describe("sshkeypair controller and node agent", { timeout: 120_000 }, () => {
     assert.equal(unb64(oldCopy.data?.["id_rsa.pub"]), old.publicKey);
   });
 
-  it("an invalid key pair in the seed publishes nothing and fails the pass; deleting it drops it (§8.2)", async () => {
+  it("an invalid key pair in the seed publishes nothing and fails the pass; deleting it drops it (docs/maintenance-and-rotation.md#key-validation)", async () => {
     const errors = async (): Promise<number> => {
       const metric = await ls.gardenlet.manager.registry.getSingleMetric("controller_runtime_reconcile_errors_total")?.get();
       return metric?.values.find((v) => v.labels.controller === "sshkeypair")?.value ?? 0;

@@ -11,6 +11,7 @@ import { pino } from "pino";
 import type { Shoot } from "../../../src/apis/gardencore/v1beta1/types.ts";
 import { parseOptions } from "../../../src/apiserver/server/options.ts";
 import { startApiServer } from "../../../src/apiserver/server/server.ts";
+import { gardenAdmissionPlugins } from "../../../src/plugins/garden.ts";
 import { Namespaces } from "../../../src/client/builtins.ts";
 import { Client } from "../../../src/client/client.ts";
 import { Projects, Shoots } from "../../../src/client/garden.ts";
@@ -34,7 +35,7 @@ const Seeds = resourceType({ group: "core.gardener.cloud", version: "v1beta1", k
 async function startServer(dataDir: string, extra: string[], clock?: Clock) {
   const parsed = parseOptions(["--data-dir", dataDir, "--secure-port", "0", "--etcd-compaction-interval", "0s", ...extra]);
   if (parsed.kind !== "options") throw new Error(parsed.stderr);
-  return startApiServer(parsed.options, { logger: pino({ level: "silent" }), ...(clock ? { clock } : {}) });
+  return startApiServer(parsed.options, { logger: pino({ level: "silent" }), gardenAdmission: gardenAdmissionPlugins(), ...(clock ? { clock } : {}) });
 }
 
 /** The fake clock's time with real timers. */

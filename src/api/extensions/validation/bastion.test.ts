@@ -12,7 +12,7 @@ const bastion = (spec: Record<string, unknown> = {}, meta: Record<string, unknow
 const create = (b: ExtensionBastion) => validateExtensionBastion(b).map(formatFieldError);
 const update = (b: ExtensionBastion, old: ExtensionBastion) => validateExtensionBastionUpdate(b, old).map(formatFieldError);
 
-describe("extension Bastion validation (§11)", () => {
+describe("extension Bastion validation (docs/bastion.md#the-seed-bastion)", () => {
   it("requires type, userData and ingress; names are DNS-1123 subdomains", () => {
     assert.deepEqual(create(bastion()), []);
     assert.deepEqual(create(bastion({ type: "", userData: "", ingress: [] })), [

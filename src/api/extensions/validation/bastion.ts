@@ -1,4 +1,4 @@
-// Validation of seed-side extension Bastions (spec/bastion.md §11), as the validating webhook
+// Validation of seed-side extension Bastions (docs/bastion.md#the-seed-bastion), as the validating webhook
 // `validation.extensions.bastions.resources.gardener.cloud` runs it on CREATE and UPDATE. Pure.
 import type { ExtensionBastion } from "../../../apis/extensions/v1alpha1/types.ts";
 import { type FieldError, Path, forbidden, invalid, required } from "../../../apimachinery/field/errors.ts";

@@ -1,4 +1,4 @@
-// Shoot validation for the fields operator access relies on (spec/bastion.md §3.2), a subset of
+// Shoot validation for the fields operator access relies on (docs/bastion.md#shoot), a subset of
 // Gardener's pkg/apis/core/validation/shoot.go with its messages where it has them. Pure.
 import type { Shoot } from "../../../apis/gardencore/v1beta1/types.ts";
 import { isDNS1123Label } from "../../../apimachinery/names/validation.ts";

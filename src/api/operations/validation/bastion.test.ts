@@ -14,7 +14,7 @@ const bastion = (spec: Record<string, unknown> = {}, meta: Record<string, unknow
   }) as Bastion;
 const errors = (b: Bastion) => validateBastion(b).map(formatFieldError);
 
-describe("Bastion validation (§5)", () => {
+describe("Bastion validation (docs/bastion.md#validation)", () => {
   it("accepts a complete Bastion, IPv6 CIDRs and CIDRs with host bits", () => {
     assert.deepEqual(errors(bastion()), []);
     assert.deepEqual(errors(bastion({ ingress: [{ ipBlock: { cidr: "1.2.3.4/8" } }, { ipBlock: { cidr: "2001:db8::1/64", except: ["2001:db8::1:0/112"] } }] })), []);

@@ -1,4 +1,4 @@
-// Validation of garden Bastions (spec/bastion.md §5), pure: every field error with its path,
+// Validation of garden Bastions (docs/bastion.md#validation), pure: every field error with its path,
 // messages as Gardener's (pkg/apis/operations/validation). The API server renders them as one
 // 422 Invalid for Bastion.operations.gardener.cloud.
 import { ANNOTATION_CREATED_BY } from "../../../apis/gardencore/v1beta1/types.ts";
@@ -22,7 +22,7 @@ function record(v: unknown): Record<string, unknown> {
 const text = (v: unknown): string => (typeof v === "string" ? v : "");
 
 /**
- * §5.1 rules on `spec`. CIDR errors use the path `spec.ingress` without an index, as Gardener does;
+ * docs/bastion.md#validation-on-create rules on `spec`. CIDR errors use the path `spec.ingress` without an index, as Gardener does;
  * `except` entries are checked as Kubernetes checks NetworkPolicy ipBlocks, with its paths and messages.
  */
 export function validateBastionSpec(specValue: unknown): FieldError[] {
@@ -66,7 +66,7 @@ function validateExcept(value: unknown, cidr: string, path: Path): FieldError[] 
   return errs;
 }
 
-/** §5.1: metadata (name a DNS-1123 label, namespace required) and spec. */
+/** docs/bastion.md#validation-on-create: metadata (name a DNS-1123 label, namespace required) and spec. */
 export function validateBastion(bastion: Pick<Bastion, "metadata" | "spec">): FieldError[] {
   return [
     ...validateObjectMetaCreate(bastion.metadata ?? {}, { namespaced: true, nameValidator: validateBastionName }),
@@ -78,7 +78,7 @@ function createdBy(meta: ObjectMeta | undefined): string {
   return meta?.annotations?.[ANNOTATION_CREATED_BY] ?? "";
 }
 
-/** §5.2 without the standard ObjectMeta rules (the API server's store checks those): creator, shoot reference and key. */
+/** docs/bastion.md#validation-on-update without the standard ObjectMeta rules (the API server's store checks those): creator, shoot reference and key. */
 export function validateBastionImmutables(bastion: Pick<Bastion, "metadata" | "spec">, old: Pick<Bastion, "metadata" | "spec">): FieldError[] {
   const spec = record(bastion.spec);
   const oldSpec = record(old.spec);
@@ -89,7 +89,7 @@ export function validateBastionImmutables(bastion: Pick<Bastion, "metadata" | "s
   ];
 }
 
-/** §5.2: immutable metadata, creator, shoot reference and key; then §5.1 in full on the new object. */
+/** docs/bastion.md#validation-on-update: immutable metadata, creator, shoot reference and key; then docs/bastion.md#validation-on-create in full on the new object. */
 export function validateBastionUpdate(bastion: Pick<Bastion, "metadata" | "spec">, old: Pick<Bastion, "metadata" | "spec">): FieldError[] {
   return [
     ...validateObjectMetaUpdate(bastion.metadata ?? {}, old.metadata ?? {}, { namespaced: true }),
@@ -105,7 +105,7 @@ function rawImmutable(next: string, prev: string, path: Path): FieldError[] {
   return [invalid(path, next.length > 1024 ? undefined : next, "field is immutable")];
 }
 
-/** §5.3: a heartbeat may lie in the past (it shortens the Bastion's life) but not in the future. */
+/** docs/bastion.md#validation-of-status-updates: a heartbeat may lie in the past (it shortens the Bastion's life) but not in the future. */
 export function validateBastionStatusUpdate(bastion: Pick<Bastion, "status">, now: Date): FieldError[] {
   const heartbeat = bastion.status?.lastHeartbeatTimestamp;
   if (typeof heartbeat !== "string") return [];

@@ -1,4 +1,4 @@
-// extensions.gardener.cloud/v1alpha1 Bastion and Cluster (spec/bastion.md §3.3, §11, §12): the
+// extensions.gardener.cloud/v1alpha1 Bastion and Cluster (docs/bastion.md#cluster, docs/bastion.md#the-seed-bastion, docs/bastion.md#extension-contract): the
 // seed-side kinds, shipped as CRDs (manifests/crds/). Field names are Gardener's.
 import type { KubeObject } from "../../meta/v1/types.ts";
 import type { Condition } from "../../gardencore/v1beta1/types.ts";
@@ -10,7 +10,7 @@ export const API_VERSION = `${GROUP}/${VERSION}`;
 
 /** Finalizer of the extension library's generic bastion reconciler. */
 export const FINALIZER_BASTION = "extensions.gardener.cloud/bastion";
-/** Error code of configuration problems (ConfigValidator errors, §12.2). */
+/** Error code of configuration problems (ConfigValidator errors, docs/bastion.md#config-validator). */
 export const ERR_CONFIGURATION_PROBLEM = "ERR_CONFIGURATION_PROBLEM";
 
 export type ExtensionClass = "garden" | "seed" | "shoot";

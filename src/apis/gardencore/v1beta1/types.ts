@@ -1,5 +1,5 @@
 // core.gardener.cloud/v1beta1: the parts of Project, Seed and Shoot that operator access relies
-// on (spec/bastion.md §3), as plain JSON shapes. Shoot and Seed carry more fields in Gardener;
+// on (docs/bastion.md#objects-it-relies-on), as plain JSON shapes. Shoot and Seed carry more fields in Gardener;
 // unknown ones are kept by the schemas. This module imports nothing outside apis/.
 import type { KubeObject } from "../../meta/v1/types.ts";
 
@@ -31,7 +31,7 @@ export const LABEL_PROJECT_NAME = "project.gardener.cloud/name";
 export const LABEL_ROLE = "gardener.cloud/role";
 export const ROLE_PROJECT = "project";
 
-/** Project member roles (§3.1); `extension:<name>` roles are also allowed. */
+/** Project member roles (docs/bastion.md#project); `extension:<name>` roles are also allowed. */
 export const PROJECT_ROLE_OWNER = "owner";
 export const PROJECT_ROLE_ADMIN = "admin";
 export const PROJECT_ROLE_VIEWER = "viewer";

@@ -1,6 +1,6 @@
-// operations.gardener.cloud/v1alpha1 Bastion (spec/bastion.md §4): the garden-side request for
-// time-limited SSH access to a shoot's nodes. Field names are Gardener's (D1); status.sshHostKeys
-// is our addition (D8).
+// operations.gardener.cloud/v1alpha1 Bastion (docs/bastion.md#the-garden-bastion): the garden-side request for
+// time-limited SSH access to a shoot's nodes. Field names are Gardener's (docs/bastion.md#d1-gardeners-names); status.sshHostKeys
+// is our addition (docs/bastion.md#d8-published-host-keys).
 import type { KubeObject } from "../../meta/v1/types.ts";
 import type { Condition } from "../../gardencore/v1beta1/types.ts";
 
@@ -10,7 +10,7 @@ export const API_VERSION = `${GROUP}/${VERSION}`;
 export const KIND_BASTION = "Bastion";
 export const RESOURCE_BASTIONS = "bastions";
 
-/** The condition the gardenlet keeps on a garden Bastion (§4.3). */
+/** The condition the gardenlet keeps on a garden Bastion (docs/bastion.md#bastionready). */
 export const CONDITION_BASTION_READY = "BastionReady";
 
 export interface IPBlock {
@@ -46,7 +46,7 @@ export interface LoadBalancerIngress {
 
 export interface BastionStatus {
   ingress?: LoadBalancerIngress;
-  /** `"<type> <base64>"` per host key, without comment (D8). */
+  /** `"<type> <base64>"` per host key, without comment (docs/bastion.md#d8-published-host-keys). */
   sshHostKeys?: string[];
   conditions?: Condition[];
   lastHeartbeatTimestamp?: string;

@@ -44,7 +44,7 @@ async function decide(a: AuthorizationAttributes): Promise<[string, string]> {
   return [r.decision, r.reason];
 }
 
-describe("seed authorizer (§8.2)", () => {
+describe("seed authorizer (docs/bastion.md#seed-authorizer)", () => {
   it("allows get, update and patch (main and status) only on its own seed's Bastions", async () => {
     for (const verb of ["get", "update", "patch"]) {
       for (const subresource of ["", "status"]) {

@@ -1,4 +1,4 @@
-// The seed authorizer (spec/bastion.md §8.2): decides requests of gardenlet identities on
+// The seed authorizer (docs/bastion.md#seed-authorizer): decides requests of gardenlet identities on
 // Bastions (and reads of Shoots) from a graph of which object belongs to which seed; Events
 // (create, patch) and its own Seed (get, patch, update, status) by name. It answers
 // Allow or NoOpinion (then RBAC decides; the seeds group has no RBAC grants on Bastions, so that
@@ -110,7 +110,7 @@ export class SeedAuthorizer implements Authorizer {
 
   /**
    * The garden copies of a shoot's node key pair (`<shoot>.ssh-keypair[.old]`, ssh-keypair-rotation
-   * §3.3) belong to the gardenlet of the shoot's seed: Secret -> Shoot -> Seed.
+   * docs/bastion.md#cluster) belong to the gardenlet of the shoot's seed: Secret -> Shoot -> Seed.
    */
   private decideSecret(attrs: AuthorizationAttributes, seed: string): AuthorizationResult {
     if (attrs.subresource) return noOpinion("only the following subresources are allowed for this resource type: []");

@@ -1,4 +1,4 @@
-// Server-side apply (application/apply-patch+yaml, §3.5): the configuration is bounded and
+// Server-side apply (application/apply-patch+yaml, docs/kubernetes-api.md#patch): the configuration is bounded and
 // pruned like any body (fieldValidation=Strict refuses unknown fields), merged over the current
 // object by the field manager inside the update loop (a storage conflict re-applies it to the
 // fresh object), and the result is bounded (depth, the kind's size) and defaulted. A missing
@@ -12,7 +12,7 @@ import { isObject } from "./codec.ts";
 import type { StoreCore } from "./core.ts";
 import type { WriteOptions, WriteResult } from "./interface.ts";
 import { fieldManagerScope, managerOf } from "./managed-fields.ts";
-import { checkPatched } from "./patch.ts";
+import { checkPatched } from "./size.ts";
 import { decodeBody } from "./prepare.ts";
 import { maxObjectBytes, objectTooLarge } from "./size.ts";
 import { updateLoop } from "./update.ts";
@@ -49,7 +49,7 @@ export async function apply(
     name,
     (current) => {
       const next = applyConfiguration(current, config, managerOf(options), Boolean(options.force), fieldManagerScope(core, subresource));
-      checkPatched(core, next, name);
+      checkPatched(core.def, next, name);
       const decoded = decodeBody(core, next, "Ignore");
       decoded.warnings.unshift(...warnings);
       return decoded;

@@ -1,4 +1,4 @@
-// create (§3.1): namespace from the URL, system fields, generateName with up to 8 attempts,
+// create (docs/kubernetes-api.md#create): namespace from the URL, system fields, generateName with up to 8 attempts,
 // validation (422 with every cause), admission, dryRun (the would-be object, nothing stored).
 import type { KubeObject } from "../../../apis/meta/v1/types.ts";
 import { newAlreadyExists, newBadRequest, newGenerateNameConflict } from "../../../apimachinery/errors.ts";

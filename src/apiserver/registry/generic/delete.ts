@@ -1,4 +1,4 @@
-// delete and deletecollection (§3.4): preconditions, finalizers (mark with deletionTimestamp,
+// delete and deletecollection (docs/kubernetes-api.md#delete): preconditions, finalizers (mark with deletionTimestamp,
 // which only moves earlier), immediate deletion otherwise. propagationPolicy Orphan and Foreground
 // set the garbage collector's finalizers (gc-finalizers.ts; controllers/garbagecollector acts on them).
 // Kinds with graceful deletion (pods) are only marked while their grace period runs (graceful.ts).

@@ -1,11 +1,10 @@
-// patch (§3.5): JSON patch, merge patch, strategic merge patch (built-in kinds only, else 415);
+// patch (docs/kubernetes-api.md#patch): JSON patch, merge patch, strategic merge patch (built-in kinds only, else 415);
 // server-side apply is apply.ts. Every patch type is bounded in work by its helper (see
 // apimachinery/patch/) and in result by checkPatched: depth, then the kind's size limit. The patch is applied to the current object inside the update
 // loop, so a storage conflict re-applies it to the fresh object. It is unconditional unless the
 // patch itself sets metadata.resourceVersion.
 import type { KubeObject } from "../../../apis/meta/v1/types.ts";
 import { StatusError } from "../../../apimachinery/errors.ts";
-import { depthMessage, MAX_NESTING_DEPTH, measureJson } from "../../../apimachinery/json/bounds.ts";
 import { applyJsonPatch } from "../../../apimachinery/patch/json-patch.ts";
 import { mergePatch } from "../../../apimachinery/patch/merge-patch.ts";
 import { strategicMergePatch } from "../../../apimachinery/patch/strategic-merge-patch.ts";
@@ -15,7 +14,7 @@ import type { PatchType, WriteOptions, WriteResult } from "./interface.ts";
 import { apply } from "./apply.ts";
 import { trackWrite } from "./managed-fields.ts";
 import { decodeBody } from "./prepare.ts";
-import { maxObjectBytes, objectTooLarge } from "./size.ts";
+import { checkPatched } from "./size.ts";
 import { updateLoop } from "./update.ts";
 
 export const PATCH_MEDIA_TYPES: Record<PatchType, string> = {
@@ -56,7 +55,7 @@ export async function patch(
       // updateLoop only asks without a current object when it may create; patch never creates.
       const base = current!;
       const patched = applyPatch(core, type, base, patchDoc);
-      checkPatched(core, patched, name);
+      checkPatched(core.def, patched, name);
       const decoded = decodeBody(core, patched, options.fieldValidation);
       if (!decoded.obj.metadata.resourceVersion) decoded.obj.metadata.resourceVersion = base.metadata.resourceVersion;
       trackWrite(core, base, decoded.obj, options, subresource);
@@ -66,16 +65,6 @@ export async function patch(
     subresource,
     false,
   );
-}
-
-/**
- * The patched object, before anything walks it recursively: nested at most MAX_NESTING_DEPTH deep
- * (422) and no larger than the kind allows (413; measured without recursion, stopping there).
- */
-export function checkPatched(core: StoreCore, patched: unknown, name: string): void {
-  const m = measureJson(patched, { maxDepth: MAX_NESTING_DEPTH, maxBytes: maxObjectBytes(core.def) });
-  if (m.exceeded === "depth") throw new StatusError(422, "Invalid", `the patched object is nested too deeply: ${depthMessage()}`);
-  if (m.exceeded === "bytes") throw objectTooLarge(core.def, undefined, name);
 }
 
 function applyPatch(core: StoreCore, type: PatchType, current: KubeObject, patchDoc: unknown): unknown {

@@ -1,4 +1,4 @@
-// get and list with the resourceVersion semantics of §2.4 and the pagination of §4.3: pages of
+// get and list with the resourceVersion semantics of docs/kubernetes-api.md#resourceversion and the pagination of docs/kubernetes-api.md#selectors-and-pagination: pages of
 // one list are read at the first page's revision (carried in the continue token).
 import type { KubeList, KubeObject } from "../../../apis/meta/v1/types.ts";
 import { newBadRequest, newNotFound, newResourceExpired } from "../../../apimachinery/errors.ts";

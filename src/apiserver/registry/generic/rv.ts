@@ -1,4 +1,4 @@
-// resourceVersion parsing and the errors of §2.4/§2.5: RVs are decimal strings of the storage revision.
+// resourceVersion parsing and the errors of docs/kubernetes-api.md#resourceversion: RVs are decimal strings of the storage revision.
 import { newBadRequest, newInternalError, newResourceExpired, newServiceUnavailable, StatusError } from "../../../apimachinery/errors.ts";
 import { StorageError } from "../../storage/interface.ts";
 

@@ -3,7 +3,8 @@
 // this server refuses every object over its kind's limit itself, on create, update, patch and
 // status writes alike, with a 413 that names the limit, before anything is stored.
 import type { KubeObject } from "../../../apis/meta/v1/types.ts";
-import { newRequestEntityTooLarge, type StatusError } from "../../../apimachinery/errors.ts";
+import { newRequestEntityTooLarge, StatusError } from "../../../apimachinery/errors.ts";
+import { depthMessage, MAX_NESTING_DEPTH, measureJson } from "../../../apimachinery/json/bounds.ts";
 import type { ResourceDefinition } from "../types.ts";
 
 /** etcd's default request limit (1.5 MiB), the bound of any stored object. */
@@ -27,4 +28,14 @@ export function checkObjectSize(def: Pick<ResourceDefinition, "maxObjectBytes" |
   if (encoded.length * 3 <= limit) return;
   const size = Buffer.byteLength(encoded, "utf8");
   if (size > limit) throw objectTooLarge(def, size, obj.metadata?.name ?? "");
+}
+
+/**
+ * The patched object, before anything walks it recursively: nested at most MAX_NESTING_DEPTH deep
+ * (422) and no larger than the kind allows (413; measured without recursion, stopping there).
+ */
+export function checkPatched(def: Pick<ResourceDefinition, "maxObjectBytes" | "kind">, patched: unknown, name: string): void {
+  const m = measureJson(patched, { maxDepth: MAX_NESTING_DEPTH, maxBytes: maxObjectBytes(def) });
+  if (m.exceeded === "depth") throw new StatusError(422, "Invalid", `the patched object is nested too deeply: ${depthMessage()}`);
+  if (m.exceeded === "bytes") throw objectTooLarge(def, undefined, name);
 }

@@ -1,4 +1,4 @@
-// update (§3.2, §3.3): the get-compute-CAS loop shared by PUT and PATCH. Conditional writes
+// update (docs/kubernetes-api.md#update, docs/kubernetes-api.md#status-subresource): the get-compute-CAS loop shared by PUT and PATCH. Conditional writes
 // (the body carries metadata.resourceVersion) fail with 409 on a mismatch; unconditional ones
 // retry on storage conflicts. A write that changes nothing does not write. Removing the last
 // finalizer of an object being deleted deletes it (MODIFIED, then DELETED).

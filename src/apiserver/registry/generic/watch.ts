@@ -1,4 +1,4 @@
-// Watch (§2): synthetic ADDED events for RV unset/"0", changes after RV n, selector transitions
+// Watch (docs/kubernetes-api.md#watch): synthetic ADDED events for RV unset/"0", changes after RV n, selector transitions
 // (enter -> ADDED, leave -> DELETED with the old object), BOOKMARKs on request, sendInitialEvents
 // with its end bookmark, and 410 through the sink's onEnd when the RV is compacted.
 import type { KubeObject, WatchEvent } from "../../../apis/meta/v1/types.ts";

@@ -1,4 +1,4 @@
-// The one ssh-agent question gardenctl asks (spec §4.9): does the agent hold at least one key?
+// The one ssh-agent question gardenctl asks (docs/gardenctl-ssh.md#validation): does the agent hold at least one key?
 // SSH2_AGENTC_REQUEST_IDENTITIES (11) answered by SSH2_AGENT_IDENTITIES_ANSWER (12) + count.
 import { connect } from "node:net";
 import { CLIError } from "./errors.ts";

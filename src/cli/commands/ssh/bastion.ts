@@ -1,4 +1,4 @@
-// The Bastion's life as the client sees it (spec §7 steps 5-6, §10): create (or reuse with
+// The Bastion's life as the client sees it (docs/gardenctl-ssh.md#flow steps 5-6, docs/gardenctl-ssh.md#keepalive-signals-and-cleanup): create (or reuse with
 // --bastion-name), keepalive heartbeats, deletion. Waiting for readiness is in wait.ts.
 import { randomInt } from "node:crypto";
 import type { Bastion, BastionIngressPolicy } from "../../../apis/operations/v1alpha1/types.ts";
@@ -74,7 +74,7 @@ export async function createOrReuseBastion(client: Client, p: CreateParams, log:
 
 export type KeepaliveResult = { kind: "ok" } | { kind: "gone" } | { kind: "rejected"; reason: string } | { kind: "transient"; err: string };
 
-/** One heartbeat: merge-patches the keepalive annotation and classifies the outcome (spec §10). */
+/** One heartbeat: merge-patches the keepalive annotation and classifies the outcome (docs/gardenctl-ssh.md#keepalive-signals-and-cleanup). */
 export async function sendKeepalive(client: Client, namespace: string, name: string, signal?: AbortSignal): Promise<KeepaliveResult> {
   try {
     const b = await client.patch(Bastions, { namespace, name }, { type: "merge", body: { metadata: { annotations: KEEPALIVE } } }, { signal });

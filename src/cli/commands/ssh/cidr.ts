@@ -1,4 +1,4 @@
-// The CIDRs allowed to reach the bastion (spec §4.1). Precedence: --cidr > --public-ip-command >
+// The CIDRs allowed to reach the bastion (docs/gardenctl-ssh.md#allowed-cidrs). Precedence: --cidr > --public-ip-command >
 // GCTL_PUBLIC_IP_COMMAND > config ssh.publicIPCommand; the command prints the public IPs. (The local
 // landscape configures one that prints the host's address on its public network.)
 import { spawn } from "node:child_process";

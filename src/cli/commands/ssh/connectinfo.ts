@@ -1,4 +1,4 @@
-// Connect-info mode output (spec §8.3): the node table and the ssh command, as text or as one
+// Connect-info mode output (docs/gardenctl-ssh.md#connect-info-mode): the node table and the ssh command, as text or as one
 // json/yaml document.
 import { stringify as toYaml } from "yaml";
 import type { NodeInfo } from "./nodes.ts";

@@ -1,4 +1,4 @@
-// Errors that end `gardenctl ssh` with a chosen exit code (spec gardenctl-ssh.md §12). Anything
+// Errors that end `gardenctl ssh` with a chosen exit code (docs/gardenctl-ssh.md#output-and-exit-codes). Anything
 // else that escapes the flow is reported as `Error: <message>` with exit code 1.
 
 export class CLIError extends Error {

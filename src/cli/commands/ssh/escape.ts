@@ -1,4 +1,4 @@
-// Quoting of printed command lines for the user's shell (spec §11 "Escaping"): non-printable
+// Quoting of printed command lines for the user's shell (docs/gardenctl-ssh.md#the-ssh-command-line, escaping): non-printable
 // characters are stripped first; bash/zsh single-quote with ' as '"'"'; fish single-quotes with \
 // doubled and ' as '\''; powershell single-quotes with each single-quote-like character doubled.
 

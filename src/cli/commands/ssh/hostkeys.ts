@@ -1,4 +1,4 @@
-// Which known_hosts files and StrictHostKeyChecking each hop uses (spec §9): pinned files written
+// Which known_hosts files and StrictHostKeyChecking each hop uses (docs/gardenctl-ssh.md#host-keys): pinned files written
 // from published keys (StrictHostKeyChecking=yes), else the flags' fallback with its defaults.
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";

@@ -1,4 +1,4 @@
-// Keys for the run (spec §5, §4.9): the private directory ($TMPDIR/gardenctl-ssh-<random>, 0700,
+// Keys for the run (docs/gardenctl-ssh.md#keys, docs/gardenctl-ssh.md#validation): the private directory ($TMPDIR/gardenctl-ssh-<random>, 0700,
 // files 0600), a generated bastion key pair (ed25519 in the OpenSSH private key format, or RSA
 // 3072 as PKCS#1 PEM, both read by OpenSSH), and the checks of user-given and secret keys.
 import { createPrivateKey, generateKeyPairSync, randomBytes } from "node:crypto";
@@ -120,7 +120,7 @@ export function readPrivateKeyFile(path: string): string {
 
 const BEGIN = /^-----BEGIN ([A-Z0-9 ]+)-----\r?\n/;
 
-/** The private-key rules of spec §4.9; `where` names the file or secret in messages. */
+/** The private-key rules of docs/gardenctl-ssh.md#validation; `where` names the file or secret in messages. */
 export function checkPrivateKey(where: string, text: string): void {
   const fail = (rule: string): never => {
     throw new CLIError(`invalid SSH private key in ${JSON.stringify(where)}: ${rule}`);

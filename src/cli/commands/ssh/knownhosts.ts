@@ -1,4 +1,4 @@
-// Host keys (spec §9): parsing the published keys (Bastion status.sshHostKeys, the Node
+// Host keys (docs/gardenctl-ssh.md#host-keys): parsing the published keys (Bastion status.sshHostKeys, the Node
 // annotation) and writing known_hosts files with patterns for every address ssh may use.
 import { parseAuthorizedKey } from "../../../api/operations/sshkey.ts";
 import { errorMessage } from "./errors.ts";

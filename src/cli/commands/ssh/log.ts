@@ -1,4 +1,4 @@
-// The CLI's stderr log (spec §12): one line per entry, `<message> key="value" ...`; warnings are
+// The CLI's stderr log (docs/gardenctl-ssh.md#output-and-exit-codes): one line per entry, `<message> key="value" ...`; warnings are
 // prefixed `Warning: `; entries above the chosen verbosity are dropped. A progress line (the
 // spinner) is cleared before any other line is written.
 import type { Writable } from "node:stream";

@@ -1,4 +1,4 @@
-// The shoot's Nodes (spec §7 step 2, §8.3) and the node SSH keys (§7 step 3). Nodes are read with
+// The shoot's Nodes (docs/gardenctl-ssh.md#flow step 2, docs/gardenctl-ssh.md#connect-info-mode) and the node SSH keys (docs/gardenctl-ssh.md#flow step 3). Nodes are read with
 // a short-lived viewer kubeconfig from `shoots/viewerkubeconfig`; where the garden does not serve
 // that subresource or does not allow it (403/404/405), the kubeconfig secret `<shoot>.kubeconfig` in the project namespace
 // is used instead.

@@ -1,5 +1,5 @@
-// `gardenctl ssh` options: the raw flag values as parsed, and their validation (spec §2, §4) into
-// SSHOptions. Validation runs before any API call, in the spec's order, and fails with exit 1.
+// `gardenctl ssh` options: the raw flag values as parsed, and their validation (docs/gardenctl-ssh.md#flags, docs/gardenctl-ssh.md#validation) into
+// SSHOptions. Validation runs before any API call, in the order of docs/gardenctl-ssh.md#validation, and fails with exit 1.
 import { isIP } from "node:net";
 import { isDNS1123Label, isDNS1123Subdomain } from "../../../apimachinery/names/validation.ts";
 import { formatDuration } from "../../../utils/duration.ts";
@@ -62,7 +62,7 @@ const PORT = /^[0-9]+$/;
 const MIN_KEEPALIVE = 10_000;
 const MAX_KEEPALIVE = 30 * 60_000;
 
-/** Validates in the order of spec §4 (items 1-9; the ssh-on-PATH check is the caller's). */
+/** Validates in the order of docs/gardenctl-ssh.md#validation (items 1-9; the ssh-on-PATH check is the caller's). */
 export function validateOptions(raw: RawFlags, positional: string[], command: string[], env: NodeJS.ProcessEnv, tty: boolean, log: Logger): SSHOptions {
   if (positional.length > 1) throw new CLIError(`accepts at most 1 arg(s), received ${positional.length}`);
   const nodeName = positional[0]?.trim() || undefined;

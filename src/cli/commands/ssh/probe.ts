@@ -1,4 +1,4 @@
-// Availability probe (spec §8.2), reduced: a TCP connection to the bastion's SSH port that must
+// Availability probe (docs/gardenctl-ssh.md#availability-probe), reduced: a TCP connection to the bastion's SSH port that must
 // answer with an SSH identification line ("SSH-2.0-..."); 10 s per attempt, retried every 5 s
 // within the remaining --wait-timeout. Authentication and host-key checks happen in the real ssh
 // session that follows (with the pinned known_hosts file), not in the probe.

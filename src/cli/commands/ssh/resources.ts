@@ -16,5 +16,5 @@ export interface Node extends KubeObject {
 
 export const Nodes = resourceType<Node>({ group: "", version: "v1", kind: "Node", plural: "nodes", namespaced: false });
 
-/** Node annotation with the node's SSH host keys, one `<type> <base64>` per line (spec §9). */
+/** Node annotation with the node's SSH host keys, one `<type> <base64>` per line (docs/gardenctl-ssh.md#host-keys). */
 export const NODE_HOST_KEYS_ANNOTATION = "node.gardener.cloud/ssh-host-keys";

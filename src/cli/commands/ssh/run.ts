@@ -1,4 +1,4 @@
-// `gardenctl ssh`: the flow of spec §7 from validated flags to the session, with cleanup on every
+// `gardenctl ssh`: the flow of docs/gardenctl-ssh.md#flow from validated flags to the session, with cleanup on every
 // exit path. Returns the process exit code; writes `Error: <message>` for gardenctl's failures.
 import { accessSync, constants as fsConstants } from "node:fs";
 import { delimiter, join } from "node:path";

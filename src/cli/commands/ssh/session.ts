@@ -1,4 +1,4 @@
-// Run-wide state for `gardenctl ssh` (spec §10): cancellation by signals, the ssh child that owns
+// Run-wide state for `gardenctl ssh` (docs/gardenctl-ssh.md#keepalive-signals-and-cleanup): cancellation by signals, the ssh child that owns
 // terminal Ctrl-C, the end-of-session trigger (bastion lost, keepalive rejected), and cleanup
 // that runs exactly once (the private directory also synchronously at process exit).
 import type { Client } from "../../../client/index.ts";

@@ -1,5 +1,5 @@
 // Unit tests of the pure parts of `gardenctl ssh`: shell escaping, CIDR normalisation, the local
-// public-IP strategy, generated keys and the private-key rules, and the spec §11 example line.
+// public-IP strategy, generated keys and the private-key rules, and the example line of docs/gardenctl-ssh.md#the-ssh-command-line.
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { PassThrough } from "node:stream";
@@ -72,7 +72,7 @@ describe("keys", () => {
   });
 });
 
-test("the printed command of spec §11's example", () => {
+test("the printed command of the example in docs/gardenctl-ssh.md#the-ssh-command-line", () => {
   const d = "<d>";
   const line = printedCommand({
     shell: "bash",

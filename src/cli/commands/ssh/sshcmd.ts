@@ -1,4 +1,4 @@
-// The ssh command line (spec §11): the node hop with a ProxyCommand through the bastion, as
+// The ssh command line (docs/gardenctl-ssh.md#the-ssh-command-line): the node hop with a ProxyCommand through the bastion, as
 // executed (unquoted argv) and as printed for the user's shell; and running the system ssh.
 import { type ChildProcess, spawn } from "node:child_process";
 import { constants } from "node:os";
@@ -55,7 +55,7 @@ export function sshArgs(i: SSHCommandInput): string[] {
 
 const BARE = /^-o(IdentitiesOnly=yes|StrictHostKeyChecking=[a-z-]+)$/;
 
-/** `ssh ` plus the node-hop arguments quoted for the shell (bare where the spec says so). */
+/** `ssh ` plus the node-hop arguments quoted for the shell (bare where docs/gardenctl-ssh.md#the-ssh-command-line says so). */
 export function printedCommand(i: SSHCommandInput): string {
   return ["ssh", ...sshArgs(i).map((a) => (BARE.test(a) ? a : escape(i.shell, a)))].join(" ");
 }

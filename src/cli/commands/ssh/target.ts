@@ -1,4 +1,4 @@
-// Target resolution (spec §3): the garden client (--kubeconfig, else the gardenctl config entry),
+// Target resolution (docs/gardenctl-ssh.md#configuration-and-target): the garden client (--kubeconfig, else the gardenctl config entry),
 // the project namespace and the Shoot.
 import { existsSync, readFileSync } from "node:fs";
 import { homedir } from "node:os";

@@ -1,4 +1,4 @@
-// Watching the Bastion (spec §8.1, §10): one watch by name, reopened with backoff (1 s doubling to
+// Watching the Bastion (docs/gardenctl-ssh.md#waiting-for-bastionready, docs/gardenctl-ssh.md#keepalive-signals-and-cleanup): one watch by name, reopened with backoff (1 s doubling to
 // 30 s) after a GET resynchronizes; watch errors alone never fail, a failing GET does. On it sit
 // the wait for BastionReady (bounded by --wait-timeout, exit 2 on timeout) and the detection of
 // bastion loss during the session.

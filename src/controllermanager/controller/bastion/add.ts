@@ -1,4 +1,4 @@
-// When the GCM's bastion controller runs (spec/bastion.md §9): Bastion creates and generation
+// When the GCM's bastion controller runs (docs/bastion.md#lifetime-controller): Bastion creates and generation
 // changes (keepalives do not trigger it; its scheduled requeue covers them), and Shoot events
 // that can end a Bastion's life, mapped through a field index to the Shoot's Bastions.
 import type { Shoot } from "../../../apis/gardencore/v1beta1/types.ts";

@@ -1,4 +1,4 @@
-// The GCM's decision for one garden Bastion (spec/bastion.md §9), pure: delete it (and why), or
+// The GCM's decision for one garden Bastion (docs/bastion.md#lifetime-controller), pure: delete it (and why), or
 // look again at its nearest deadline. First match wins.
 import type { Shoot } from "../../../apis/gardencore/v1beta1/types.ts";
 import type { Bastion } from "../../../apis/operations/v1alpha1/types.ts";

@@ -1,4 +1,4 @@
-// The GCM's bastion lifetime controller (spec/bastion.md §9): deletes garden Bastions whose Shoot
+// The GCM's bastion lifetime controller (docs/bastion.md#lifetime-controller): deletes garden Bastions whose Shoot
 // is gone, in deletion, moved, hibernated or without SSH access, and Bastions whose heartbeat
 // expired or whose maximum lifetime passed; otherwise looks again at the nearest deadline.
 // Decisions come from the cache; a delete is re-decided on a live read first, so a lagging cache

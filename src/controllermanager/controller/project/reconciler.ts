@@ -1,4 +1,4 @@
-// The GCM's project controller, RBAC part (spec/bastion.md §3.1): keeps the project namespace
+// The GCM's project controller, RBAC part (docs/bastion.md#project): keeps the project namespace
 // (labelled as the project's) and the member and viewer RoleBindings in it equal to the
 // Project's owner and members.
 import { LABEL_PROJECT_NAME, LABEL_ROLE, ROLE_PROJECT, type Project } from "../../../apis/gardencore/v1beta1/types.ts";

@@ -1,4 +1,4 @@
-// The RoleBindings a Project's membership implies (spec/bastion.md §3.1), pure: in the project
+// The RoleBindings a Project's membership implies (docs/bastion.md#project), pure: in the project
 // namespace, `gardener.cloud:system:project-member` binds the owner and every member holding
 // `admin` or `owner`; `gardener.cloud:system:project-viewer` binds every member holding `viewer`.
 // Each binds the ClusterRole of its own name and is controlled by the Project.

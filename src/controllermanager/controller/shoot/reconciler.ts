@@ -1,4 +1,4 @@
-// The GCM's shoot-bastions controller (spec/bastion.md §3.2): a Shoot's deletion does not complete
+// The GCM's shoot-bastions controller (docs/bastion.md#shoot): a Shoot's deletion does not complete
 // while Bastions of it exist in its namespace. Every Shoot carries the finalizer
 // `operations.gardener.cloud/bastions`; once the Shoot is in deletion (which makes the bastion
 // controller delete its Bastions), the finalizer stays until the last Bastion is gone, and the Shoot

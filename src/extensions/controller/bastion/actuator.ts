@@ -1,4 +1,4 @@
-// What a provider implements for Bastions (spec/bastion.md §12.4); the generic reconciler
+// What a provider implements for Bastions (docs/bastion.md#actuator); the generic reconciler
 // (reconciler.ts) does everything else: finalizer, lastOperation/lastError, validation, retries.
 import type { Logger } from "pino";
 import type { Cluster, ExtensionBastion } from "../../../apis/extensions/v1alpha1/types.ts";

@@ -1,5 +1,5 @@
 // Registers the generic Bastion reconciler of one provider with a seed manager (spec/bastion.md
-// §12.1): controller `bastion`, extension Bastions of the provider's type and served classes,
+// docs/bastion.md#generic-reconciler): controller `bastion`, extension Bastions of the provider's type and served classes,
 // the default trigger (or generation changes when the operation annotation is ignored).
 import type { ExtensionClass } from "../../../apis/extensions/v1alpha1/types.ts";
 import { newControllerManagedBy } from "../../../controllerruntime/builder.ts";

@@ -1,4 +1,4 @@
-// Optional provider check run at the start of every reconcile (spec/bastion.md §12.2). A non-empty
+// Optional provider check run at the start of every reconcile (docs/bastion.md#config-validator). A non-empty
 // list fails the reconcile: the aggregated errors become the cause, described as
 // `Error checking bastion config: <errors>`, with code ERR_CONFIGURATION_PROBLEM unless one of
 // the errors is an InternalError (then the problem may be transient and carries no code).

@@ -1,4 +1,4 @@
-// When the generic bastion reconciler runs (spec/bastion.md §12.1): only extension Bastions of the
+// When the generic bastion reconciler runs (docs/bastion.md#generic-reconciler): only extension Bastions of the
 // provider's type and served classes, and of those only the events that ask for work.
 import { isDeepStrictEqual } from "node:util";
 import {

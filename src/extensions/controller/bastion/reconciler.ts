@@ -1,4 +1,4 @@
-// The extension library's generic Bastion reconciler (spec/bastion.md §12.1-§12.3): the part of
+// The extension library's generic Bastion reconciler (docs/bastion.md#generic-reconciler, docs/bastion.md#lastoperation-and-lasterror): the part of
 // every provider that is the same everywhere. It owns finalizer `extensions.gardener.cloud/bastion`,
 // records lastOperation/lastError, runs the provider's ConfigValidator and calls its Actuator.
 import {

@@ -1,6 +1,6 @@
-// Wires the gardenlet's bastion controllers (spec/bastion.md §10.1): garden Bastions of this seed
+// Wires the gardenlet's bastion controllers (docs/bastion.md#watches): garden Bastions of this seed
 // (the manager's cache is restricted to spec.seedName=<seed>), extension Bastions from the seed
-// cache mapped back through their Cluster, and Shoots losing SSH access (§10.6).
+// cache mapped back through their Cluster, and Shoots losing SSH access (docs/bastion.md#ssh-access-disabled).
 import type { ExtensionBastion } from "../../../apis/extensions/v1alpha1/types.ts";
 import type { KubeObject } from "../../../apis/meta/v1/types.ts";
 import { isNotFound } from "../../../apimachinery/errors.ts";

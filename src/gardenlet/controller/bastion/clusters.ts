@@ -1,4 +1,4 @@
-// Seed-side Clusters (spec/bastion.md §3.3) link control-plane namespaces and garden Shoots:
+// Seed-side Clusters (docs/bastion.md#cluster) link control-plane namespaces and garden Shoots:
 // the Cluster named like a namespace embeds the Shoot in spec.shoot.
 import type { Cluster } from "../../../apis/extensions/v1alpha1/types.ts";
 import type { Cache } from "../../../controllerruntime/cache/cache.ts";

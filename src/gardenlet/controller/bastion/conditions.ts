@@ -1,5 +1,5 @@
-// gardencore conditions as the gardenlet keeps them on a garden Bastion (spec/bastion.md §4.3,
-// §10.4): initialised as Unknown when missing, lastTransitionTime moves only when the status
+// gardencore conditions as the gardenlet keeps them on a garden Bastion (docs/bastion.md#bastionready,
+// docs/bastion.md#status-sync): initialised as Unknown when missing, lastTransitionTime moves only when the status
 // changes, lastUpdateTime when status, reason, message or codes change.
 import { isDeepStrictEqual } from "node:util";
 import type { Condition, ConditionStatus } from "../../../apis/gardencore/v1beta1/types.ts";
@@ -50,7 +50,7 @@ export interface ReadyUpdate {
 }
 
 /**
- * The garden Bastion's conditions after writing BastionReady: BastionReady first, then (D11) the
+ * The garden Bastion's conditions after writing BastionReady: BastionReady first, then (docs/bastion.md#d11-extension-conditions-are-mirrored) the
  * extension's conditions other than BastionReady in its order when the extension exists
  * (`mirrored` defined), else the garden's other conditions as they were.
  */

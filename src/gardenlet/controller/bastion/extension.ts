@@ -1,5 +1,5 @@
 // The extension Bastion the gardenlet wants for a garden Bastion, and what the existing one says
-// (spec/bastion.md §10.2 steps 3-4, §10.4), pure.
+// (docs/bastion.md#reconcile steps 3-4, docs/bastion.md#status-sync), pure.
 import type { ExtensionBastion } from "../../../apis/extensions/v1alpha1/types.ts";
 import type { Bastion, BastionIngressPolicy, LoadBalancerIngress } from "../../../apis/operations/v1alpha1/types.ts";
 import { semanticEqual } from "../../../api/equality.ts";

@@ -1,4 +1,4 @@
-// When seed-side changes wake the gardenlet's bastion controller (spec/bastion.md §10.1).
+// When seed-side changes wake the gardenlet's bastion controller (docs/bastion.md#watches).
 import { isDeepStrictEqual } from "node:util";
 import { ANNOTATION_OPERATION, OPERATION_RECONCILE } from "../../../apis/gardencore/v1beta1/types.ts";
 import type { ExtensionBastion } from "../../../apis/extensions/v1alpha1/types.ts";

@@ -1,4 +1,4 @@
-// The gardenlet's bastion controller (spec/bastion.md §10): replicates a garden Bastion of its seed
+// The gardenlet's bastion controller (docs/bastion.md#gardenlet-controller): replicates a garden Bastion of its seed
 // into the shoot's control-plane namespace as an extension Bastion with the userData, reports the
 // extension's progress back (BastionReady, ingress, host keys, mirrored conditions), and on
 // deletion removes the extension Bastion before releasing finalizer `gardener`.

@@ -1,4 +1,4 @@
-// SSH access disabled (spec/bastion.md §10.6): when a Shoot of this seed no longer allows SSH
+// SSH access disabled (docs/bastion.md#ssh-access-disabled): when a Shoot of this seed no longer allows SSH
 // access, every extension Bastion in its control-plane namespace is deleted at once, without
 // waiting; the provider cleans up, and the garden Bastions (deleted by the controller manager)
 // finish through the normal deletion flow.

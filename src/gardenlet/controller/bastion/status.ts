@@ -1,4 +1,4 @@
-// Status writes on garden Bastions (spec/bastion.md §10.4): status merge patches whose owned fields
+// Status writes on garden Bastions (docs/bastion.md#status-sync): status merge patches whose owned fields
 // carry absolute values (the whole conditions list, ingress with explicit nulls), so a write based
 // on a lagging cached copy still leaves the server with exactly what was meant.
 import type { ExtensionBastion } from "../../../apis/extensions/v1alpha1/types.ts";

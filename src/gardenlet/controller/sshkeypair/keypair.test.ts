@@ -44,7 +44,7 @@ describe("node key pair material", () => {
     }
   });
 
-  it("validates key pairs (§8.2)", () => {
+  it("validates key pairs (docs/maintenance-and-rotation.md#key-validation)", () => {
     assert.equal(keyPairProblem(pair), undefined);
     assert.deepEqual(keyPairOf(keyPairData(pair)), pair);
     assert.match(keyPairProblem({ ...pair, publicKey: `${pair.publicKey}\n` }) ?? "", /exactly one line/);

@@ -1,4 +1,4 @@
-// The node key pair's material (spec/ssh-keypair-rotation.md §3.1, §8.2): RSA 4096, the private key
+// The node key pair's material (docs/maintenance-and-rotation.md#key-pair-secrets, docs/maintenance-and-rotation.md#key-validation): RSA 4096, the private key
 // as PKCS#1 PEM (`RSA PRIVATE KEY`, usable with `ssh -i`) and the public key as one OpenSSH line
 // `ssh-rsa <base64>` whose blob is the SSH wire encoding (string "ssh-rsa", mpint e, mpint n).
 import { type KeyObject, createPrivateKey, createPublicKey, generateKeyPair } from "node:crypto";
@@ -55,7 +55,7 @@ export async function generateRSAKeyPair(bits: number = RSA_BITS): Promise<KeyPa
 const PUBLIC_LINE = /^ssh-rsa ([A-Za-z0-9+/]+={0,2})$/;
 
 /**
- * Checks §8.2: `id_rsa` is a PKCS#1 RSA private key, `id_rsa.pub` exactly one line `ssh-rsa <base64>`
+ * Checks docs/maintenance-and-rotation.md#key-validation: `id_rsa` is a PKCS#1 RSA private key, `id_rsa.pub` exactly one line `ssh-rsa <base64>`
  * whose blob is a well-formed `ssh-rsa` key, and it is the public half of `id_rsa`. Returns the reason
  * when invalid, undefined when valid.
  */

@@ -1,5 +1,5 @@
 // The per-pool OperatingSystemConfig Secrets in the shoot's kube-system (spec/ssh-keypair-rotation.md
-// §8.1): rendered for every worker pool, written only when `osc.yaml` changed, and removed for pools
+// docs/maintenance-and-rotation.md#node-configuration): rendered for every worker pool, written only when `osc.yaml` changed, and removed for pools
 // (or machine generations) that no longer exist.
 import type { Shoot, Worker } from "../../../apis/gardencore/v1beta1/types.ts";
 import {

@@ -56,7 +56,7 @@ export interface SSHKeypairReconcilerDeps {
   generateKeyPair?: KeyGenerator;
 }
 
-/** `ssh key pair secret <namespace>/<name> is invalid: <reason>` (§8.2). */
+/** `ssh key pair secret <namespace>/<name> is invalid: <reason>` (docs/maintenance-and-rotation.md#key-validation). */
 export class InvalidKeyPairError extends Error {
   constructor(namespace: string, name: string, reason: string) {
     super(`ssh key pair secret ${namespace}/${name} is invalid: ${reason}`);
@@ -172,7 +172,7 @@ export class SSHKeypairReconciler implements Reconciler {
     return pairs;
   }
 
-  /** §10: key pairs, copies, constraint and the `gardener-user` part gone; rotation status cleared once the nodes follow. */
+  /** docs/maintenance-and-rotation.md#ssh-access-off: key pairs, copies, constraint and the `gardener-user` part gone; rotation status cleared once the nodes follow. */
   private async disabled(shoot: Shoot, namespace: string, shootClient: Client | undefined, rc: ReconcileContext): Promise<Result | void> {
     const gardenNamespace = shoot.metadata.namespace;
     const name = shoot.metadata.name ?? "";

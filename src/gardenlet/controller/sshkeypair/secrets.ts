@@ -1,4 +1,4 @@
-// Reads and writes of the key pair Secrets (spec/ssh-keypair-rotation.md §3): the seed secrets in the
+// Reads and writes of the key pair Secrets (docs/maintenance-and-rotation.md#key-pair-secrets): the seed secrets in the
 // control-plane namespace and their garden copies in the project namespace.
 import { unlessNotFound } from "../../../client/helpers.ts";
 import { API_VERSION as CORE_API_VERSION, type Shoot } from "../../../apis/gardencore/v1beta1/types.ts";
@@ -42,7 +42,7 @@ export function unixSecondsLabel(time: string | undefined): string {
   return Number.isNaN(ms) ? "" : String(Math.floor(ms / 1000));
 }
 
-/** The seed Secret holding a key pair, as §3.2 writes it. */
+/** The seed Secret holding a key pair, as docs/maintenance-and-rotation.md#key-pair-secrets writes it. */
 export function seedSecret(namespace: string, name: string, pair: KeyPair, lastInitiation: string): Secret {
   return {
     metadata: {
@@ -64,7 +64,7 @@ function sameJSON(a: unknown, b: unknown): boolean {
 }
 
 /**
- * Creates or updates the garden copy of a seed secret (§3.3): labels exactly the role, no
+ * Creates or updates the garden copy of a seed secret (docs/maintenance-and-rotation.md#key-pair-secrets): labels exactly the role, no
  * annotations, Opaque, the seed data, a controller reference to the Shoot. Unchanged: no write.
  */
 export async function writeGardenCopy(garden: Client, shoot: Shoot, name: string, data: Record<string, string>, signal: AbortSignal): Promise<"created" | "updated" | "unchanged"> {

@@ -1,4 +1,4 @@
-// The local Bastion actuator (spec/bastion.md §12.4, §13): a bastion is a machine `bastion-<name>` of the
+// The local Bastion actuator (docs/bastion.md#actuator, docs/bastion.md#provider-local): a bastion is a machine `bastion-<name>` of the
 // shoot's control-plane namespace with a public and a node address, whose table `inet bastion` (installed
 // before its userData runs) admits TCP 22 only from spec.ingress and lets it open only TCP 22 to the
 // shoot's nodes; the shoot's workers admit SSH only from their bastions. Ingress changes replace the

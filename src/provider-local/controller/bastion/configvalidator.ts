@@ -1,4 +1,4 @@
-// provider-local's ConfigValidator (spec/bastion.md §13): no providerConfig, parsable ingress CIDRs, and a
+// provider-local's ConfigValidator (docs/bastion.md#provider-local): no providerConfig, parsable ingress CIDRs, and a
 // shoot with a parsable node CIDR. Every error is a configuration problem (ERR_CONFIGURATION_PROBLEM).
 import type { Cluster, ExtensionBastion } from "../../../apis/extensions/v1alpha1/types.ts";
 import { type FieldError, Path, invalid, required } from "../../../apimachinery/field/errors.ts";

@@ -1,4 +1,4 @@
-// core.gardener.cloud/v1beta1 Project (cluster-scoped, spec/bastion.md §3.1). Printed as
+// core.gardener.cloud/v1beta1 Project (cluster-scoped, docs/bastion.md#project). Printed as
 // NAME NAMESPACE STATUS AGE; selectable by spec.namespace (controllers find the project of a namespace).
 import { nameIsDNSLabel } from "../../../../apimachinery/validation/names.ts";
 import { GROUP, VERSION, type Project } from "../../../../apis/gardencore/v1beta1/types.ts";

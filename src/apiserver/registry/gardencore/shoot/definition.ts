@@ -1,4 +1,4 @@
-// core.gardener.cloud/v1beta1 Shoot (namespaced, spec/bastion.md §3.2). Field selector
+// core.gardener.cloud/v1beta1 Shoot (namespaced, docs/bastion.md#shoot). Field selector
 // spec.seedName ("" when unscheduled); printed as NAME SEED HIBERNATED AGE.
 import { nameIsDNSLabel } from "../../../../apimachinery/validation/names.ts";
 import { GROUP, VERSION, type Shoot } from "../../../../apis/gardencore/v1beta1/types.ts";

@@ -1,4 +1,4 @@
-// OpenAPI v3 schema of core.gardener.cloud/v1beta1 Shoot: the fields of spec/bastion.md §3.2
+// OpenAPI v3 schema of core.gardener.cloud/v1beta1 Shoot: the fields of docs/bastion.md#shoot
 // typed, the rest of Gardener's Shoot kept as given (spec and status preserve unknown fields, so
 // real Gardener manifests apply unchanged).
 import type { JSONSchemaProps } from "../../../../apis/apiextensions/v1/types.ts";

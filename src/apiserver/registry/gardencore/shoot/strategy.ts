@@ -86,7 +86,7 @@ export function normaliseOperation(shoot: Shoot, old?: Shoot): boolean {
 }
 
 /**
- * The reminder (§4.3): SSH access enabled, the Shoot older than the interval, and its key pair never
+ * The reminder (docs/maintenance-and-rotation.md#the-reminder): SSH access enabled, the Shoot older than the interval, and its key pair never
  * rotated or last rotated longer ago than that.
  */
 export function rotationWarnings(shoot: Shoot, nowMs: number, intervalMs: number = DEFAULT_CREDENTIALS_ROTATION_INTERVAL_MS): string[] {

@@ -44,7 +44,7 @@ describe("Bastion resource", () => {
     assert.equal(def.strategy.allowCreateOnUpdate, false);
   });
 
-  it("starts the heartbeat on create, discarding client status and consuming keepalive/reconcile (D4)", () => {
+  it("starts the heartbeat on create, discarding client status and consuming keepalive/reconcile (docs/bastion.md#d4-client-status-is-dropped-on-create)", () => {
     const { def } = setup();
     const body = bastion(
       { generation: 7, annotations: { "gardener.cloud/operation": "reconcile", other: "x" } },
@@ -92,7 +92,7 @@ describe("Bastion resource", () => {
     assert.equal(gen(bastion({ annotations: { "confirmation.gardener.cloud/force-deletion": "yes" } })), 1);
   });
 
-  it("consumes operation reconcile in the write that bumps the generation (D5)", () => {
+  it("consumes operation reconcile in the write that bumps the generation (docs/bastion.md#d5-reconcile-is-consumed-in-the-bumping-write)", () => {
     const { def } = setup();
     const stored = simulateCreate(def, bastion()).obj;
     const out = simulateUpdate(def, bastion({ annotations: { "gardener.cloud/operation": "reconcile", keep: "me" } }), stored);

@@ -1,4 +1,4 @@
-// operations.gardener.cloud/v1alpha1 Bastion (spec/bastion.md §4, D1): namespaced, status
+// operations.gardener.cloud/v1alpha1 Bastion (docs/bastion.md#the-garden-bastion, docs/bastion.md#d1-gardeners-names): namespaced, status
 // subresource, category `all`, no short names; field selectors spec.seedName (empty when unset)
 // and spec.shootRef.name.
 import { nameIsDNSLabel } from "../../../../apimachinery/validation/names.ts";

@@ -1,5 +1,5 @@
-// OpenAPI v3 schema of operations.gardener.cloud/v1alpha1 Bastion (spec/bastion.md §4). Field
-// rules beyond types live in the validation (§5), so that errors carry Gardener's messages.
+// OpenAPI v3 schema of operations.gardener.cloud/v1alpha1 Bastion (docs/bastion.md#the-garden-bastion). Field
+// rules beyond types live in the validation (docs/bastion.md#validation), so that errors carry Gardener's messages.
 import type { JSONSchemaProps } from "../../../../apis/apiextensions/v1/types.ts";
 import { arr, int32, int64, mergeList, obj, str, stringArray, time } from "../../../schema/builders.ts";
 import { kindSchema } from "../../../schema/objectmeta.ts";

@@ -115,7 +115,7 @@ describe("Bastion in the generic store", () => {
     assert.deepEqual(await names("spec.seedName=seed-1"), ["a"]);
     assert.deepEqual(await names("spec.seedName="), ["c"]);
     assert.deepEqual(await names("spec.shootRef.name=local,spec.seedName!=seed-1"), ["b", "c"]);
-    // spec §4.4: any other label fails with 400 `field label not supported: <label>`.
+    // docs/bastion.md#field-selectors: any other label fails with 400 `field label not supported: <label>`.
     await rejects(store.list(ctx(), { fieldSelector: "spec.providerType=local" }), 400, /^field label not supported: spec\.providerType$/);
   });
 

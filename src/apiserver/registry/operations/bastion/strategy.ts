@@ -1,8 +1,8 @@
-// Bastion storage strategy (spec/bastion.md §6): the API server owns the heartbeat clock.
-// - create: generation 1, client status discarded (D4), heartbeat applied, keepalive/reconcile consumed;
+// Bastion storage strategy (docs/bastion.md#storage-strategy): the API server owns the heartbeat clock.
+// - create: generation 1, client status discarded (docs/bastion.md#d4-client-status-is-dropped-on-create), heartbeat applied, keepalive/reconcile consumed;
 // - update: status kept; spec.seedName and spec.providerType kept from the stored object (set by
 //   admission on create, never changed by clients: a Bastion never moves to another seed); generation bumped on a spec change, a new deletionTimestamp, operation
-//   `reconcile` (consumed in the same write, D5) or a newly confirmed force deletion; operation
+//   `reconcile` (consumed in the same write, docs/bastion.md#d5-reconcile-is-consumed-in-the-bumping-write) or a newly confirmed force deletion; operation
 //   `keepalive` applies the heartbeat and is consumed;
 // - /status: only status changes; a missing heartbeat keeps the stored one; the expiration is
 //   always heartbeat + TTL.
@@ -119,7 +119,7 @@ export function bastionStrategy(opts: BastionStrategyOptions): Strategy<Bastion>
       bastion.status = status;
     },
 
-    // The store validates ObjectMeta (with the definition's DNS-1123 label name rule); these add §5.
+    // The store validates ObjectMeta (with the definition's DNS-1123 label name rule); these add docs/bastion.md#validation.
     validate: (_ctx, bastion) => validateBastionSpec(bastion.spec),
     validateUpdate: (_ctx, bastion, old) => [...validateBastionImmutables(bastion, old), ...validateBastionSpec(bastion.spec)],
     validateStatusUpdate: (_ctx, bastion) => validateBastionStatusUpdate(bastion, opts.clock.now()),

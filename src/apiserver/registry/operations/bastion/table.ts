@@ -1,4 +1,4 @@
-// kubectl get bastions (spec/bastion.md §4.5): NAME SHOOT SEED IP HEARTBEAT EXPIRES AGE.
+// kubectl get bastions (docs/bastion.md#table): NAME SHOOT SEED IP HEARTBEAT EXPIRES AGE.
 import type { KubeObject } from "../../../../apis/meta/v1/types.ts";
 import { humanDuration, translateTimestampSince } from "../../core/age.ts";
 import { asRecord, asString } from "../../core/keys.ts";

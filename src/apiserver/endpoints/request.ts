@@ -1,0 +1,25 @@
+// One resource request as the REST handlers (resource.ts) and the /scale handler (scale.ts) see it.
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { Clock } from "../../utils/clock.ts";
+import type { ObjectStore } from "../registry/generic/interface.ts";
+import type { RequestContext, ResourceDefinition } from "../registry/types.ts";
+import type { RequestInfo } from "./requestinfo.ts";
+import type { WatchTracker } from "./watch.ts";
+import type { WatchBudget } from "./watch-budget.ts";
+
+export interface ResourceRequest {
+  req: IncomingMessage;
+  res: ServerResponse;
+  url: URL;
+  info: RequestInfo;
+  def: ResourceDefinition;
+  store: ObjectStore;
+  ctx: RequestContext;
+  clock: Clock;
+  maxBodyBytes: number;
+  watches: WatchTracker;
+  watchBudget?: WatchBudget;
+  minRequestTimeoutSeconds?: number;
+  /** Called for server-side apply, so metrics say APPLY. */
+  onApply(): void;
+}
