@@ -7,6 +7,7 @@ import { stopOnSignals } from "../controllerruntime/signals.ts";
 import { createNodeAgent } from "../nodeagent/agent.ts";
 import { parseNodeAgentFlags } from "../nodeagent/options.ts";
 import { RecordingSshd } from "../nodeagent/sshd.ts";
+import { apiServerOf } from "../nodeagent/kubelet/setup.ts";
 
 const parsed = parseNodeAgentFlags(process.argv.slice(2));
 if (parsed.kind === "exit") {
@@ -29,6 +30,7 @@ try {
     ...(flags.root === "/" ? {} : { sshd: new RecordingSshd() }),
     logger,
     server: false,
+    ...(flags.kubelet ? { kubelet: { stateDir: flags.kubeletStateDir, podCIDR: flags.podCIDR, apiServer: apiServerOf(flags.kubeconfig) } } : {}),
   });
   await agent.start();
 } catch (err) {

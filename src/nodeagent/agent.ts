@@ -14,6 +14,8 @@ import type { Clock } from "../utils/clock.ts";
 import { OSCApplier } from "./apply.ts";
 import { under } from "./files.ts";
 import { readHostKeys } from "./hostkeys.ts";
+import { Kubelet, type KubeletRuntime } from "./kubelet/kubelet.ts";
+import { newPodRuntime } from "./kubelet/setup.ts";
 import { registerNode } from "./node.ts";
 import { type SshdEnsurer, systemctlSshd } from "./sshd.ts";
 import { type UserManager, fixedUserManager, systemUserManager } from "./users.ts";
@@ -47,11 +49,27 @@ export interface NodeAgentOptions {
   server?: ManagerOptions["server"];
   registry?: Registry;
   defaultMetrics?: boolean;
+  /** Run pods bound to this node (docs/kubelet.md); off when undefined. */
+  kubelet?: KubeletAgentOptions;
+}
+
+export interface KubeletAgentOptions {
+  /** The node's pod range (spec.podCIDR), e.g. "10.96.1.0/24". */
+  podCIDR?: string;
+  /** The pod runtime's state directory (pods, containers, host records). */
+  stateDir: string;
+  /** The cluster's API server as pods reach it. */
+  apiServer?: { host: string; port: number };
+  /** Another runtime than the PodRuntime on this machine (tests). */
+  runtime?: KubeletRuntime;
+  relistMs?: number;
+  volumeResyncMs?: number;
 }
 
 export interface NodeAgent {
   manager: Manager;
   applier: OSCApplier;
+  kubelet?: Kubelet<KubeletRuntime>;
   start(): Promise<void>;
   stop(): Promise<void>;
 }
@@ -116,10 +134,29 @@ export function createNodeAgent(o: NodeAgentOptions): NodeAgent {
       signal.addEventListener("abort", () => timer.cancel(), { once: true });
     },
   });
+  let kubelet: Kubelet<KubeletRuntime> | undefined;
+  if (o.kubelet) {
+    const k = o.kubelet;
+    kubelet = new Kubelet<KubeletRuntime>({
+      client: o.client,
+      cache: manager.cache,
+      runtime: k.runtime ?? newPodRuntime({ stateDir: k.stateDir, podCIDR: k.podCIDR, apiServer: k.apiServer }),
+      nodeName: o.nodeName,
+      hostname: o.hostname ?? osHostname(),
+      internalIP: o.internalIP ?? interfaceIPv4(),
+      ...(k.podCIDR ? { podCIDR: k.podCIDR } : {}),
+      clock: manager.clock,
+      ...(o.logger ? { logger: o.logger.child({ node: o.nodeName, component: "kubelet" }) } : {}),
+      ...(k.relistMs !== undefined ? { relistMs: k.relistMs } : {}),
+      ...(k.volumeResyncMs !== undefined ? { volumeResyncMs: k.volumeResyncMs } : {}),
+    });
+    manager.add(kubelet);
+  }
   let stopped: Promise<void> | undefined;
   return {
     manager,
     applier,
+    ...(kubelet ? { kubelet } : {}),
     async start() {
       await register();
       await manager.start();

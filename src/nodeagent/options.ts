@@ -11,6 +11,10 @@ export interface NodeAgentFlags {
   secretName: string | undefined;
   hostKeyDir: string;
   logLevel: string;
+  /** Run pods bound to this node (kubelet). */
+  kubelet: boolean;
+  podCIDR: string | undefined;
+  kubeletStateDir: string;
 }
 
 export type ParseResult = FlagsResult<NodeAgentFlags>;
@@ -24,6 +28,9 @@ function program(): Command {
     .addOption(new Option("--root <dir>", 'The machine\'s root directory; user creation and sshd control happen only with "/".').default("/"))
     .addOption(new Option("--secret-name <name>", "The OSC Secret to follow (default: the newest Secret of the pool)."))
     .addOption(new Option("--host-key-dir <dir>", "Directory (under --root) of the ssh_host_*_key.pub files.").default("/etc/ssh"))
+    .addOption(new Option("--kubelet", "Also act as this node's kubelet: run the pods bound to it (off by default)."))
+    .addOption(new Option("--pod-cidr <cidr>", "The node's pod range (spec.podCIDR), e.g. 10.96.1.0/24; required with --kubelet."))
+    .addOption(new Option("--kubelet-state-dir <dir>", "The kubelet's state directory (pods, containers, their records).").default("/var/lib/gardener-node-agent/kubelet"))
     .addOption(new Option("--log-level <level>", "pino log level: trace, debug, info, warn, error.").default("info"))
     .helpOption("-h, --help", "Show this help.")
     .allowExcessArguments(false)
@@ -31,7 +38,7 @@ function program(): Command {
 }
 
 export function parseNodeAgentFlags(argv: string[]): ParseResult {
-  return parseFlags(program(), argv, (o: Record<string, string | undefined>) => {
+  return parseFlags(program(), argv, (o: Record<string, string | boolean | undefined>) => {
     for (const [flag, value] of [
       ["--kubeconfig", o.kubeconfig],
       ["--node-name", o.nodeName],
@@ -39,14 +46,20 @@ export function parseNodeAgentFlags(argv: string[]): ParseResult {
     ] as const) {
       if (!value) throw new FlagError(`${flag} is required`);
     }
+    const podCIDR = typeof o.podCidr === "string" && o.podCidr ? o.podCidr : undefined;
+    if (podCIDR && !/^\d{1,3}(\.\d{1,3}){3}\/\d{1,2}$/.test(podCIDR)) throw new FlagError(`--pod-cidr ${podCIDR} is not an IPv4 CIDR`);
+    if (o.kubelet === true && !podCIDR) throw new FlagError("--pod-cidr is required with --kubelet");
     return {
-      kubeconfig: o.kubeconfig!,
-      nodeName: o.nodeName!,
-      pool: o.pool!,
+      kubeconfig: String(o.kubeconfig),
+      nodeName: String(o.nodeName),
+      pool: String(o.pool),
       root: String(o.root),
-      secretName: o.secretName || undefined,
+      secretName: typeof o.secretName === "string" && o.secretName ? o.secretName : undefined,
       hostKeyDir: String(o.hostKeyDir),
       logLevel: String(o.logLevel),
+      kubelet: o.kubelet === true,
+      podCIDR,
+      kubeletStateDir: String(o.kubeletStateDir),
     };
   });
 }
