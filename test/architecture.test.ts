@@ -41,6 +41,8 @@ const rules: Rule[] = [
   { from: "utils/", allow: ["utils/"] },
   { from: "apimachinery/", allow: ["apis/", "utils/", "apimachinery/"] },
   { from: "apiserver/", allow: ["apis/", "utils/", "apimachinery/", "api/", "apiserver/", "plugins/"] },
+  // The scheduler is a controller: what controllers import (the controller runtime and the client), never the server.
+  { from: "scheduler/", allow: ["apis/", "utils/", "apimachinery/", "api/", "client/", "controllerruntime/", "scheduler/"] },
 ];
 
 /** host/ touches the Linux host: only these may import it (tests and benchmarks may too). landscape/ is gardener-local, which owns the landscape's host objects (public network, teardown). */

@@ -25,7 +25,7 @@ try {
 }
 const running = server;
 logger.info({ url: running.url, dataDir: options.dataDir, storage: options.etcdServers.length ? "etcd" : "sqlite" }, "serving");
-process.stdout.write(`serving on ${running.url}\nadmin kubeconfig: ${running.adminKubeconfigPath}\n`);
+process.stdout.write(`serving on ${running.url}\nadmin kubeconfig: ${running.adminKubeconfigPath}\nscheduler kubeconfig: ${running.schedulerKubeconfigPath}\n`);
 
 let stopping = false;
 const stop = (signal: NodeJS.Signals) => {

@@ -1,10 +1,11 @@
 // The default RBAC policy kube-apiserver creates on start (a subset of [k8s]
 // plugin/pkg/auth/authorizer/rbac/bootstrappolicy): cluster-admin, the aggregated admin/edit/view
-// roles with base rules for the core kinds this server serves, discovery, basic-user and
-// public-info-viewer, and their bindings. Existing objects are left alone.
+// roles with base rules for the core kinds this server serves, discovery, basic-user,
+// public-info-viewer and system:kube-scheduler, and their bindings. Existing objects are left alone.
 import type { KubeObject } from "../../apis/meta/v1/types.ts";
 import type { ClusterRole, ClusterRoleBinding, PolicyRule, Subject } from "../../apis/rbac/v1/types.ts";
 import { isAlreadyExists } from "../../apimachinery/errors.ts";
+import { SCHEDULER_USER } from "../certs/pki.ts";
 import type { InternalClient } from "../registry/client.ts";
 
 const G = "rbac.authorization.k8s.io";
@@ -14,6 +15,7 @@ export const AGGREGATE_TO = (role: "admin" | "edit" | "view") => `rbac.authoriza
 const READ = ["get", "list", "watch"];
 const WRITE = ["create", "delete", "deletecollection", "patch", "update"];
 const rule = (verbs: string[], apiGroups: string[], resources: string[]): PolicyRule => ({ verbs, apiGroups, resources });
+const named = (verbs: string[], apiGroups: string[], resources: string[], resourceNames: string[]): PolicyRule => ({ verbs, apiGroups, resources, resourceNames });
 const urls = (verbs: string[], nonResourceURLs: string[]): PolicyRule => ({ verbs, nonResourceURLs });
 
 function meta(name: string, labels: Record<string, string> = {}): KubeObject["metadata"] {
@@ -80,10 +82,37 @@ export function bootstrapClusterRoles(): ClusterRole[] {
       rule(["create"], ["authentication.k8s.io"], ["selfsubjectreviews"]),
     ]),
     clusterRole("system:public-info-viewer", [urls(["get"], ["/healthz", "/livez", "/readyz", "/version", "/version/"])]),
+    clusterRole("system:kube-scheduler", kubeSchedulerRules()),
+  ];
+}
+
+/** Upstream's system:kube-scheduler rules, word for word. */
+function kubeSchedulerRules(): PolicyRule[] {
+  return [
+    rule(["create", "update", "patch"], ["", "events.k8s.io"], ["events"]),
+    // leader election
+    rule(["create"], ["coordination.k8s.io"], ["leases"]),
+    named(["get", "update"], ["coordination.k8s.io"], ["leases"], ["kube-scheduler"]),
+    rule(READ, [""], ["nodes"]),
+    rule(["get", "list", "watch", "delete"], [""], ["pods"]),
+    rule(["create"], [""], ["pods/binding", "bindings"]),
+    rule(["patch", "update"], [""], ["pods/status"]),
+    rule(READ, [""], ["services", "replicationcontrollers"]),
+    rule(READ, ["apps", "extensions"], ["replicasets"]),
+    rule(READ, ["apps"], ["statefulsets"]),
+    rule(READ, ["policy"], ["poddisruptionbudgets"]),
+    rule(READ, [""], ["persistentvolumeclaims", "persistentvolumes"]),
+    rule(["create"], ["authentication.k8s.io"], ["tokenreviews"]),
+    rule(["create"], ["authorization.k8s.io"], ["subjectaccessreviews"]),
+    rule(READ, ["storage.k8s.io"], ["csinodes"]),
+    rule(READ, [""], ["namespaces"]),
+    rule(READ, ["storage.k8s.io"], ["csidrivers"]),
+    rule(READ, ["storage.k8s.io"], ["csistoragecapacities"]),
   ];
 }
 
 const group = (name: string): Subject => ({ kind: "Group", apiGroup: G, name });
+const user = (name: string): Subject => ({ kind: "User", apiGroup: G, name });
 
 function binding(name: string, role: string, subjects: Subject[]): ClusterRoleBinding {
   return { apiVersion: API_VERSION, kind: "ClusterRoleBinding", metadata: meta(name), roleRef: { apiGroup: G, kind: "ClusterRole", name: role }, subjects };
@@ -95,6 +124,7 @@ export function bootstrapClusterRoleBindings(): ClusterRoleBinding[] {
     binding("system:discovery", "system:discovery", [group("system:authenticated")]),
     binding("system:basic-user", "system:basic-user", [group("system:authenticated")]),
     binding("system:public-info-viewer", "system:public-info-viewer", [group("system:authenticated"), group("system:unauthenticated")]),
+    binding("system:kube-scheduler", "system:kube-scheduler", [user(SCHEDULER_USER)]),
   ];
 }
 

@@ -3,7 +3,8 @@
 //   apiserver.crt/.key       serving certificate (1 year), SANs localhost, 127.0.0.1, ::1 + hosts
 //   sa.key/sa.pub            service-account token signing key pair
 //   admin.crt/.key           client certificate CN=system:admin, O=system:masters
-// A serving or admin certificate is re-issued when it is missing, not signed by the CA, close to
+//   scheduler.crt/.key       client certificate CN=system:kube-scheduler (the scheduler's identity)
+// A serving or client certificate is re-issued when it is missing, not signed by the CA, close to
 // expiry, or (serving) its SANs differ from the wanted hosts.
 import { X509Certificate, createPrivateKey, createPublicKey } from "node:crypto";
 import { mkdir, readFile, rename, writeFile, chmod } from "node:fs/promises";
@@ -20,6 +21,8 @@ import { exportKeyPairPem, generateKeyPair } from "./keys.ts";
 export const DEFAULT_SERVING_HOSTS = ["localhost", "127.0.0.1", "::1"];
 export const ADMIN_USER = "system:admin";
 export const ADMIN_GROUP = "system:masters";
+/** The scheduler's user (upstream's user.KubeScheduler), bound to ClusterRole system:kube-scheduler. */
+export const SCHEDULER_USER = "system:kube-scheduler";
 /** Leaf certificates expiring sooner than this are re-issued on start. */
 const RENEW_BEFORE_MS = 30 * 24 * 60 * 60 * 1000;
 
@@ -35,6 +38,7 @@ export interface Pki {
   ca: PemFiles;
   serving: PemFiles;
   admin: PemFiles;
+  scheduler: PemFiles;
   serviceAccount: { privateKeyPem: string; publicKeyPem: string; privateKeyPath: string; publicKeyPath: string };
 }
 
@@ -70,6 +74,12 @@ export async function ensurePki(dir: string, opts: EnsurePkiOptions = {}): Promi
     await writePair(p("admin.crt"), p("admin.key"), admin);
   }
 
+  let scheduler = await readPair(p("scheduler.crt"), p("scheduler.key"));
+  if (caNew || !scheduler || !leafOk(scheduler.certPem, ca, now)) {
+    scheduler = await issueClientCertificate(ca, { commonName: SCHEDULER_USER, organizations: [], now });
+    await writePair(p("scheduler.crt"), p("scheduler.key"), scheduler);
+  }
+
   let saPriv = await readText(p("sa.key"));
   let saPub = await readText(p("sa.pub"));
   if (!saPriv || !saPub || !keyPairMatches(saPriv, saPub)) {
@@ -90,6 +100,7 @@ export async function ensurePki(dir: string, opts: EnsurePkiOptions = {}): Promi
     ca: files("ca", ca),
     serving: files("apiserver", serving),
     admin: files("admin", admin),
+    scheduler: files("scheduler", scheduler),
     serviceAccount: { privateKeyPem: saPriv, publicKeyPem: saPub, privateKeyPath: p("sa.key"), publicKeyPath: p("sa.pub") },
   };
 }

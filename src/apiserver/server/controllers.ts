@@ -1,6 +1,7 @@
 // The server's own controllers: bootstrap RBAC policy, default namespaces and namespace deletion,
 // every namespace's default ServiceAccount and kube-root-ca.crt, Endpoints and EndpointSlices of
-// Services, the kubernetes Service, CRDs (serving their resources), the garbage collector, ClusterRole aggregation.
+// Services, the kubernetes Service, node lifecycle (conditions and taints of silent nodes), CRDs
+// (serving their resources), the garbage collector, ClusterRole aggregation.
 import type { Logger } from "pino";
 import type { Clock } from "../../utils/clock.ts";
 import { ClusterRoleAggregationController } from "../authorization/aggregation.ts";
@@ -12,6 +13,7 @@ import { EndpointsController } from "../controllers/endpoints.ts";
 import { KubernetesServiceController } from "../controllers/kubernetes-service.ts";
 import { NamespaceDefaultsController } from "../controllers/namespace-defaults.ts";
 import { NamespaceDeletionController } from "../controllers/namespace-deletion.ts";
+import { NodeLifecycleController } from "../controllers/node-lifecycle.ts";
 import { definitionsFromCRD } from "../registry/apiextensions/customresource.ts";
 import type { InternalClient } from "../registry/client.ts";
 import type { ResourceRegistry } from "../registry/registry.ts";
@@ -27,6 +29,8 @@ export interface ControllerDeps {
   caPem: string;
   /** The `kubernetes` Service: its cluster IP and where this server is reached. */
   kubernetesService?: { clusterIP: string; address: string; port: number };
+  /** Node lifecycle: how long a node's kubelet may stay silent (default 40 s). */
+  nodeMonitorGracePeriodMs?: number;
 }
 
 export interface RunningControllers {
@@ -71,6 +75,15 @@ export async function startControllers(d: ControllerDeps): Promise<RunningContro
       started.push(kubernetes);
       await kubernetes.start();
     }
+
+    const nodes = new NodeLifecycleController({
+      client: d.client,
+      clock: d.clock,
+      gracePeriodMs: d.nodeMonitorGracePeriodMs,
+      onError: (err, node) => d.logger.warn({ err, node }, "node lifecycle sync failed"),
+    });
+    started.push(nodes);
+    await nodes.start();
 
     const crds = new CRDController({
       client: d.client,

@@ -29,6 +29,7 @@ void describe("parseOptions", () => {
         watchCacheSize: o.watchCacheSize,
         compactionIntervalMs: o.compactionIntervalMs,
         compactionRetainedRevisions: o.compactionRetainedRevisions,
+        nodeMonitorGracePeriodMs: o.nodeMonitorGracePeriodMs,
       },
       {
         securePort: 6443,
@@ -41,6 +42,7 @@ void describe("parseOptions", () => {
         watchCacheSize: 10000,
         compactionIntervalMs: 300_000,
         compactionRetainedRevisions: 10000,
+        nodeMonitorGracePeriodMs: 40_000,
       },
     );
   });

@@ -60,6 +60,8 @@ export interface ApiServerOptions {
   auditLogMaxBackups: number;
   auditLogMaxSizeMB: number;
   auditLogBufferSize: number;
+  /** A node whose kubelet neither renewed its Lease nor posted Ready for this long is marked Unknown and tainted unreachable. */
+  nodeMonitorGracePeriodMs: number;
 }
 
 export type ParseResult = { kind: "options"; options: ApiServerOptions } | { kind: "exit"; code: number; stdout: string; stderr: string };
@@ -124,6 +126,7 @@ function program(): Command {
     .addOption(new Option("--audit-log-maxbackup <n>", "Rotated audit log files to keep (0: no limit).").default(0).argParser(intFlag("--audit-log-maxbackup", 0, 100_000)))
     .addOption(new Option("--audit-log-maxsize <MB>", "Rotate the audit log when it would grow past this many megabytes (0: 100 when --audit-log-maxage or --audit-log-maxbackup is set, else never).").default(0).argParser(intFlag("--audit-log-maxsize", 0, 1_000_000)))
     .addOption(new Option("--audit-log-batch-buffer-size <n>", "Audit events queued for writing at most; beyond it events are dropped (and counted in the log) rather than requests delayed.").default(10000).argParser(intFlag("--audit-log-batch-buffer-size", 1, 10_000_000)))
+    .addOption(new Option("--node-monitor-grace-period <duration>", "How long a node's kubelet may go without renewing its Lease in kube-node-lease (or posting Ready) before the node's conditions become Unknown and it is tainted unreachable (Go duration).").default("40s"))
     .helpOption("-h, --help", "Show this help.")
     .allowExcessArguments(false)
     .exitOverride();
@@ -205,6 +208,7 @@ export function parseOptions(argv: string[]): ParseResult {
       auditLogMaxBackups: o.auditLogMaxbackup as number,
       auditLogMaxSizeMB: o.auditLogMaxsize as number,
       auditLogBufferSize: o.auditLogBatchBufferSize as number,
+      nodeMonitorGracePeriodMs: durationFlag(o.nodeMonitorGracePeriod, "--node-monitor-grace-period", true),
     };
     return { kind: "options", options };
   } catch (err) {

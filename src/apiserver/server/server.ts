@@ -2,7 +2,7 @@
 // kinds, access reviews and serviceaccounts/token, one GenericStore per definition (created
 // lazily, dropped when its definition goes), NamespaceLifecycle admission, authentication,
 // authorization, the server's own controllers, periodic compaction, the HTTPS listener and the
-// admin kubeconfig.
+// admin and scheduler kubeconfigs.
 import { mkdir, readFile } from "node:fs/promises";
 import { createServer, type Server } from "node:https";
 import type { AddressInfo } from "node:net";
@@ -59,6 +59,8 @@ export interface RunningServer {
   /** The CA clients trust for this server. */
   caPem: string;
   adminKubeconfigPath: string;
+  /** <data-dir>/scheduler.kubeconfig: the user system:kube-scheduler. */
+  schedulerKubeconfigPath: string;
   registry: ResourceRegistry;
   /** In-process access as system:apiserver. */
   client: InternalClient;
@@ -160,7 +162,7 @@ export async function startApiServer(o: ApiServerOptions, deps: StartDeps = {}):
     registerDefinitions(registry, { makeStore, signer, client, issuers, authorizer: authz.authorizer, tokenAuthenticator: authn.tokenAuthenticator, garden });
 
     const kubernetesService = { clusterIP: kubernetesServiceIP(serviceRange), address: clientHost(o), port };
-    const controllers = await startControllers({ client, registry, clock, logger, gardenPolicy: o.gardenerApis, caPem: tls.serverCaPem, kubernetesService });
+    const controllers = await startControllers({ client, registry, clock, logger, gardenPolicy: o.gardenerApis, caPem: tls.serverCaPem, kubernetesService, nodeMonitorGracePeriodMs: o.nodeMonitorGracePeriodMs });
     cleanups.push(() => controllers.stop());
     await authz.start();
     const compactor = startCompaction(storage, { intervalMs: o.compactionIntervalMs, retainedRevisions: o.compactionRetainedRevisions, clock, logger });
@@ -198,6 +200,15 @@ export async function startApiServer(o: ApiServerOptions, deps: StartDeps = {}):
       userName: "admin",
       user: { certPem: tls.pki.admin.certPem, keyPem: tls.pki.admin.keyPem },
     });
+    // The scheduler's identity (system:kube-scheduler), for kube-scheduler --kubeconfig.
+    const schedulerKubeconfigPath = join(o.dataDir, "scheduler.kubeconfig");
+    await writeKubeconfig(schedulerKubeconfigPath, {
+      server: url,
+      caPem: tls.serverCaPem,
+      clusterName: "gardener-apiserver",
+      userName: "kube-scheduler",
+      user: { certPem: tls.pki.scheduler.certPem, keyPem: tls.pki.scheduler.keyPem },
+    });
 
     let stopping: Promise<void> | undefined;
     return {
@@ -205,6 +216,7 @@ export async function startApiServer(o: ApiServerOptions, deps: StartDeps = {}):
       port,
       caPem: tls.serverCaPem,
       adminKubeconfigPath,
+      schedulerKubeconfigPath,
       registry,
       client,
       stop: () => (stopping ??= stopServer(server, ready, runCleanups)),

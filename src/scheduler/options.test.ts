@@ -1,0 +1,37 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { parseSchedulerFlags } from "./options.ts";
+
+test("kube-scheduler flags: upstream's defaults", () => {
+  const r = parseSchedulerFlags(["--kubeconfig", "/k"]);
+  assert.ok(r.kind === "options");
+  assert.deepEqual(r.options, {
+    kubeconfig: "/k",
+    metricsBindAddress: { host: "127.0.0.1", port: 10251 },
+    leaderElect: true,
+    leaderElectLeaseDurationMs: 15_000,
+    leaderElectRenewDeadlineMs: 10_000,
+    leaderElectRetryPeriodMs: 2_000,
+    leaderElectResourceNamespace: "kube-system",
+    leaderElectResourceName: "kube-scheduler",
+    schedulerName: "default-scheduler",
+    logLevel: "info",
+  });
+  const s = parseSchedulerFlags(["--kubeconfig", "/k", "--leader-elect=false", "--metrics-bind-address", "0", "--log-level", "debug"]);
+  assert.ok(s.kind === "options");
+  assert.equal(s.options.leaderElect, false);
+  assert.equal(s.options.metricsBindAddress, undefined);
+  assert.equal(s.options.logLevel, "debug");
+});
+
+test("kube-scheduler flags: errors are one line and exit 2; help exits 0", () => {
+  assert.deepEqual(parseSchedulerFlags([]), { kind: "exit", code: 2, stdout: "", stderr: "error: --kubeconfig is required\n" });
+  const lease = parseSchedulerFlags(["--kubeconfig", "/k", "--leader-elect-lease-duration", "5s"]);
+  assert.deepEqual(lease, { kind: "exit", code: 2, stdout: "", stderr: "error: --leader-elect-lease-duration must be greater than --leader-elect-renew-deadline\n" });
+  const bind = parseSchedulerFlags(["--kubeconfig", "/k", "--metrics-bind-address", "nowhere"]);
+  assert.ok(bind.kind === "exit" && bind.code === 2 && /--metrics-bind-address/.test(bind.stderr));
+  const elect = parseSchedulerFlags(["--kubeconfig", "/k", "--leader-elect=maybe"]);
+  assert.ok(elect.kind === "exit" && elect.code === 2 && /must be true or false/.test(elect.stderr));
+  const help = parseSchedulerFlags(["--help"]);
+  assert.ok(help.kind === "exit" && help.code === 0 && help.stdout.includes("--leader-elect-resource-name"));
+});
