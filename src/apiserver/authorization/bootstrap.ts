@@ -83,6 +83,22 @@ export function bootstrapClusterRoles(): ClusterRole[] {
     ]),
     clusterRole("system:public-info-viewer", [urls(["get"], ["/healthz", "/livez", "/readyz", "/version", "/version/"])]),
     clusterRole("system:kube-scheduler", kubeSchedulerRules()),
+    ...nodeBootstrapClusterRoles(),
+  ];
+}
+
+const CERTS = "certificates.k8s.io";
+const CSR_ROLE = (sub: "nodeclient" | "selfnodeclient") => `system:certificates.k8s.io:certificatesigningrequests:${sub}`;
+
+/** Node TLS bootstrapping (docs/node-bootstrap.md): who may request which node certificates. */
+function nodeBootstrapClusterRoles(): ClusterRole[] {
+  const approver = (signer: string): PolicyRule => ({ verbs: ["approve"], apiGroups: [CERTS], resources: ["signers"], resourceNames: [signer] });
+  return [
+    clusterRole("system:node-bootstrapper", [rule(["create", "get", "list", "watch"], [CERTS], ["certificatesigningrequests"])]),
+    clusterRole(CSR_ROLE("nodeclient"), [rule(["create"], [CERTS], ["certificatesigningrequests/nodeclient"])]),
+    clusterRole(CSR_ROLE("selfnodeclient"), [rule(["create"], [CERTS], ["certificatesigningrequests/selfnodeclient"])]),
+    clusterRole("system:certificates.k8s.io:kube-apiserver-client-kubelet-approver", [approver("kubernetes.io/kube-apiserver-client-kubelet")]),
+    clusterRole("system:certificates.k8s.io:kubelet-serving-approver", [approver("kubernetes.io/kubelet-serving")]),
   ];
 }
 
@@ -125,6 +141,11 @@ export function bootstrapClusterRoleBindings(): ClusterRoleBinding[] {
     binding("system:basic-user", "system:basic-user", [group("system:authenticated")]),
     binding("system:public-info-viewer", "system:public-info-viewer", [group("system:authenticated"), group("system:unauthenticated")]),
     binding("system:kube-scheduler", "system:kube-scheduler", [user(SCHEDULER_USER)]),
+    // As Gardener binds them in every shoot (kubeadm: kubeadm:kubelet-bootstrap, kubeadm:node-autoapprove-*):
+    // bootstrap tokens may request node client certificates, nodes may renew their own.
+    binding("system:node-bootstrapper", "system:node-bootstrapper", [group("system:bootstrappers")]),
+    binding(CSR_ROLE("nodeclient"), CSR_ROLE("nodeclient"), [group("system:bootstrappers")]),
+    binding(CSR_ROLE("selfnodeclient"), CSR_ROLE("selfnodeclient"), [group("system:nodes")]),
   ];
 }
 

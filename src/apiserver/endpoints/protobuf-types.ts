@@ -159,6 +159,20 @@ const deleteOptions: Message = {
 };
 
 /** Layouts by "<apiVersion>/<kind>". */
+// certificates.k8s.io/v1 (kubectl certificate approve/deny PUT the whole request to /approval).
+const csrCondition = (): Message => ({
+  1: str("type"),
+  6: str("status"),
+  2: str("reason"),
+  3: str("message"),
+  4: { name: "lastUpdateTime", type: "time" },
+  5: { name: "lastTransitionTime", type: "time" },
+});
+const certificateSigningRequest = withMeta({
+  2: msg("spec", () => ({ 1: { name: "request", type: "bytes" }, 7: str("signerName"), 8: int("expirationSeconds"), 5: strs("usages"), 2: str("username"), 3: str("uid"), 4: strs("groups") })),
+  3: msg("status", () => ({ 1: msg("conditions", csrCondition, true), 2: { name: "certificate", type: "bytes" } })),
+});
+
 export const PROTOBUF_KINDS: Record<string, Message> = {
   "v1/Namespace": namespace,
   "v1/ConfigMap": configMap,
@@ -180,4 +194,5 @@ export const PROTOBUF_KINDS: Record<string, Message> = {
   "authorization.k8s.io/v1/LocalSubjectAccessReview": subjectAccessReview,
   "authorization.k8s.io/v1/SelfSubjectRulesReview": selfSubjectRulesReview,
   "coordination.k8s.io/v1/Lease": lease,
+  "certificates.k8s.io/v1/CertificateSigningRequest": certificateSigningRequest,
 };

@@ -1,11 +1,12 @@
 // Authentication and authorization as configured by the flags: client certificates, static
-// tokens (--token-auth-file), service-account tokens, anonymous (--anonymous-auth); authorizers
+// tokens (--token-auth-file), bootstrap tokens (--enable-bootstrap-token-auth), service-account tokens, anonymous (--anonymous-auth); authorizers
 // in --authorization-mode order behind the always-on system:masters authorizer.
 import { readFile } from "node:fs/promises";
 import type { KeyObject } from "node:crypto";
 import type { Logger } from "pino";
 import type { Clock } from "../../utils/clock.ts";
 import { BearerTokenAuthenticator } from "../authentication/bearer.ts";
+import { BootstrapTokenAuthenticator } from "../authentication/bootstraptoken.ts";
 import { ServiceAccountTokenAuthenticator } from "../authentication/serviceaccount.ts";
 import { TokenFileAuthenticator } from "../authentication/tokenfile.ts";
 import type { RequestAuthenticator, TokenAuthenticator } from "../authentication/types.ts";
@@ -27,6 +28,8 @@ export interface Authentication {
 
 export interface AuthenticationConfig {
   tokenAuthFile?: string;
+  /** --enable-bootstrap-token-auth */
+  bootstrapTokens?: boolean;
   /** PEM texts of --service-account-key-file (public or private keys, certificates). */
   serviceAccountKeyPems: string[];
   /** Always accepted: the signing key's public half. */
@@ -41,6 +44,7 @@ export async function buildAuthentication(c: AuthenticationConfig): Promise<Auth
   const publicKeys = [c.signingPublicKey, ...c.serviceAccountKeyPems.flatMap((pem) => parsePublicKeys(pem))];
   const tokens: TokenAuthenticator[] = [];
   if (c.tokenAuthFile) tokens.push(TokenFileAuthenticator.fromText(await readFile(c.tokenAuthFile, "utf8"), c.tokenAuthFile));
+  if (c.bootstrapTokens) tokens.push(new BootstrapTokenAuthenticator({ client: c.client, clock: c.clock }));
   tokens.push(new ServiceAccountTokenAuthenticator({ publicKeys, issuers: c.issuers, client: c.client, clock: c.clock }));
   const tokenAuthenticator = new UnionTokenAuthenticator(tokens, { apiAudiences: c.issuers });
   const authenticator = new UnionAuthenticator([new X509Authenticator(), new BearerTokenAuthenticator(tokenAuthenticator)], { anonymous: c.anonymous });

@@ -1,5 +1,5 @@
 // The resources the server serves at start: the built-in kinds (namespaces with their finalize
-// subresource, pods with binding, serviceaccounts with token), the authorization and authentication reviews, and
+// subresource, pods with binding, serviceaccounts with token), CertificateSigningRequests (with approval), the authorization and authentication reviews, and
 // with --enable-gardener-apis Gardener's garden kinds.
 // CRD-defined resources are added later by the CRD controller.
 import type { TokenAuthenticator } from "../authentication/types.ts";
@@ -7,6 +7,8 @@ import { withNamespaceFinalize } from "../controllers/namespace-finalize.ts";
 import { authenticationReviewDefinitions } from "../registry/authentication/definitions.ts";
 import { authorizationReviewDefinitions, type ReviewAuthorizer } from "../registry/authorization/definitions.ts";
 import { builtinDefinitions } from "../registry/builtin.ts";
+import { withCSRApproval } from "../registry/certificates/csr/approval.ts";
+import { csrDefinition } from "../registry/certificates/csr/definition.ts";
 import { withPodBinding } from "../registry/core/pod/binding.ts";
 import { gardenDefinitions } from "../registry/garden.ts";
 import type { Clock } from "../../utils/clock.ts";
@@ -40,7 +42,8 @@ export function serverDefinitions(d: DefinitionDeps): ResourceDefinition[] {
     return def;
   });
   const garden = d.garden ? gardenDefinitions(d.garden) : [];
-  return [...defs, ...authorizationReviewDefinitions(d.authorizer), ...authenticationReviewDefinitions(d.tokenAuthenticator), ...garden];
+  const csr = withCSRApproval(csrDefinition, d.makeStore, () => d.authorizer);
+  return [...defs, csr, ...authorizationReviewDefinitions(d.authorizer), ...authenticationReviewDefinitions(d.tokenAuthenticator), ...garden];
 }
 
 export function registerDefinitions(registry: ResourceRegistry, d: DefinitionDeps): void {

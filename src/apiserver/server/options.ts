@@ -21,6 +21,10 @@ export interface ApiServerOptions {
   tlsPrivateKeyFile?: string;
   clientCaFile?: string;
   tokenAuthFile?: string;
+  /** Bearer tokens `<id>.<secret>` from kube-system bootstrap token Secrets (docs/node-bootstrap.md). */
+  enableBootstrapTokenAuth: boolean;
+  /** The longest validity of certificates the kubelet signers issue (kube-controller-manager's --cluster-signing-duration). */
+  clusterSigningDurationMs: number;
   /** Non-empty: etcd storage instead of SQLite. */
   etcdServers: string[];
   /** SQLite: acknowledge writes only once they are on disk (fdatasync, grouped); false: once in the OS. */
@@ -98,6 +102,8 @@ function program(): Command {
     .addOption(new Option("--tls-private-key-file <file>", "Private key of --tls-cert-file (PEM)."))
     .addOption(new Option("--client-ca-file <file>", "CA bundle verifying client certificates (CN = user, O = groups), in addition to the generated CA."))
     .addOption(new Option("--token-auth-file <file>", 'Static bearer tokens, one CSV line each: token,user,uid,"group1,group2".'))
+    .addOption(new Option("--enable-bootstrap-token-auth [bool]", "Accept bootstrap tokens (<id>.<secret>, Secrets bootstrap-token-<id> of type bootstrap.kubernetes.io/token in kube-system) as system:bootstrap:<id> in system:bootstrappers.").default(false))
+    .addOption(new Option("--cluster-signing-duration <duration>", "The longest validity of certificates the kubelet client and serving signers issue (Go duration).").default("8760h"))
     .addOption(new Option("--etcd-servers <urls>", "Comma-separated etcd endpoints; selects etcd storage instead of SQLite.").argParser(collect))
     .addOption(new Option("--sqlite-fsync [bool]", "SQLite storage: acknowledge a write only once it is on disk (writes arriving together share one fdatasync). false: once it is in the OS, which survives a crash of the process but not of the machine.").default(true))
     .addOption(new Option("--etcd-prefix <prefix>", "Prefix of every etcd key, so several servers can share one etcd.").default("/registry"))
@@ -177,6 +183,8 @@ export function parseOptions(argv: string[]): ParseResult {
       tlsPrivateKeyFile: o.tlsPrivateKeyFile as string | undefined,
       clientCaFile: o.clientCaFile as string | undefined,
       tokenAuthFile: o.tokenAuthFile as string | undefined,
+      enableBootstrapTokenAuth: parseBoolFlag(o.enableBootstrapTokenAuth, "--enable-bootstrap-token-auth"),
+      clusterSigningDurationMs: durationFlag(o.clusterSigningDuration, "--cluster-signing-duration", true),
       etcdServers,
       sqliteFsync: parseBoolFlag(o.sqliteFsync, "--sqlite-fsync"),
       etcdPrefix: o.etcdPrefix as string,

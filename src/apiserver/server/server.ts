@@ -18,6 +18,7 @@ import { PodDefaultsAdmission } from "../admission/pod-defaults.ts";
 import { PodSecurityAdmission } from "../admission/podsecurity/admission.ts";
 import { ServiceAccountAdmission } from "../admission/serviceaccount.ts";
 import { kubernetesServiceIP, parseServiceRange, ServiceIPAllocation } from "../admission/service-ip.ts";
+import { CertificateSigning, CertificateSubjectRestriction } from "../admission/certificates.ts";
 import { removeImpersonationHeaders, impersonate } from "../authentication/impersonation.ts";
 import { forbiddenMessage } from "../authorization/forbidden.ts";
 import { writeKubeconfig } from "../certs/kubeconfig.ts";
@@ -35,6 +36,7 @@ import { compileSchema } from "../schema/compile.ts";
 import { TokenSigner } from "../serviceaccount/signer.ts";
 import { startAudit } from "./audit.ts";
 import { buildAuthentication, buildAuthorization } from "./auth.ts";
+import { startCertificateControllers } from "./certificates.ts";
 import { startControllers } from "./controllers.ts";
 import { registerDefinitions } from "./definitions.ts";
 import type { ApiServerOptions } from "./options.ts";
@@ -128,7 +130,8 @@ export async function startApiServer(o: ApiServerOptions, deps: StartDeps = {}):
     const rbacEscalation = new RBACEscalationPrevention(() => authz.authorizer);
     const serviceRange = parseServiceRange(o.serviceClusterIPRange);
     const podAdmission = [new ServiceAccountAdmission(), new PodDefaultsAdmission(), new ServiceIPAllocation(serviceRange, clock), new PodSecurityAdmission()];
-    const admission = new AdmissionChain([new NamespaceLifecycle(), ...podAdmission, ...gardenAdmission, rbacEscalation]);
+    const certificateAdmission = [new CertificateSigning(() => authz.authorizer), new CertificateSubjectRestriction()];
+    const admission = new AdmissionChain([new NamespaceLifecycle(), ...podAdmission, ...gardenAdmission, rbacEscalation, ...certificateAdmission]);
     const stores = new Map<ResourceDefinition, ObjectStore>();
     // The stores' admission needs the client, which needs the stores: resolved lazily.
     const makeStore = (def: ResourceDefinition): ObjectStore =>
@@ -149,6 +152,7 @@ export async function startApiServer(o: ApiServerOptions, deps: StartDeps = {}):
     const signer = new TokenSigner({ privateKeyPem: signingKeyPem, issuer: issuers[0]!, clock });
     const authn = await buildAuthentication({
       tokenAuthFile: o.tokenAuthFile,
+      bootstrapTokens: o.enableBootstrapTokenAuth,
       serviceAccountKeyPems: await Promise.all(o.serviceAccountKeyFiles.map((f) => readFile(f, "utf8"))),
       signingPublicKey: signer.publicKey,
       issuers,
@@ -165,6 +169,15 @@ export async function startApiServer(o: ApiServerOptions, deps: StartDeps = {}):
     const controllers = await startControllers({ client, registry, clock, logger, gardenPolicy: o.gardenerApis, caPem: tls.serverCaPem, kubernetesService, nodeMonitorGracePeriodMs: o.nodeMonitorGracePeriodMs });
     cleanups.push(() => controllers.stop());
     await authz.start();
+    const certificates = await startCertificateControllers({
+      client,
+      clock,
+      logger,
+      authorizer: () => authz.authorizer,
+      ca: { certPem: tls.pki.ca.certPem, keyPem: tls.pki.ca.keyPem },
+      maxSigningDurationMs: o.clusterSigningDurationMs,
+    });
+    cleanups.push(() => certificates.stop());
     const compactor = startCompaction(storage, { intervalMs: o.compactionIntervalMs, retainedRevisions: o.compactionRetainedRevisions, clock, logger });
     cleanups.push(() => compactor.stop());
 
