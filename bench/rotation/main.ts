@@ -1,87 +1,152 @@
-// bench/rotation: how fast an SSH key pair rotation reaches the nodes. Garden, seed and shoot API
-// servers, the controller manager, the gardenlet and N in-process node agents (machine roots in temp
-// directories, as test/integration/rotation/); per rotation, from the request (the annotation) to
-// `lastCompletionTime` and to every node's authorized_keys holding the new key first. Keys are
-// RSA 4096, generated ahead of the rotations (key generation is not delivery; its time is printed).
-//   node --import tsx bench/rotation/main.ts [--nodes 2,50 --rotations 20]
+// bench/rotation: how fast an SSH key pair rotation reaches the nodes. By default (root) on the real
+// local landscape: its garden, seed and shoot API servers, controller manager and gardenlet as
+// processes, and worker machines each running a real node agent: first the landscape's 2, then 48
+// more worker machines on the same shoot (bench/rotation/workers.ts), 50 in all. Per rotation, from
+// the request (the project member sets the annotation) to: the OSC Secret with the new key (the
+// gardenlet's RSA 4096 key generation included), `lastCompletionTime`, and every node's
+// authorized_keys holding the new key first and the previous one second. Also: each added machine's
+// boot time (start -> its Node reports the current configuration) and memory.
+// `--in-process` runs the same measurement without root on in-process API servers and node agents
+// (test/integration/rotation/landscape.ts, keys generated ahead).
+//   sudo node --import tsx bench/rotation/main.ts [--nodes 2,50 --rotations 20 --boot-concurrency 4]
+//   node --import tsx bench/rotation/main.ts --in-process [--nodes 2,50 --rotations 20]
+import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
-import { sshKeypairRotation } from "../../src/api/gardencore/rotation.ts";
+import { ANNOTATION_CHECKSUM_DATA_SCRIPT, LABEL_ROLE, LABEL_WORKER_POOL, OSC_NAMESPACE, ROLE_OSC } from "../../src/api/gardencore/osc.ts";
 import { Secrets } from "../../src/client/builtins.ts";
-import { Shoots } from "../../src/client/garden.ts";
 import { type KeyPair, generateRSAKeyPair } from "../../src/gardenlet/controller/sshkeypair/keypair.ts";
-import { type Landscape, type Machine, PROJECT_NS, createShoot, startLandscape } from "../../test/integration/rotation/landscape.ts";
+import { PROJECT_NAMESPACE, SHOOT, WORKER_POOL } from "../../src/landscape/layout.ts";
+import { startLandscape } from "../../test/e2e/support/landscape.ts";
+import { type Landscape as InProcess, type Machine, PROJECT_NS, createShoot, startLandscape as startInProcess } from "../../test/integration/rotation/landscape.ts";
+import { machineMemory } from "../bastion-local/memory.ts";
 import { summarize, table } from "../support/stats.ts";
+import { type RotationSample, type RotationTarget, measureRotation } from "./measure.ts";
+import { landscapeWorkers } from "./workers.ts";
 
-const { values } = parseArgs({ options: { nodes: { type: "string", default: "2,50" }, rotations: { type: "string", default: "20" } } });
+const { values } = parseArgs({
+  options: {
+    nodes: { type: "string", default: "2,50" },
+    rotations: { type: "string", default: "20" },
+    "boot-concurrency": { type: "string", default: "4" },
+    "in-process": { type: "boolean", default: false },
+    prefix: { type: "string", default: "glr-" },
+    ports: { type: "string", default: "38443,38444,38445" },
+  },
+});
 const sizes = values.nodes.split(",").map(Number);
 const rotations = Number(values.rotations);
-const KEY = { namespace: PROJECT_NS, name: "s" };
+const log = (line: string): void => void process.stderr.write(`${new Date().toISOString()} bench: ${line}\n`);
+const ms = (n: number): string => n.toFixed(0);
 
-async function until<T>(fn: () => Promise<T | undefined> | T | undefined, timeoutMs = 60_000): Promise<T> {
+async function measure(label: string, t: RotationTarget): Promise<(string | number)[][]> {
+  const samples: RotationSample[] = [];
+  for (let r = 0; r < rotations; r++) {
+    samples.push(await measureRotation(t));
+    const last = samples[samples.length - 1]!;
+    log(`${label}: rotation ${r + 1}/${rotations}: OSC ${ms(last.toOSC)} ms, completed ${ms(last.toComplete)} ms, every authorized_keys ${ms(last.toNodes)} ms`);
+  }
+  const row = (what: string, pick: (s: RotationSample) => number): (string | number)[] => {
+    const s = summarize(samples.map(pick));
+    return [`${label}: ${what}`, Math.round(s.p50), Math.round(s.p99), Math.round(s.max)];
+  };
+  return [
+    row("request -> OSC written (incl. key generation)", (s) => s.toOSC),
+    row("OSC written -> lastCompletionTime", (s) => s.oscToComplete),
+    row("request -> lastCompletionTime", (s) => s.toComplete),
+    row("request -> every authorized_keys", (s) => s.toNodes),
+  ];
+}
+
+const header = (): (string | number)[][] => [[`rotation (${rotations} each)`, "p50 ms", "p99 ms", "max ms"]];
+
+async function inProcess(): Promise<void> {
+  const t = performance.now();
+  const pool: KeyPair[] = await Promise.all(Array.from({ length: 8 }, () => generateRSAKeyPair(4096)));
+  log(`generated ${pool.length} RSA 4096 key pairs in ${((performance.now() - t) / 1000).toFixed(1)} s, outside the measurements`);
+  const rows = header();
+  for (const n of sizes) {
+    let next = 0;
+    const ls: InProcess = await startInProcess({ start: Date.now(), generateKeyPair: () => Promise.resolve(pool[next++ % pool.length]!) });
+    try {
+      await createShoot(ls, "s", { maintenance: { autoRotation: { credentials: { sshKeypair: { rotationPeriod: "0" } } } } });
+      const machines: Machine[] = [];
+      for (let i = 0; i < n; i++) machines.push(await ls.startMachine(`node-${i}`));
+      const target: RotationTarget = { garden: ls.garden, requester: ls.garden, shoot: { namespace: PROJECT_NS, name: "s" }, shootClient: ls.shoot, nodeKeys: () => machines.map((m) => m.authorizedKeys()) };
+      await until(() => agreed(target.nodeKeys()));
+      rows.push(...(await measure(`${n} in-process node agents`, target)));
+    } finally {
+      await ls.stop();
+    }
+  }
+  console.log(table(rows));
+}
+
+/** The nodes all hold the same, non-empty authorized_keys. */
+const agreed = (keys: (string | undefined)[]): true | undefined => (keys.length > 0 && keys.every((k) => k && k === keys[0]) ? true : undefined);
+
+async function until<T>(fn: () => T | undefined | Promise<T | undefined>, timeoutMs = 120_000): Promise<T> {
   const end = performance.now() + timeoutMs;
   for (;;) {
     const v = await fn();
     if (v !== undefined) return v;
     if (performance.now() > end) throw new Error("timed out");
-    await new Promise((r) => setTimeout(r, 2));
+    await new Promise((r) => setTimeout(r, 50));
   }
 }
 
-async function run(n: number, pool: KeyPair[]): Promise<(string | number)[][]> {
-  let next = 0;
-  const ls: Landscape = await startLandscape({ start: Date.now(), generateKeyPair: () => Promise.resolve(pool[next++ % pool.length]!) });
-  try {
-    await createShoot(ls, "s", { maintenance: { autoRotation: { credentials: { sshKeypair: { rotationPeriod: "0" } } } } });
-    const machines: Machine[] = [];
-    for (let i = 0; i < n; i++) machines.push(await ls.startMachine(`node-${i}`));
-    const currentKey = async () => Buffer.from((await ls.garden.get(Secrets, { namespace: PROJECT_NS, name: "s.ssh-keypair" })).data?.["id_rsa.pub"] ?? "", "base64").toString();
-    const first = await until(() => currentKey().catch(() => undefined));
-    await until(() => (machines.every((m) => m.authorizedKeys() === first) ? true : undefined));
-    let previous = first;
-    const toComplete: number[] = [];
-    const toNodes: number[] = [];
-    for (let r = 0; r < rotations; r++) {
-      const before = sshKeypairRotation(await ls.garden.get(Shoots, KEY))?.lastInitiationTime;
-      const t0 = performance.now();
-      await ls.garden.patch(Shoots, KEY, { type: "merge", body: { metadata: { annotations: { "gardener.cloud/operation": "rotate-ssh-keypair" } } } });
-      const nodes = (async () => {
-        const key = await until(async () => {
-          const k = await currentKey();
-          return k !== previous ? k : undefined;
-        });
-        previous = key;
-        await until(() => (machines.every((m) => readFileSync(`${m.root}/home/gardener/.ssh/authorized_keys`, "utf8").startsWith(`${key}\n`)) ? true : undefined));
-        toNodes.push(performance.now() - t0);
-      })();
-      await until(async () => {
-        const s = sshKeypairRotation(await ls.garden.get(Shoots, KEY));
-        return s?.lastInitiationTime !== before && s?.lastCompletionTime && s.lastCompletionTime >= s.lastInitiationTime! ? true : undefined;
-      });
-      toComplete.push(performance.now() - t0);
-      await nodes;
-    }
-    const c = summarize(toComplete);
-    const k = summarize(toNodes);
-    return [
-      [`${n} nodes: request -> lastCompletionTime`, c.p50, c.p99, c.max],
-      [`${n} nodes: request -> every authorized_keys`, k.p50, k.p99, k.max],
-    ];
-  } finally {
-    await ls.stop();
-  }
-}
+const memAvailableMiB = (): number => Number(/^MemAvailable:\s+(\d+)/m.exec(readFileSync("/proc/meminfo", "utf8"))?.[1] ?? 0) / 1024;
 
-async function main(): Promise<void> {
+async function onLandscape(): Promise<void> {
+  if (process.getuid?.() !== 0) {
+    console.error("bench/rotation must run as root (the local landscape creates namespaces, machines and nftables); `--in-process` runs without root");
+    process.exit(2);
+  }
+  const others = execFileSync("ip", ["netns", "list"], { encoding: "utf8" }).split("\n").map((l) => l.split(" ")[0]!).filter((ns) => ns.endsWith("public") && !ns.startsWith(values.prefix));
+  if (others.length > 0) {
+    console.error(`bench/rotation: another local landscape is running (${others.join(", ")}); run it under flock /tmp/landscape.lock`);
+    process.exit(2);
+  }
+  const [garden, seed, shoot] = values.ports.split(",").map(Number) as [number, number, number];
   const t = performance.now();
-  const pool = await Promise.all(Array.from({ length: 8 }, () => generateRSAKeyPair(4096)));
-  console.error(`generated ${pool.length} RSA 4096 key pairs in ${((performance.now() - t) / 1000).toFixed(1)} s (${((performance.now() - t) / pool.length).toFixed(0)} ms each, outside the measurements)`);
-  const rows: (string | number)[][] = [[`rotation (${rotations} each)`, "p50 ms", "p99 ms", "max ms"]];
-  for (const n of sizes) {
-    console.error(`${n} nodes ...`);
-    rows.push(...(await run(n, pool)));
+  const l = await startLandscape({ prefix: values.prefix, ports: { garden, seed, shoot }, out: log });
+  log(`landscape up in ${((performance.now() - t) / 1000).toFixed(1)} s`);
+  const workers = await landscapeWorkers(l);
+  let stopping: Promise<void> | undefined;
+  const stop = (): Promise<void> => (stopping ??= workers.removeAdded().finally(() => l.stop(log)));
+  for (const sig of ["SIGINT", "SIGTERM"] as const) process.once(sig, () => void stop().finally(() => process.exit(130)));
+  try {
+    const target: RotationTarget = { garden: l.garden, requester: l.member, shoot: { namespace: PROJECT_NAMESPACE, name: SHOOT }, shootClient: l.shoot, nodeKeys: workers.keys };
+    const checksum = async (): Promise<string | undefined> => {
+      const osc = await l.shoot.list(Secrets, { namespace: OSC_NAMESPACE, labelSelector: `${LABEL_ROLE}=${ROLE_OSC},${LABEL_WORKER_POOL}=${WORKER_POOL}` });
+      return osc.items[0]?.metadata.annotations?.[ANNOTATION_CHECKSUM_DATA_SCRIPT];
+    };
+    const rows = header();
+    const extra: (string | number)[][] = [];
+    for (const n of sizes) {
+      const have = workers.machines.length;
+      if (n > have) {
+        const names = Array.from({ length: n - have }, (_, i) => `b${String(have + i + 1).padStart(3, "0")}`);
+        const before = memAvailableMiB();
+        const tb = performance.now();
+        const boot = await workers.add(names, Number(values["boot-concurrency"]), checksum, log);
+        const b = summarize(boot);
+        extra.push([`boot of ${names.length} worker machines (${values["boot-concurrency"]} at once): start -> Node applied the OSC`, Math.round(b.p50), Math.round(b.p99), Math.round(b.max)]);
+        extra.push([`  all ${names.length} booted after (ms)`, Math.round(performance.now() - tb), "", ""]);
+        const mem = machineMemory(l.layout.hostState).filter((m) => workers.machines.some((w) => w.name === m.name));
+        const avg = (f: (m: (typeof mem)[number]) => number): number => Math.round(mem.reduce((a, m) => a + f(m), 0) / Math.max(1, mem.length) / 1024);
+        extra.push([`  memory per worker machine (MiB, ${mem.length} machines): RSS / PSS / overlay upper`, avg((m) => m.rssKiB), avg((m) => m.pssKiB), avg((m) => m.upperKiB)]);
+        extra.push([`  MemAvailable drop while adding them (MiB)`, Math.round(before - memAvailableMiB()), "", ""]);
+      }
+      if (workers.machines.length !== n) throw new Error(`expected ${n} worker machines, the host records ${workers.machines.length}`);
+      await until(() => agreed(workers.keys()));
+      rows.push(...(await measure(`${n} worker machines`, target)));
+    }
+    console.log(table(rows));
+    if (extra.length) console.log(table([["worker machines", "p50", "p99", "max"], ...extra]));
+  } finally {
+    await stop();
   }
-  console.log(table(rows));
 }
 
-await main();
+await (values["in-process"] ? inProcess() : onLandscape());

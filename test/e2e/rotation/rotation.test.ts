@@ -1,7 +1,8 @@
 // Node SSH key pair rotation on the real local landscape (root), with real SSH through a bastion:
 // after a rotation `gardenctl ssh` works (it uses the current key) and the previous key still works on
 // every node; after a second rotation the first key is refused by every node; with SSH access disabled
-// no key works (the open connection is ended, no bastion is admitted), and re-enabling brings access back.
+// no key works (the open connection is ended, sshd listens nowhere, no bastion is admitted), and
+// re-enabling brings access back.
 import assert from "node:assert/strict";
 import { execFileSync, spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
@@ -11,7 +12,7 @@ import { Bastions, Shoots } from "../../../src/client/garden.ts";
 import { PROJECT_NAMESPACE } from "../../../src/landscape/layout.ts";
 import { eventually } from "../../support/http.ts";
 import { type Landscape, skipUnlessRoot, startLandscape } from "../support/landscape.ts";
-import { SHOOT_KEY, gardenctlSsh, nodeAddresses, readyBastion, rotate, saveKey, sshAll } from "./support.ts";
+import { SHOOT_KEY, gardenctlSsh, nodeAddresses, readyBastion, rotate, saveKey, sshAll, sshdListening } from "./support.ts";
 
 const PREFIX = "glr-";
 const progress = (line: string): void => void process.stderr.write(`${new Date().toISOString()} ${line}\n`);
@@ -40,6 +41,7 @@ describe("SSH key pair rotation on the local landscape", { skip: skipUnlessRoot,
     await rotate(l);
     const pub1 = await saveKey(l, key(1));
     assert.equal(await saveKey(l, join(l.dir, "old"), true), pub0, "the garden .old copy holds the previous key");
+    assert.ok(all(0, await sshAll(l, { bastionIp, bastionKey: userKey, nodeKey: join(l.dir, "old") })), "the private key of the .old copy works on every node");
     const r = await gardenctlSsh(l, "shoot--local--local-worker-w1", ["hostname"]);
     assert.equal(r.code, 0, r.out);
     assert.match(r.out, /^worker-w1\n/, "the command ran on the node");
@@ -70,6 +72,8 @@ describe("SSH key pair rotation on the local landscape", { skip: skipUnlessRoot,
     const provider = { ...shoot.spec.provider, workersSettings: { sshAccess: { enabled: false } } };
     await l.garden.patch(Shoots, SHOOT_KEY, { type: "merge", body: { spec: { provider } } });
     await Promise.race([closed, new Promise((_, reject) => setTimeout(() => reject(new Error("the open SSH connection was not ended")), 60_000))]);
+    // sshd is stopped on every node: nothing listens on its port, so no key (current, old or any other) gets in.
+    await eventually("sshd stopped on every node", async () => (Object.values(await sshdListening(l)).every((x) => !x) ? true : undefined), 30_000, 250);
     await eventually("the bastion is gone", async () => ((await l.garden.list(Bastions, { namespace: PROJECT_NAMESPACE })).items.length === 0 ? true : undefined), 60_000, 250);
     await assert.rejects(l.member.create(Bastions, { metadata: { name: "refused", namespace: PROJECT_NAMESPACE }, spec: { shootRef: { name: "local" }, sshPublicKey: readFileSync(`${userKey}.pub`, "utf8").trim(), ingress: [{ ipBlock: { cidr: `${l.hostAddress}/32` } }] } }), /ssh access is disabled for worker nodes/);
 
@@ -79,5 +83,6 @@ describe("SSH key pair rotation on the local landscape", { skip: skipUnlessRoot,
     bastionIp = await readyBastion(l, "again", readFileSync(`${userKey}.pub`, "utf8").trim());
     await eventually("the fresh key works on every node", async () => (all(0, await sshAll(l, { bastionIp, bastionKey: userKey, nodeKey: key(3) })) ? true : undefined), 60_000, 1000);
     assert.ok(all(255, await sshAll(l, { bastionIp, bastionKey: userKey, nodeKey: key(2) })), "keys from before are gone");
+    assert.ok(Object.values(await sshdListening(l)).every((x) => x), "sshd listens again on every node");
   });
 });

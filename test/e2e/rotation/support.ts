@@ -8,8 +8,10 @@ import { sshKeypairRotation } from "../../../src/api/gardencore/rotation.ts";
 import type { Shoot } from "../../../src/apis/gardencore/v1beta1/types.ts";
 import { Secrets } from "../../../src/client/builtins.ts";
 import { Bastions, Shoots } from "../../../src/client/garden.ts";
+import { LinuxHost } from "../../../src/host/index.ts";
+import { listeningTcp } from "../../../src/host/procs.ts";
 import { REPO } from "../../../src/landscape/components.ts";
-import { PROJECT_NAMESPACE, SHOOT } from "../../../src/landscape/layout.ts";
+import { PROJECT_NAMESPACE, SHOOT, SHOOT_TECHNICAL_ID } from "../../../src/landscape/layout.ts";
 import { Nodes } from "../../../src/nodeagent/node.ts";
 import { eventually } from "../../support/http.ts";
 import { gardenBastion, sshThroughBastion } from "../bastion-chaos/support.ts";
@@ -71,4 +73,18 @@ export function gardenctlSsh(l: Landscape, node: string, command: string[]): Pro
       resolve({ code: err ? (typeof err.code === "number" ? err.code : -1) : 0, out: stdout + stderr });
     });
   });
+}
+
+/**
+ * For every worker machine of the shoot: whether anything in its network namespace listens on its sshd
+ * port (TCP LISTEN sockets of the machine's init, from /proc). Nothing listening: sshd accepts nobody.
+ */
+export async function sshdListening(l: Landscape): Promise<Record<string, boolean>> {
+  const host = new LinuxHost({ stateDir: l.layout.hostState, prefix: l.prefix });
+  const workers = (await host.listMachines()).filter((m) => m.name.startsWith(`${SHOOT_TECHNICAL_ID}.worker-`));
+  if (workers.length === 0) throw new Error("the host records no worker machines");
+  return Object.fromEntries(workers.map((m) => {
+    if (!m.init) throw new Error(`worker machine ${m.name} is not running`);
+    return [m.name, listeningTcp(m.init.pid).some((s) => s.port === m.sshd.port)];
+  }));
 }

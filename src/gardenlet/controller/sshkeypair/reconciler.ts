@@ -14,7 +14,7 @@ import { unlessNotFound } from "../../../client/helpers.ts";
 import type { ObjectKey } from "../../../client/resource.ts";
 import type { ReconcileContext, Reconciler, Request, Result } from "../../../controllerruntime/reconcile.ts";
 import type { Clock } from "../../../utils/clock.ts";
-import { type KeyGenerator, type KeyPair, generateRSAKeyPair, keyPairOf, keyPairProblem } from "./keypair.ts";
+import { type KeyGenerator, type KeyPair, generateRSAKeyPair, generatingAhead, keyPairOf, keyPairProblem } from "./keypair.ts";
 import { type NodesState, nodesState, waitingMessage } from "./nodes.ts";
 import { type PoolOSC, desiredOSCSecrets, syncOSCSecrets } from "./oscsecrets.ts";
 import {
@@ -71,7 +71,7 @@ export class SSHKeypairReconciler implements Reconciler {
   readonly watches: ShootWatches;
 
   constructor(private readonly d: SSHKeypairReconcilerDeps) {
-    this.generate = d.generateKeyPair ?? (() => generateRSAKeyPair());
+    this.generate = d.generateKeyPair ?? generatingAhead(() => generateRSAKeyPair());
     this.watches = new ShootWatches({ enqueue: d.enqueue, clock: d.clock });
   }
 
