@@ -32,6 +32,8 @@ test("kube-scheduler flags: errors are one line and exit 2; help exits 0", () =>
   assert.ok(bind.kind === "exit" && bind.code === 2 && /--metrics-bind-address/.test(bind.stderr));
   const elect = parseSchedulerFlags(["--kubeconfig", "/k", "--leader-elect=maybe"]);
   assert.ok(elect.kind === "exit" && elect.code === 2 && /must be true or false/.test(elect.stderr));
+  const level = parseSchedulerFlags(["--kubeconfig", "/k", "--log-level", "loud"]);
+  assert.ok(level.kind === "exit" && level.code === 2 && level.stderr.startsWith('error: invalid value "loud" for --log-level'));
   const help = parseSchedulerFlags(["--help"]);
   assert.ok(help.kind === "exit" && help.code === 0 && help.stdout.includes("--leader-elect-resource-name"));
 });
