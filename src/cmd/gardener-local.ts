@@ -2,7 +2,7 @@
 // controller manager, gardenlet, provider-local, worker machines) on this Linux host. `supervise` is
 // the detached process `up` starts; it is not meant to be run by hand.
 import { Command, Option } from "commander";
-import { down, ensurePackages, requireRoot, status, up } from "../landscape/control.ts";
+import { UpInterruptedError, down, ensurePackages, requireRoot, status, up } from "../landscape/control.ts";
 import { installGardenctlConfig, uninstallGardenctlConfig } from "../landscape/gardenctl.ts";
 import { DEFAULT_PORTS, DEFAULT_PREFIX, Layout, type Ports } from "../landscape/layout.ts";
 import { superviseMain } from "../landscape/run.ts";
@@ -70,11 +70,21 @@ program
   .addOption(new Option("--ports <garden,seed,shoot>", "secure ports of the three API servers").default(`${DEFAULT_PORTS.garden},${DEFAULT_PORTS.seed},${DEFAULT_PORTS.shoot}`))
   .addOption(publicCidr())
   .action(async (o: { stateDir: string; prefix: string; ports: string; publicCidr: string }) => {
+    // SIGINT or SIGTERM while starting: stop the supervisor, then remove what it built (as `down`).
+    const interrupt = new AbortController();
+    let signal: NodeJS.Signals | undefined;
+    for (const s of ["SIGINT", "SIGTERM"] as const) process.once(s, () => ((signal ??= s), interrupt.abort()));
     try {
       requireRoot("up");
       ensurePackages();
       const layout = new Layout(o.stateDir);
-      await up(layout, { prefix: o.prefix, ports: parsePorts(o.ports), publicCidr: parsePublicCidr(o.publicCidr), out });
+      try {
+        await up(layout, { prefix: o.prefix, ports: parsePorts(o.ports), publicCidr: parsePublicCidr(o.publicCidr), out, signal: interrupt.signal });
+      } catch (err) {
+        if (!(err instanceof UpInterruptedError)) throw err;
+        await down(layout, o.prefix, out);
+        process.exit(signal === "SIGINT" ? 130 : 143);
+      }
       out(installGardenctlConfig(layout, process.env));
       out(`landscape ready; kubeconfigs:\n  ${layout.gardenKubeconfig}\n  ${layout.memberKubeconfig}\n  ${layout.shootKubeconfig}`);
     } catch (err) {

@@ -283,8 +283,8 @@ export class FakeHost implements Host {
     return [...this.state.machines.keys()].sort().map((n) => this.state.machineInfo(n));
   }
 
-  async listRecords(): Promise<HostRecord[]> {
-    return [...this.state.records.values()].map((r) => structuredClone(r));
+  async listRecords(ids?: (id: string) => boolean): Promise<HostRecord[]> {
+    return [...this.state.records.values()].filter((r) => ids === undefined || ids(recordId(r))).map((r) => structuredClone(r));
   }
   async inventory(): Promise<HostInventory> {
     return fakeInventory(this.state, this.names, this.stateDir);

@@ -90,8 +90,13 @@ export async function guardPort(ctx: HostContext, netns: string | undefined, p: 
 /** Removes a port's elements (absent ones are fine); nothing to do when the bridge or its namespace is gone. */
 export async function unguardPort(ctx: HostContext, netns: string | undefined, p: GuardedPort): Promise<void> {
   if (netns !== undefined && !(await netnsExists(ctx.exec, netns))) return;
-  const name = guardTable(ctx, p.bridge);
-  if (!(await tableExists(ctx, netns, name))) return;
+  await unguardPorts(ctx, netns, p.bridge, [p]);
+}
+
+/** Removes the elements of ports of one bridge in one transaction; nothing to do when the bridge has no table. */
+export async function unguardPorts(ctx: HostContext, netns: string | undefined, bridge: string, ports: readonly GuardedPort[]): Promise<void> {
+  const name = guardTable(ctx, bridge);
+  if (ports.length === 0 || !(await tableExists(ctx, netns, name))) return;
   // "add" first makes "delete" succeed whether or not the element was there, in one transaction.
-  await nft(ctx, netns, [...elements(name, "add", p), ...elements(name, "delete", p)]);
+  await nft(ctx, netns, [...ports.flatMap((p) => elements(name, "add", p)), ...ports.flatMap((p) => elements(name, "delete", p))]);
 }

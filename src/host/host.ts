@@ -68,7 +68,8 @@ export interface Host {
   listMachines(): Promise<MachineInfo[]>;
 
   // Records and cleanup.
-  listRecords(): Promise<HostRecord[]>;
+  /** Every record, or those whose id passes `ids` (the others are not read). */
+  listRecords(ids?: (id: string) => boolean): Promise<HostRecord[]>;
   /** What of this state directory exists on the host (empty after removeAll). */
   inventory(): Promise<HostInventory>;
   sweep(options?: SweepOptions): Promise<SweepReport>;

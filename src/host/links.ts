@@ -110,12 +110,15 @@ export async function ensureVeth(ctx: HostContext, spec: VethSpec): Promise<void
   });
 }
 
-/** Deletes a link (a veth takes its peer along); absent is fine. */
-export async function deleteLink(ctx: HostContext, name: string, netns?: string): Promise<void> {
+/**
+ * Deletes a link (a veth takes its peer along); absent is fine. `forget` false leaves its record to the
+ * caller (a machine deletes its parts' records at once).
+ */
+export async function deleteLink(ctx: HostContext, name: string, netns?: string, forget = true): Promise<void> {
   ownLink(ctx, name, netns);
-  if (await linkExists(ctx.exec, name, netns)) {
-    await ctx.exec.run("ip", [...ipNs(netns), "link", "del", "dev", name], { okExitCodes: [0, 1] });
-  }
+  // "Cannot find device" (exit 1): absent already.
+  await ctx.exec.run("ip", [...ipNs(netns), "link", "del", "dev", name], { okExitCodes: [0, 1] });
+  if (!forget) return;
   await deleteRecords(
     ctx,
     (r) =>

@@ -163,12 +163,12 @@ export class LinuxHost implements Host {
   }
   async listMachines(): Promise<MachineInfo[]> {
     const out: MachineInfo[] = [];
-    for (const r of await this.ctx.records.list()) if (r.kind === "machine") out.push(await statusOf(r));
+    for (const r of await this.ctx.records.list((id) => id.startsWith("machine/"))) if (r.kind === "machine") out.push(await statusOf(r));
     return out;
   }
 
-  listRecords(): Promise<HostRecord[]> {
-    return this.ctx.records.list();
+  listRecords(ids?: (id: string) => boolean): Promise<HostRecord[]> {
+    return this.ctx.records.list(ids);
   }
   inventory(): Promise<HostInventory> {
     return inventory(this.ctx);

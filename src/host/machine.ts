@@ -275,10 +275,18 @@ export async function stopMachine(ctx: HostContext, name: string): Promise<void>
   await unmount(ctx, paths.dir);
   for (const i of rec?.interfaces ?? []) {
     await unguardPort(ctx, i.bridgeNetns, { bridge: i.bridge, port: i.hostLink, mac: macFor(i.hostLink), addresses: [i.address] });
-    await deleteLink(ctx, i.hostLink, i.bridgeNetns);
+    // Its record (the veth, recorded from the machine's end) goes with the machine's below.
+    await deleteLink(ctx, i.hostLink, i.bridgeNetns, false);
   }
-  await deleteNetns(ctx, rec?.netns ?? ctx.names.machineNetns(name));
+  const netns = rec?.netns ?? ctx.names.machineNetns(name);
+  await deleteNetns(ctx, netns, true);
   // Host keys in a caller's directory outside the machine directory survive; the default ones do not.
   await rm(paths.dir, { recursive: true, force: true });
-  await deleteRecords(ctx, (r) => r.parent === id || (r.kind === "machine" && r.name === name));
+  await deleteRecords(ctx, (r) => r.parent === id || (r.kind === "machine" && r.name === name), machinePartIds(id, netns, paths.dir));
+}
+
+/** Ids a machine's parts can have: its own, and those naming its namespace or directory. */
+export function machinePartIds(id: string, netns: string, dir: string): (x: string) => boolean {
+  return (x) =>
+    x === id || x === `netns/${netns}` || ["link", "route", "nftTable"].some((k) => x.startsWith(`${k}/${netns}/`)) || x === `mount/${dir}` || x.startsWith(`mount/${dir}/`);
 }

@@ -73,19 +73,22 @@ export async function killProcesses(exec: Exec, refs: readonly ProcessRef[], gra
   }
 }
 
-/** Kills what runs inside, deletes its links, deletes the namespace and every record that lived in it. */
-export async function deleteNetns(ctx: HostContext, name: string): Promise<void> {
+/**
+ * Kills what runs inside, deletes its links (one `ip -batch`), deletes the namespace and every record that
+ * lived in it. `onlyOwnIds`: every such record's id names the namespace (true of a machine's), so only those
+ * records are read.
+ */
+export async function deleteNetns(ctx: HostContext, name: string, onlyOwnIds = false): Promise<void> {
   ownNetns(ctx, name);
   if (await netnsExists(ctx.exec, name)) {
     const refs = (await netnsPids(ctx.exec, name)).map(ref).filter((r): r is ProcessRef => r !== undefined);
     await killProcesses(ctx.exec, refs);
-    for (const link of await listLinks(ctx.exec, name)) {
-      if (link === "lo") continue;
-      // A veth deleted from its other end takes this one with it; "Cannot find device" is fine.
-      await ctx.exec.run("ip", ["-n", name, "link", "del", "dev", link], { okExitCodes: [0, 1] });
-    }
+    const links = (await listLinks(ctx.exec, name)).filter((l) => l !== "lo");
+    // A veth deleted from its other end takes this one with it: -force goes on past "Cannot find device".
+    if (links.length > 0) await ctx.exec.run("ip", ["-n", name, "-force", "-batch", "-"], { input: links.map((l) => `link del dev ${l}\n`).join(""), okExitCodes: [0, 1] });
     await ctx.exec.run("ip", ["netns", "del", name]);
   }
+  const own = (id: string): boolean => id === `netns/${name}` || ["link", "route", "nftTable"].some((k) => id.startsWith(`${k}/${name}/`));
   await deleteRecords(ctx, (r) => {
     switch (r.kind) {
       case "netns":
@@ -98,7 +101,7 @@ export async function deleteNetns(ctx: HostContext, name: string): Promise<void>
       default:
         return false;
     }
-  });
+  }, onlyOwnIds ? own : undefined);
 }
 
 /** Runs a command inside a namespace. */

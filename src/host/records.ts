@@ -108,6 +108,15 @@ export function describeRecord(r: HostRecord): string {
   return recordId(r);
 }
 
+/** The record id a file name stands for (the inverse of RecordStore's file naming). */
+function idOfFile(name: string): string {
+  try {
+    return decodeURIComponent(name.slice(0, -".json".length));
+  } catch {
+    return name;
+  }
+}
+
 export class RecordStore {
   readonly dir: string;
 
@@ -140,8 +149,12 @@ export class RecordStore {
     }
   }
 
-  /** Every record; files that are not complete records (stray temp files) are skipped. */
-  async list(): Promise<HostRecord[]> {
+  /**
+   * Every record, or those whose id passes `ids` (decided from the file names, so the others are not read:
+   * with thousands of records, a lookup of one machine's parts reads a handful of files); files that are
+   * not complete records (stray temp files) are skipped. Files are read a few dozen at a time.
+   */
+  async list(ids?: (id: string) => boolean): Promise<HostRecord[]> {
     let names: string[];
     try {
       names = await readdir(this.dir);
@@ -149,14 +162,18 @@ export class RecordStore {
       if ((err as NodeJS.ErrnoException).code === "ENOENT") return [];
       throw err;
     }
-    const out: HostRecord[] = [];
-    for (const n of names.filter((x) => x.endsWith(".json")).sort()) {
+    const wanted = names.filter((x) => x.endsWith(".json") && (ids === undefined || ids(idOfFile(x)))).sort();
+    const read = async (n: string): Promise<HostRecord | undefined> => {
       try {
         const r = JSON.parse(await readFile(join(this.dir, n), "utf8")) as HostRecord;
-        if (typeof r === "object" && r !== null && typeof r.kind === "string") out.push(r);
+        return typeof r === "object" && r !== null && typeof r.kind === "string" ? r : undefined;
       } catch {
-        // unreadable: not ours, or removed meanwhile
+        return undefined; // unreadable: not ours, or removed meanwhile
       }
+    };
+    const out: HostRecord[] = [];
+    for (let i = 0; i < wanted.length; i += 64) {
+      for (const r of await Promise.all(wanted.slice(i, i + 64).map(read))) if (r) out.push(r);
     }
     return out;
   }

@@ -40,6 +40,15 @@ export interface UpOptions {
   bastionTimeToLive?: string;
   /** Progress lines. */
   out: (line: string) => void;
+  /**
+   * Aborted (SIGINT, SIGTERM to `up`): the supervisor is stopped, also one that has not recorded its pid yet,
+   * and up rejects with UpInterruptedError once it has exited; `down` then removes what it built.
+   */
+  signal?: AbortSignal;
+}
+
+export class UpInterruptedError extends Error {
+  override readonly name = "UpInterruptedError";
 }
 
 /** The supervisor's environment: ours, plus the options its command line does not carry. */
@@ -54,6 +63,7 @@ const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms
 
 /** Starts the landscape; resolves with the status once Ready, rejects when it failed or timed out. */
 export async function up(layout: Layout, o: UpOptions): Promise<LandscapeStatus> {
+  if (o.signal?.aborted) throw new UpInterruptedError("gardener-local up was interrupted before it started the supervisor");
   mkdirSync(layout.logs, { recursive: true });
   mkdirSync(layout.run, { recursive: true });
   const running = supervisorPid(layout);
@@ -88,12 +98,27 @@ export async function up(layout: Layout, o: UpOptions): Promise<LandscapeStatus>
   for (;;) {
     await sleep(200);
     follow();
+    if (o.signal?.aborted) {
+      o.out(`interrupted: stopping the supervisor (pid ${child.pid})`);
+      await stopChild(child.pid!, () => exited);
+      throw new UpInterruptedError("gardener-local up was interrupted");
+    }
     const s = readStatus(layout);
     if (s?.phase === "Ready") return s;
     if (s?.phase === "Failed") throw new Error(`the landscape failed: ${s.error ?? "unknown"} (see ${layout.logs})`);
     if (exited) throw new Error(`the supervisor exited before the landscape was ready (see ${logFile})`);
     if (Date.now() > deadline) throw new Error(`the landscape was not ready in time (see ${layout.logs}); run \`gardener-local down\``);
   }
+}
+
+/** SIGTERM to the supervisor `up` started (its handler stops the components), SIGKILL after 20 s. */
+async function stopChild(pid: number, exited: () => boolean): Promise<void> {
+  if (exited()) return;
+  process.kill(pid, "SIGTERM");
+  const deadline = Date.now() + 20_000;
+  while (!exited() && Date.now() < deadline) await sleep(100);
+  if (!exited()) process.kill(pid, "SIGKILL");
+  while (!exited()) await sleep(50);
 }
 
 export function status(layout: Layout): string {

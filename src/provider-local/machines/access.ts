@@ -11,7 +11,7 @@ type MachineRecord = Extract<HostRecord, { kind: "machine" }>;
 /** Machine records of one kind of one shoot, by owner. */
 export async function shootMachines(host: Host, kind: MachineKind, namespace: string): Promise<MachineRecord[]> {
   const prefix = ownerPrefix(kind, namespace);
-  return (await host.listRecords()).filter((r): r is MachineRecord => r.kind === "machine" && (r.owner ?? "").startsWith(prefix));
+  return (await host.listRecords((id) => id.startsWith("machine/"))).filter((r): r is MachineRecord => r.kind === "machine" && (r.owner ?? "").startsWith(prefix));
 }
 
 /** The machine's address on the node network (without prefix length), if it has one. */

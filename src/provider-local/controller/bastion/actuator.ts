@@ -180,7 +180,8 @@ export class LocalBastionActuator implements Actuator {
   private async remainingResources(machine: string): Promise<number> {
     const { host } = this.o.networks;
     const id = `machine/${machine}`;
-    const records = (await host.listRecords()).filter((r) => r.parent === id || (r.kind === "machine" && r.name === machine));
+    // Its parts' ids name it (its namespace, its directory): only those records are read.
+    const records = (await host.listRecords((x) => x.includes(machine))).filter((r) => r.parent === id || (r.kind === "machine" && r.name === machine));
     const netns = host.names.machineNetns(machine);
     const netnsRecorded = records.some((r) => r.kind === "netns" && r.name === netns);
     return records.length + (!netnsRecorded && (await host.netnsExists(netns)) ? 1 : 0);
