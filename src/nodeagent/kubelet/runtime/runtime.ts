@@ -338,14 +338,20 @@ export class PodRuntime {
     return { info: await containerInfo(this.host.ctx, info.name, info.dir), rec, p };
   }
 
-  /** The container's output (as written, without the log format), optionally the previous attempt's, following. */
-  async logs(pod: Pod, container: string, options: { follow?: boolean; previous?: boolean; tail?: number } = {}): Promise<Readable> {
+  /** The container's output (as written, without the log format), optionally the previous attempt's, since a time, with timestamps, following. */
+  async logs(pod: Pod, container: string, options: { follow?: boolean; previous?: boolean; tail?: number; sinceMs?: number; timestamps?: boolean } = {}): Promise<Readable> {
     const { rec, info } = await this.infoOf(pod, container, options.previous);
     const attempt = options.previous ? rec.attempt - 1 : rec.attempt;
     if (attempt < 0) throw new Error(`previous terminated container "${container}" in pod "${pod.metadata.name}" not found`);
     const file = this.logFile(pod.metadata.uid, container, attempt);
     const ended = async () => !info || !(await containerInfo(this.host.ctx, info.name, info.dir)).running;
-    return logStream(file, { ...(options.tail !== undefined ? { tail: options.tail } : {}), follow: (options.follow ?? false) && !options.previous, ended });
+    return logStream(file, {
+      ...(options.tail !== undefined ? { tail: options.tail } : {}),
+      ...(options.sinceMs !== undefined ? { sinceMs: options.sinceMs } : {}),
+      timestamps: options.timestamps ?? false,
+      follow: (options.follow ?? false) && !options.previous,
+      ended,
+    });
   }
 
   async exec(pod: Pod, container: string, command: string[], options: { tty?: boolean; stdin?: boolean } = {}): Promise<ContainerStream> {

@@ -1,0 +1,155 @@
+// Exec and attach over WebSocket, server side: the channel protocol (src/apimachinery/remotecommand/)
+// over a container stream of the runtime. After the upgrade an empty frame on the lowest writable
+// channel says "ready"; output goes to channels 1 and 2 (paused while the client is behind), channel 0
+// is the process's input, channel 4 resizes its terminal, v5's CLOSE of channel 0 ends its input. When
+// the process ends, its output is flushed, the exit status goes to channel 3 and the socket closes with
+// 1000. A client that goes away detaches (attach) or kills the command (exec).
+import type { Readable } from "node:stream";
+import type { RawData, WebSocket } from "ws";
+import { newBadRequest } from "../../../apimachinery/errors.ts";
+import {
+  CLOSE,
+  ERROR,
+  RESIZE,
+  ResizeDecoder,
+  STDERR,
+  STDIN,
+  STDOUT,
+  decodeClose,
+  decodeFrame,
+  encodeFrame,
+  encodeStatus,
+  exitStatus,
+  failureStatus,
+  supportsClose,
+} from "../../../apimachinery/remotecommand/protocol.ts";
+import type { ContainerStream } from "../../../host/containers.ts";
+
+export interface StreamOptions {
+  stdin: boolean;
+  stdout: boolean;
+  stderr: boolean;
+  tty: boolean;
+  /** exec only. */
+  command: string[];
+}
+
+/** Unsent output above which the container's output is paused, and below which it resumes. */
+const HIGH_WATER = 1024 * 1024;
+const LOW_WATER = 256 * 1024;
+/** How long the output may trail the exit status before the status is sent anyway. */
+const FLUSH_MS = 5000;
+const MAX_COMMAND_BYTES = 64 * 1024;
+
+/** Go's strconv.ParseBool truths, as the kubelet and the API server read "stdin=1" or "stdin=true". */
+export function flag(query: URLSearchParams, name: string): boolean {
+  const v = query.get(name);
+  return v !== null && ["1", "t", "T", "true", "TRUE", "True"].includes(v);
+}
+
+export function parseStreamOptions(kind: "exec" | "attach", query: URLSearchParams): StreamOptions {
+  const tty = flag(query, "tty");
+  const o: StreamOptions = { stdin: flag(query, "stdin"), stdout: flag(query, "stdout"), stderr: flag(query, "stderr") && !tty, tty, command: [] };
+  if (!o.stdin && !o.stdout && !o.stderr) throw newBadRequest("you must specify at least 1 of stdin, stdout, stderr");
+  if (kind === "exec") {
+    o.command = query.getAll("command");
+    if (o.command.length === 0) throw newBadRequest("you must specify at least one command for the container");
+    if (o.command.reduce((n, c) => n + Buffer.byteLength(c) + 1, 0) > MAX_COMMAND_BYTES) throw newBadRequest("the command is too long");
+  }
+  return o;
+}
+
+function toBuffer(data: RawData): Buffer {
+  if (Buffer.isBuffer(data)) return data;
+  if (Array.isArray(data)) return Buffer.concat(data);
+  return Buffer.from(data);
+}
+
+/** Runs the channel protocol on an upgraded socket until the process ends or the client goes. */
+export function bridge(ws: WebSocket, protocol: string, stream: ContainerStream, o: StreamOptions, kind: "exec" | "attach"): Promise<void> {
+  const paused = new Set<Readable>();
+  let finished = false;
+  const resumeIfDrained = () => {
+    if (ws.bufferedAmount > LOW_WATER) return;
+    for (const r of paused) r.resume();
+    paused.clear();
+  };
+  const send = (frame: Buffer) => {
+    if (ws.readyState === ws.OPEN) ws.send(frame, { binary: true }, resumeIfDrained);
+  };
+  send(encodeFrame(o.stdout ? STDOUT : o.stderr ? STDERR : ERROR));
+
+  const outputs: Promise<void>[] = [];
+  const forward = (r: Readable | null, channel: number, wanted: boolean) => {
+    if (!r) return;
+    outputs.push(
+      new Promise<void>((resolve) => {
+        r.once("end", resolve);
+        r.once("close", resolve);
+        r.once("error", () => resolve());
+      }),
+    );
+    r.on("data", (chunk: Buffer) => {
+      if (!wanted) return;
+      send(encodeFrame(channel, chunk));
+      if (ws.bufferedAmount > HIGH_WATER) {
+        r.pause();
+        paused.add(r);
+      }
+    });
+  };
+  forward(stream.stdout, STDOUT, o.stdout);
+  forward(stream.stderr, STDERR, o.stderr);
+
+  let stdinOpen = o.stdin && stream.stdin !== null;
+  const endStdin = () => {
+    if (!stdinOpen) return;
+    stdinOpen = false;
+    stream.stdin?.end();
+  };
+  stream.stdin?.on("error", () => (stdinOpen = false));
+  const resize = new ResizeDecoder();
+  ws.on("message", (data: RawData) => {
+    try {
+      const { channel, payload } = decodeFrame(toBuffer(data));
+      if (channel === STDIN) {
+        if (!stdinOpen || payload.length === 0) return;
+        if (!stream.stdin!.write(payload)) {
+          ws.pause();
+          stream.stdin!.once("drain", () => ws.resume());
+        }
+      } else if (channel === RESIZE) {
+        for (const s of resize.push(payload)) stream.resize(s.width, s.height);
+      } else if (channel === CLOSE && supportsClose(protocol)) {
+        if (decodeClose(payload) === STDIN) endStdin();
+      }
+    } catch (err) {
+      send(encodeStatus(failureStatus(err instanceof Error ? err.message : String(err), "BadRequest")));
+      ws.close(1002, "protocol error");
+    }
+  });
+
+  return new Promise<void>((resolve) => {
+    ws.once("close", () => {
+      if (!finished) stream.close();
+      finished = true;
+      resolve();
+    });
+    stream.exit.then(
+      async (code) => {
+        let timer: NodeJS.Timeout | undefined;
+        await Promise.race([Promise.all(outputs), new Promise((r) => (timer = setTimeout(r, FLUSH_MS)))]);
+        clearTimeout(timer);
+        finished = true;
+        send(encodeStatus(kind === "exec" ? exitStatus(code, o.command) : exitStatus(code)));
+        ws.close(1000);
+      },
+      (err: unknown) => {
+        if (finished) return;
+        finished = true;
+        send(encodeStatus(failureStatus(`error ${kind === "exec" ? "executing command in" : "attaching to"} container: ${err instanceof Error ? err.message : String(err)}`)));
+        ws.close(1000);
+      },
+    );
+  });
+}
