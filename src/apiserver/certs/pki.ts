@@ -4,6 +4,7 @@
 //   sa.key/sa.pub            service-account token signing key pair
 //   admin.crt/.key           client certificate CN=system:admin, O=system:masters
 //   scheduler.crt/.key       client certificate CN=system:kube-scheduler (the scheduler's identity)
+//   apiserver-kubelet-client.crt/.key  client certificate CN=system:kube-apiserver:kubelet (to kubelets)
 // A serving or client certificate is re-issued when it is missing, not signed by the CA, close to
 // expiry, or (serving) its SANs differ from the wanted hosts.
 import { X509Certificate, createPrivateKey, createPublicKey } from "node:crypto";
@@ -23,6 +24,8 @@ export const ADMIN_USER = "system:admin";
 export const ADMIN_GROUP = "system:masters";
 /** The scheduler's user (upstream's user.KubeScheduler), bound to ClusterRole system:kube-scheduler. */
 export const SCHEDULER_USER = "system:kube-scheduler";
+/** The identity the API server presents to kubelets (Gardener's kube-apiserver-kubelet secret). */
+export const KUBELET_CLIENT_USER = "system:kube-apiserver:kubelet";
 /** Leaf certificates expiring sooner than this are re-issued on start. */
 const RENEW_BEFORE_MS = 30 * 24 * 60 * 60 * 1000;
 
@@ -39,6 +42,7 @@ export interface Pki {
   serving: PemFiles;
   admin: PemFiles;
   scheduler: PemFiles;
+  kubeletClient: PemFiles;
   serviceAccount: { privateKeyPem: string; publicKeyPem: string; privateKeyPath: string; publicKeyPath: string };
 }
 
@@ -80,6 +84,12 @@ export async function ensurePki(dir: string, opts: EnsurePkiOptions = {}): Promi
     await writePair(p("scheduler.crt"), p("scheduler.key"), scheduler);
   }
 
+  let kubeletClient = await readPair(p("apiserver-kubelet-client.crt"), p("apiserver-kubelet-client.key"));
+  if (caNew || !kubeletClient || !leafOk(kubeletClient.certPem, ca, now)) {
+    kubeletClient = await issueClientCertificate(ca, { commonName: KUBELET_CLIENT_USER, now });
+    await writePair(p("apiserver-kubelet-client.crt"), p("apiserver-kubelet-client.key"), kubeletClient);
+  }
+
   let saPriv = await readText(p("sa.key"));
   let saPub = await readText(p("sa.pub"));
   if (!saPriv || !saPub || !keyPairMatches(saPriv, saPub)) {
@@ -101,6 +111,7 @@ export async function ensurePki(dir: string, opts: EnsurePkiOptions = {}): Promi
     serving: files("apiserver", serving),
     admin: files("admin", admin),
     scheduler: files("scheduler", scheduler),
+    kubeletClient: files("apiserver-kubelet-client", kubeletClient),
     serviceAccount: { privateKeyPem: saPriv, publicKeyPem: saPub, privateKeyPath: p("sa.key"), publicKeyPath: p("sa.pub") },
   };
 }

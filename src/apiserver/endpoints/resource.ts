@@ -5,7 +5,7 @@ import { newBadRequest, newMethodNotSupported, newPathNotFound, newRequestEntity
 import type { Clock } from "../../utils/clock.ts";
 import { managerFromUserAgent } from "../fieldmanager/useragent.ts";
 import type { WriteOptions, WriteResult } from "../registry/generic/interface.ts";
-import type { ResourceDefinition } from "../registry/types.ts";
+import type { ResourceDefinition, SubresourceHandler } from "../registry/types.ts";
 import { checkObjectBody, decodeBody, isPlainObject, readBody } from "./body.ts";
 import { verbsOf } from "./discovery.ts";
 import { type BodyFormat, bodyFormatOf, negotiateOutput, type OutputFormat, patchTypeOf } from "./negotiation.ts";
@@ -267,6 +267,7 @@ async function serveSubresource(r: ResourceRequest, method: string, name: string
   if (sub === "scale" && def.scale) return serveScale(r, method, name, def.scale);
   const handler = def.subresources?.[sub];
   if (!handler) throw newPathNotFound();
+  if (handler.stream && (method === "GET" || method === "HEAD")) return serveStream(r, handler, name);
   if (!handler.handle) {
     if (handler.connect) throw newBadRequest("Upgrade request required");
     throw newMethodNotSupported(gr, info.verb);
@@ -276,4 +277,27 @@ async function serveSubresource(r: ResourceRequest, method: string, name: string
   const decoded = hasBody ? await body(r) : undefined;
   const out = await handler.handle({ ctx: r.ctx, verb: info.verb, namespace: r.ctx.namespace, name, query: r.url.searchParams, body: decoded });
   writeObject(r.res, out.status, out.body, { format: outputFormat(r).kind === "yaml" ? { kind: "yaml" } : { kind: "json" }, pretty: pretty(r) });
+}
+
+/** A streamed GET (pods/log): written as it arrives, with backpressure; the source is dropped when the client goes. */
+async function serveStream(r: ResourceRequest, handler: SubresourceHandler, name: string): Promise<void> {
+  requireVerb(r.def, r.info.verb, handler.verbs);
+  const out = await handler.stream!({ ctx: r.ctx, verb: r.info.verb, namespace: r.ctx.namespace, name, query: r.url.searchParams });
+  const { res } = r;
+  res.writeHead(200, { "Content-Type": out.contentType, "Cache-Control": "no-cache", "X-Content-Type-Options": "nosniff" });
+  const body = out.body;
+  if (!body || r.req.method === "HEAD") return void (body?.destroy(), res.end());
+  res.flushHeaders();
+  res.once("close", () => body.destroy());
+  try {
+    for await (const chunk of body) {
+      if (!res.write(chunk)) await new Promise<void>((resolve) => (res.once("drain", resolve), res.once("close", resolve)));
+      if (res.destroyed) break;
+    }
+  } catch {
+    // the source broke off (the kubelet went away) or was destroyed because the client did: end what was sent
+  } finally {
+    body.destroy();
+    res.end();
+  }
 }

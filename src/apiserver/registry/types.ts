@@ -84,6 +84,8 @@ export interface SubresourceHandler {
   handle?(req: SubresourceRequest): Promise<{ status: number; body: unknown }>;
   /** Upgrade (WebSocket) handling for connect-style subresources such as exec/attach. */
   connect?(req: SubresourceRequest & { upgrade: unknown }): Promise<void>;
+  /** A GET answered with a stream (pods/log): its content type and body (undefined: empty), sent until it ends or the client goes. */
+  stream?(req: SubresourceRequest): Promise<{ contentType: string; body: AsyncIterable<Uint8Array | string> & { destroy(): void } | undefined }>;
 }
 
 export interface SubresourceRequest {

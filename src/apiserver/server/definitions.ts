@@ -1,5 +1,5 @@
 // The resources the server serves at start: the built-in kinds (namespaces with their finalize
-// subresource, pods with binding, serviceaccounts with token), CertificateSigningRequests (with approval), the authorization and authentication reviews, and
+// subresource, pods with binding, exec, attach and log, serviceaccounts with token), CertificateSigningRequests (with approval), the authorization and authentication reviews, and
 // with --enable-gardener-apis Gardener's garden kinds.
 // CRD-defined resources are added later by the CRD controller.
 import type { TokenAuthenticator } from "../authentication/types.ts";
@@ -10,6 +10,8 @@ import { builtinDefinitions } from "../registry/builtin.ts";
 import { withCSRApproval } from "../registry/certificates/csr/approval.ts";
 import { csrDefinition } from "../registry/certificates/csr/definition.ts";
 import { withPodBinding } from "../registry/core/pod/binding.ts";
+import type { KubeletClientConfig } from "../registry/core/pod/kubelet-client.ts";
+import { withPodStreaming } from "../registry/core/pod/streaming.ts";
 import { gardenDefinitions } from "../registry/garden.ts";
 import type { Clock } from "../../utils/clock.ts";
 import type { InternalClient } from "../registry/client.ts";
@@ -29,13 +31,18 @@ export interface DefinitionDeps {
   issuers: string[];
   authorizer: ReviewAuthorizer;
   tokenAuthenticator: TokenAuthenticator;
+  /** How pods/exec, pods/attach and pods/log reach kubelets; absent: those subresources are not served. */
+  kubelet?: KubeletClientConfig;
 }
 
 export function serverDefinitions(d: DefinitionDeps): ResourceDefinition[] {
   const defs = builtinDefinitions().map((def) => {
     if (def.group !== "") return def;
     if (def.plural === "namespaces") return withNamespaceFinalize(def, d.makeStore);
-    if (def.plural === "pods") return withPodBinding(def, d.makeStore);
+    if (def.plural === "pods") {
+      const bound = withPodBinding(def, d.makeStore);
+      return d.kubelet ? withPodStreaming(bound, d.client, d.kubelet) : bound;
+    }
     if (def.plural === "serviceaccounts") {
       return { ...def, subresources: { ...def.subresources, token: tokenRequestSubresource(d.signer, d.client, { apiAudiences: d.issuers }) } };
     }

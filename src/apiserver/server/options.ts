@@ -20,6 +20,11 @@ export interface ApiServerOptions {
   tlsCertFile?: string;
   tlsPrivateKeyFile?: string;
   clientCaFile?: string;
+  /** Client certificate and key the server presents to kubelets (default: issued from the generated CA). */
+  kubeletClientCertificate?: string;
+  kubeletClientKey?: string;
+  /** CA bundle verifying kubelets' serving certificates (default: the generated CA). */
+  kubeletCertificateAuthority?: string;
   tokenAuthFile?: string;
   /** Bearer tokens `<id>.<secret>` from kube-system bootstrap token Secrets (docs/node-bootstrap.md). */
   enableBootstrapTokenAuth: boolean;
@@ -101,6 +106,9 @@ function program(): Command {
     .addOption(new Option("--tls-cert-file <file>", "Serving certificate (PEM, with intermediates)."))
     .addOption(new Option("--tls-private-key-file <file>", "Private key of --tls-cert-file (PEM)."))
     .addOption(new Option("--client-ca-file <file>", "CA bundle verifying client certificates (CN = user, O = groups), in addition to the generated CA."))
+    .addOption(new Option("--kubelet-client-certificate <file>", "Client certificate (PEM) presented to kubelets for exec, attach and logs (default: <cert-dir>/apiserver-kubelet-client.crt, CN system:kube-apiserver:kubelet)."))
+    .addOption(new Option("--kubelet-client-key <file>", "Private key of --kubelet-client-certificate (PEM)."))
+    .addOption(new Option("--kubelet-certificate-authority <file>", "CA bundle verifying the kubelets' serving certificates (default: the generated CA)."))
     .addOption(new Option("--token-auth-file <file>", 'Static bearer tokens, one CSV line each: token,user,uid,"group1,group2".'))
     .addOption(new Option("--enable-bootstrap-token-auth [bool]", "Accept bootstrap tokens (<id>.<secret>, Secrets bootstrap-token-<id> of type bootstrap.kubernetes.io/token in kube-system) as system:bootstrap:<id> in system:bootstrappers.").default(false))
     .addOption(new Option("--cluster-signing-duration <duration>", "The longest validity of certificates the kubelet client and serving signers issue (Go duration).").default("8760h"))
@@ -171,6 +179,7 @@ export function parseOptions(argv: string[]): ParseResult {
     if (modes.length === 0) throw new FlagError("--authorization-mode must name at least one mode");
     const gardenerApis = parseBoolFlag(o.enableGardenerApis, "--enable-gardener-apis");
     if (modes.includes("Seed") && !gardenerApis) throw new FlagError("--authorization-mode Seed needs --enable-gardener-apis");
+    if (Boolean(o.kubeletClientCertificate) !== Boolean(o.kubeletClientKey)) throw new FlagError("--kubelet-client-certificate and --kubelet-client-key must be given together");
     if (Boolean(o.auditPolicyFile) !== Boolean(o.auditLogPath)) throw new FlagError("--audit-policy-file and --audit-log-path must be given together");
     const etcdServers = (o.etcdServers as string[] | undefined) ?? [];
     for (const e of etcdServers) if (!/^https?:\/\/[^/]+$/.test(e)) throw new FlagError(`invalid etcd server "${e}": expected http(s)://host:port`);
@@ -185,6 +194,9 @@ export function parseOptions(argv: string[]): ParseResult {
       tokenAuthFile: o.tokenAuthFile as string | undefined,
       enableBootstrapTokenAuth: parseBoolFlag(o.enableBootstrapTokenAuth, "--enable-bootstrap-token-auth"),
       clusterSigningDurationMs: durationFlag(o.clusterSigningDuration, "--cluster-signing-duration", true),
+      kubeletClientCertificate: o.kubeletClientCertificate as string | undefined,
+      kubeletClientKey: o.kubeletClientKey as string | undefined,
+      kubeletCertificateAuthority: o.kubeletCertificateAuthority as string | undefined,
       etcdServers,
       sqliteFsync: parseBoolFlag(o.sqliteFsync, "--sqlite-fsync"),
       etcdPrefix: o.etcdPrefix as string,

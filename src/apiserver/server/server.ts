@@ -163,7 +163,7 @@ export async function startApiServer(o: ApiServerOptions, deps: StartDeps = {}):
     const authz = buildAuthorization(o.authorizationModes, client, clock, logger);
     cleanups.push(() => authz.stop());
     const garden = o.gardenerApis ? { bastionTTLMs: o.bastionTimeToLiveMs, clock, credentialsRotationIntervalMs: o.shootCredentialsRotationIntervalMs } : undefined;
-    registerDefinitions(registry, { makeStore, signer, client, issuers, authorizer: authz.authorizer, tokenAuthenticator: authn.tokenAuthenticator, garden });
+    registerDefinitions(registry, { makeStore, signer, client, issuers, authorizer: authz.authorizer, tokenAuthenticator: authn.tokenAuthenticator, garden, kubelet: tls.kubelet });
 
     const kubernetesService = { clusterIP: kubernetesServiceIP(serviceRange), address: clientHost(o), port };
     const controllers = await startControllers({ client, registry, clock, logger, gardenPolicy: o.gardenerApis, caPem: tls.serverCaPem, kubernetesService, nodeMonitorGracePeriodMs: o.nodeMonitorGracePeriodMs });

@@ -1,6 +1,7 @@
 // TLS material of the server: the generated PKI in --cert-dir (CA, serving certificate, admin
 // client certificate, service-account key pair), or the given --tls-cert-file/--tls-private-key-file
-// for serving; client certificates are verified against the generated CA plus --client-ca-file.
+// for serving; client certificates are verified against the generated CA plus --client-ca-file; the
+// kubelet client certificate and the CA verifying kubelets (--kubelet-client-*, --kubelet-certificate-authority).
 import { readFile } from "node:fs/promises";
 import { isIP } from "node:net";
 import { ensurePki, type Pki } from "../certs/pki.ts";
@@ -15,6 +16,8 @@ export interface TlsMaterial {
   clientCAs: string[];
   /** What kubeconfigs trust for this server: the generated CA, or the given serving chain. */
   serverCaPem: string;
+  /** What the server presents to kubelets and how it verifies them. */
+  kubelet: { certPem: string; keyPem: string; caPem: string };
 }
 
 export function isWildcard(address: string): boolean {
@@ -38,10 +41,15 @@ export async function loadTls(o: ApiServerOptions): Promise<TlsMaterial> {
   const pki = await ensurePki(o.certDir, { hosts });
   const clientCAs = [pki.ca.certPem];
   if (o.clientCaFile) clientCAs.push(await readFile(o.clientCaFile, "utf8"));
+  const kubelet = {
+    certPem: o.kubeletClientCertificate ? await readFile(o.kubeletClientCertificate, "utf8") : pki.kubeletClient.certPem,
+    keyPem: o.kubeletClientKey ? await readFile(o.kubeletClientKey, "utf8") : pki.kubeletClient.keyPem,
+    caPem: o.kubeletCertificateAuthority ? await readFile(o.kubeletCertificateAuthority, "utf8") : pki.ca.certPem,
+  };
   if (o.tlsCertFile && o.tlsPrivateKeyFile) {
     const cert = await readFile(o.tlsCertFile, "utf8");
     const key = await readFile(o.tlsPrivateKeyFile, "utf8");
-    return { pki, cert, key, clientCAs, serverCaPem: cert };
+    return { pki, cert, key, clientCAs, serverCaPem: cert, kubelet };
   }
-  return { pki, cert: pki.serving.certPem, key: pki.serving.keyPem, clientCAs, serverCaPem: pki.ca.certPem };
+  return { pki, cert: pki.serving.certPem, key: pki.serving.keyPem, clientCAs, serverCaPem: pki.ca.certPem, kubelet };
 }

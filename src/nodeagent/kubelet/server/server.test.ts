@@ -175,6 +175,8 @@ describe("kubelet server", () => {
     const spdy = await get("/exec/ns/p/c?command=true&stdout=1", tls, { Connection: "Upgrade", Upgrade: "SPDY/3.1", "X-Stream-Protocol-Version": "v4.channel.k8s.io" });
     assert.equal(spdy.status, 400);
     assert.match(JSON.parse(spdy.body).message, /SPDY is not supported/);
+    const spdyWaiting = await get("/exec/ns/p/waiting?command=true&stdout=1", tls, { Connection: "Upgrade", Upgrade: "SPDY/3.1" });
+    assert.match(JSON.parse(spdyWaiting.body).message, /container waiting is not running/, "a SPDY fallback still shows why the WebSocket attempt failed");
     const base64 = await open("/exec/ns/p/c?command=true&stdout=1", ["base64.channel.k8s.io"]).refused;
     assert.equal(base64.status, 400);
     assert.match(JSON.parse(base64.body).message, /requested protocol\(s\) are not supported/);

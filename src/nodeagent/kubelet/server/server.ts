@@ -112,6 +112,10 @@ export async function startKubeletServer(options: KubeletServerOptions): Promise
     const o = parseStreamOptions(t.kind, new URL(req.url ?? "/", "https://kubelet.local").searchParams);
     const pod = podOf(t);
     if ((req.headers.upgrade ?? "").toLowerCase() !== "websocket") {
+      // A client falling back to SPDY after a failed WebSocket attempt should still see why that failed.
+      const status = await kubelet.runtime.status(pod);
+      const c = [...status.containerStatuses, ...status.initContainerStatuses].find((x) => x.name === t.container);
+      if (!c?.state.running) throw newBadRequest(`container ${t.container} is not running`);
       throw newBadRequest(`SPDY is not supported: ${t.kind} is served over WebSocket only (${SUPPORTED_PROTOCOLS.join(", ")}); use kubectl 1.30 or later or another WebSocket client`);
     }
     const offered = offeredProtocols(req.headers["sec-websocket-protocol"]);
