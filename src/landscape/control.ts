@@ -1,13 +1,13 @@
 // The client side of `gardener-local`: `up` starts the supervisor process detached and follows its
 // progress until the landscape is ready (or failed); `status` reads status.json; `down` stops the
 // supervisor and its components, kills whatever a crashed run left and removes every host object.
-import { spawn, spawnSync } from "node:child_process";
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, statSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { LinuxHost, type SweepReport } from "../host/index.ts";
 import { BASTION_TTL_ENV, REPO, bin } from "./components.ts";
 import { type Layout, killRecorded, pidOfOurs } from "./layout.ts";
 import { readStatus, formatStatus, type LandscapeStatus } from "./status.ts";
+import { runInheritingSync, startLogged } from "../host/spawn.ts";
 
 export class NotRootError extends Error {
   constructor(command: string) {
@@ -22,8 +22,8 @@ export function requireRoot(command: string, uid = process.getuid?.()): void {
 
 /** Installs missing Debian packages (scripts/setup.mjs). */
 export function ensurePackages(): void {
-  const r = spawnSync(process.execPath, [join(REPO, "scripts", "setup.mjs"), "--quiet"], { stdio: "inherit" });
-  if (r.status !== 0) throw new Error("installing the Debian packages the landscape needs failed (see above)");
+  const status = runInheritingSync(process.execPath, [join(REPO, "scripts", "setup.mjs"), "--quiet"]);
+  if (status !== 0) throw new Error("installing the Debian packages the landscape needs failed (see above)");
 }
 
 export function supervisorPid(layout: Layout): number | undefined {
@@ -78,10 +78,8 @@ export async function up(layout: Layout, o: UpOptions): Promise<LandscapeStatus>
   const logFile = join(layout.logs, "supervisor.log");
   rmSync(layout.status, { force: true });
   const offset = existsSync(logFile) ? statSync(logFile).size : 0;
-  const fd = openSync(logFile, "a");
   const args = [bin("gardener-local"), "supervise", "--state-dir", layout.dir, "--prefix", o.prefix, "--ports", `${o.ports.garden},${o.ports.seed},${o.ports.shoot}`, ...(o.publicCidr ? ["--public-cidr", o.publicCidr] : [])];
-  const child = spawn(process.execPath, args, { detached: true, stdio: ["ignore", fd, fd], env: supervisorEnv(o) });
-  closeSync(fd);
+  const child = startLogged(process.execPath, args, { logFile, env: supervisorEnv(o) });
   child.unref();
   let exited = false;
   child.once("exit", () => (exited = true));

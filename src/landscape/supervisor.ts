@@ -1,10 +1,10 @@
 // Components of the landscape as supervised child processes: each runs in its own process group with
 // its output appended to a log file, its pid in `<pidDir>/<name>.pid`; a component that exits while the
 // supervisor runs is restarted after an exponential backoff (reset after it ran for `stableMs`).
-import { type ChildProcess, spawn } from "node:child_process";
-import { mkdirSync, openSync, closeSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { type Clock, type Timer, realClock } from "../utils/clock.ts";
+import { type ChildProcess, startLogged } from "../host/spawn.ts";
 
 export interface ComponentSpec {
   name: string;
@@ -70,13 +70,7 @@ export class Supervisor {
   private launch(entry: Entry): void {
     const { spec } = entry;
     entry.timer = undefined;
-    const fd = openSync(spec.logFile, "a");
-    let child: ChildProcess;
-    try {
-      child = spawn(spec.command, [...spec.args], { detached: true, stdio: ["ignore", fd, fd], env: spec.env ?? process.env });
-    } finally {
-      closeSync(fd);
-    }
+    const child = startLogged(spec.command, spec.args, { logFile: spec.logFile, env: spec.env });
     entry.child = child;
     entry.startedAt = this.clock.nowMs();
     if (child.pid !== undefined) writeFileSync(join(this.o.pidDir, `${spec.name}.pid`), `${child.pid}\n`);

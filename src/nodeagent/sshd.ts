@@ -2,11 +2,8 @@
 // unmasked, enabled and running (sshd.service, falling back to ssh.service); disabled means disabled,
 // masked, stopped and the connections left behind ended. The systemctl implementation works with
 // systemd and with the machines' systemctl stand-in (src/host/machine-files.ts).
-import { execFile } from "node:child_process";
 import { readFile, readdir } from "node:fs/promises";
-import { promisify } from "node:util";
-
-const run = promisify(execFile);
+import { runFile as run } from "../host/spawn.ts";
 
 export interface SshdEnsurer {
   ensure(enabled: boolean): Promise<void>;

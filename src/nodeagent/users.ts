@@ -1,10 +1,7 @@
 // Who user `gardener` is. On a machine (root "/") it is created with `useradd` when missing; tests
 // and other roots plug in a fixed identity.
-import { execFile } from "node:child_process";
-import { promisify } from "node:util";
 import type { Owner } from "./files.ts";
-
-const run = promisify(execFile);
+import { runFile as run } from "../host/spawn.ts";
 
 export const GARDENER_USER = "gardener";
 export const GARDENER_HOME = "/home/gardener";

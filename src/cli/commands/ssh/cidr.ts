@@ -1,12 +1,12 @@
 // The CIDRs allowed to reach the bastion (docs/gardenctl-ssh.md#allowed-cidrs). Precedence: --cidr > --public-ip-command >
 // GCTL_PUBLIC_IP_COMMAND > config ssh.publicIPCommand; the command prints the public IPs. (The local
 // landscape configures one that prints the host's address on its public network.)
-import { spawn } from "node:child_process";
 import { isIP } from "node:net";
 import { parseCIDR } from "../../../api/cidr.ts";
 import { CLIError } from "./errors.ts";
 import type { Logger } from "./log.ts";
 import { isMulticast, isUnspecified } from "./options.ts";
+import { runShell } from "../../../host/spawn.ts";
 
 export interface CIDRSettings {
   cidrs: string[];
@@ -76,19 +76,15 @@ function expandV6(ip: string): string[] {
   return tail === undefined ? h : [...h, ...Array<string>(8 - h.length - t.length).fill("0"), ...t];
 }
 
-function runPublicIPCommand(cmd: string, timeoutMs: number, signal?: AbortSignal): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const child = spawn("/bin/sh", ["-c", cmd], { stdio: ["ignore", "pipe", "pipe"], timeout: timeoutMs, signal });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
-    child.on("error", (err) => reject(new CLIError(`public IP command ${JSON.stringify(cmd)} failed: ${err.message}`)));
-    child.on("close", (code, sig) => {
-      if (code === 0) return resolve(stdout);
-      const last = stderr.trim().split("\n").pop() ?? "";
-      const why = sig === "SIGTERM" ? "timeout" : sig ? `signal: ${sig}` : `exit status ${code}`;
-      reject(new CLIError(`public IP command ${JSON.stringify(cmd)} failed: ${why}: ${last}`));
-    });
-  });
+async function runPublicIPCommand(cmd: string, timeoutMs: number, signal?: AbortSignal): Promise<string> {
+  let r;
+  try {
+    r = await runShell(cmd, { timeoutMs, signal });
+  } catch (err) {
+    throw new CLIError(`public IP command ${JSON.stringify(cmd)} failed: ${(err as Error).message}`);
+  }
+  if (r.code === 0) return r.stdout;
+  const last = r.stderr.trim().split("\n").pop() ?? "";
+  const why = r.signal === "SIGTERM" ? "timeout" : r.signal ? `signal: ${r.signal}` : `exit status ${r.code}`;
+  throw new CLIError(`public IP command ${JSON.stringify(cmd)} failed: ${why}: ${last}`);
 }

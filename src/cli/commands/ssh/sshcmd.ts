@@ -1,7 +1,6 @@
 // The ssh command line (docs/gardenctl-ssh.md#the-ssh-command-line): the node hop with a ProxyCommand through the bastion, as
 // executed (unquoted argv) and as printed for the user's shell; and running the system ssh.
-import { type ChildProcess, spawn } from "node:child_process";
-import { constants } from "node:os";
+import { type ForegroundProcess, startForeground } from "../../../host/spawn.ts";
 import { type Shell, escape } from "./escape.ts";
 import type { StrictHostKeyChecking } from "./options.ts";
 
@@ -60,29 +59,9 @@ export function printedCommand(i: SSHCommandInput): string {
   return ["ssh", ...sshArgs(i).map((a) => (BARE.test(a) ? a : escape(i.shell, a)))].join(" ");
 }
 
-export interface RunningSSH {
-  child: ChildProcess;
-  exited: Promise<number>;
-  /** SIGTERM, then SIGKILL after `graceMs`. */
-  terminate(graceMs?: number): void;
-}
+export type RunningSSH = ForegroundProcess;
 
 /** Starts the system ssh with inherited stdio; `exited` resolves with its exit status. */
 export function startSSH(args: string[], env: NodeJS.ProcessEnv): RunningSSH {
-  const child = spawn("ssh", args, { stdio: "inherit", env });
-  const exited = new Promise<number>((resolve) => {
-    child.on("error", () => resolve(255));
-    child.on("exit", (code, signal) => resolve(code ?? 128 + (signal ? (constants.signals[signal] ?? 0) : 0)));
-  });
-  let killTimer: NodeJS.Timeout | undefined;
-  void exited.then(() => clearTimeout(killTimer));
-  return {
-    child,
-    exited,
-    terminate(graceMs = 5000) {
-      child.kill("SIGTERM");
-      killTimer = setTimeout(() => child.kill("SIGKILL"), graceMs);
-      killTimer.unref();
-    },
-  };
+  return startForeground("ssh", args, env);
 }
