@@ -1,10 +1,9 @@
-// The storage stack: SQLite at <data-dir>/state.db, or etcd with --etcd-servers, wrapped in the
-// watch cache; and periodic compaction that keeps the newest revisions.
+// The storage stack: SQLite at <data-dir>/state.db, or etcd with --etcd-servers (loaded only then),
+// wrapped in the watch cache; and periodic compaction that keeps the newest revisions.
 import { join } from "node:path";
 import type { Logger } from "pino";
 import type { Clock, Timer } from "../../utils/clock.ts";
 import { Cacher } from "../storage/cacher/cacher.ts";
-import { EtcdStorage } from "../storage/etcd/etcd.ts";
 import type { Storage } from "../storage/interface.ts";
 import { SQLiteStorage } from "../storage/sqlite/sqlite.ts";
 import type { ApiServerOptions } from "./options.ts";
@@ -25,11 +24,15 @@ export function etcdKeyPrefix(etcdPrefix: string): string {
   return p === "/registry" || p === "" ? "" : p;
 }
 
+/** The etcd client (etcd3 and grpc) is loaded only when --etcd-servers asks for it. */
+async function openEtcd(o: ApiServerOptions): Promise<Storage> {
+  const { EtcdStorage } = await import("../storage/etcd/etcd.ts");
+  return new EtcdStorage({ endpoints: o.etcdServers, prefix: etcdKeyPrefix(o.etcdPrefix) });
+}
+
 export async function openStorage(o: ApiServerOptions, clock: Clock): Promise<StorageStack> {
   const backend: Storage =
-    o.etcdServers.length > 0
-      ? new EtcdStorage({ endpoints: o.etcdServers, prefix: etcdKeyPrefix(o.etcdPrefix) })
-      : new SQLiteStorage({ path: join(o.dataDir, "state.db"), fsync: o.sqliteFsync });
+    o.etcdServers.length > 0 ? await openEtcd(o) : new SQLiteStorage({ path: join(o.dataDir, "state.db"), fsync: o.sqliteFsync });
   if (o.watchCacheSize === 0) return { storage: backend, backend, close: () => backend.close() };
   const cacher = new Cacher(backend, { historySize: o.watchCacheSize, clock });
   try {
