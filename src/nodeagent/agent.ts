@@ -14,7 +14,8 @@ import type { Clock } from "../utils/clock.ts";
 import { OSCApplier } from "./apply.ts";
 import { under } from "./files.ts";
 import { readHostKeys } from "./hostkeys.ts";
-import { Kubelet, type KubeletRuntime } from "./kubelet/kubelet.ts";
+import { Kubelet } from "./kubelet/kubelet.ts";
+import type { PodRuntime } from "./kubelet/runtime/runtime.ts";
 import { newPodRuntime } from "./kubelet/setup.ts";
 import { registerNode } from "./node.ts";
 import { type SshdEnsurer, systemctlSshd } from "./sshd.ts";
@@ -60,8 +61,8 @@ export interface KubeletAgentOptions {
   stateDir: string;
   /** The cluster's API server as pods reach it. */
   apiServer?: { host: string; port: number };
-  /** Another runtime than the PodRuntime on this machine (tests). */
-  runtime?: KubeletRuntime;
+  /** Another runtime than the PodRuntime on this machine (tests hand in one that only has the kubelet's methods). */
+  runtime?: PodRuntime;
   relistMs?: number;
   volumeResyncMs?: number;
 }
@@ -69,7 +70,8 @@ export interface KubeletAgentOptions {
 export interface NodeAgent {
   manager: Manager;
   applier: OSCApplier;
-  kubelet?: Kubelet<KubeletRuntime>;
+  /** The kubelet (with --kubelet): `kubelet.podByName` and `kubelet.runtime` serve the kubelet server. */
+  kubelet?: Kubelet;
   start(): Promise<void>;
   stop(): Promise<void>;
 }
@@ -134,10 +136,10 @@ export function createNodeAgent(o: NodeAgentOptions): NodeAgent {
       signal.addEventListener("abort", () => timer.cancel(), { once: true });
     },
   });
-  let kubelet: Kubelet<KubeletRuntime> | undefined;
+  let kubelet: Kubelet | undefined;
   if (o.kubelet) {
     const k = o.kubelet;
-    kubelet = new Kubelet<KubeletRuntime>({
+    kubelet = new Kubelet({
       client: o.client,
       cache: manager.cache,
       runtime: k.runtime ?? newPodRuntime({ stateDir: k.stateDir, podCIDR: k.podCIDR, apiServer: k.apiServer }),

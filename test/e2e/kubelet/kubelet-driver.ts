@@ -93,7 +93,7 @@ try {
   switch (scenario) {
     case "run": {
       agentRef = await inProcessAgent();
-      const rt = agentRef.kubelet!.runtime as unknown as PodRuntime;
+      const rt = agentRef.kubelet!.runtime;
       await client.create(Secrets, { metadata: { name: "creds", namespace: NS }, data: { password: b64("s3cr3t") } });
       await client.create(ConfigMaps, { metadata: { name: "conf", namespace: NS }, data: { "a.txt": "one" } });
       await client.create(Pods, pod("web", { command: ["sleep", "600"], env: [{ name: "PASSWORD", valueFrom: { secretKeyRef: { name: "creds", key: "password" } } }, { name: "NODE", valueFrom: { fieldRef: { fieldPath: "spec.nodeName" } } }], volumeMounts: [{ name: "conf", mountPath: "/conf" }] }, { volumes: [{ name: "conf", configMap: { name: "conf" } }] }));

@@ -19,6 +19,7 @@ import { Events } from "../../../src/client/events.ts";
 import { type NodeAgent, createNodeAgent } from "../../../src/nodeagent/agent.ts";
 import { LEASE_RENEW_MS } from "../../../src/nodeagent/kubelet/heartbeat.ts";
 import { Pods } from "../../../src/nodeagent/kubelet/kubelet.ts";
+import type { PodRuntime } from "../../../src/nodeagent/kubelet/runtime/runtime.ts";
 import { Nodes } from "../../../src/nodeagent/node.ts";
 import { RecordingSshd } from "../../../src/nodeagent/sshd.ts";
 import { fixedUserManager } from "../../../src/nodeagent/users.ts";
@@ -53,7 +54,8 @@ describe("node agent as kubelet (fake runtime)", { timeout: 120_000 }, () => {
       logger: pino({ level: process.env.KUBELET_LOG_LEVEL ?? "silent" }),
       server: false,
       defaultMetrics: false,
-      kubelet: { stateDir: join(dir, "kubelet"), podCIDR: "10.96.1.0/24", runtime: rt },
+      // The kubelet only calls the KubeletRuntime methods; the cast stands for a PodRuntime.
+      kubelet: { stateDir: join(dir, "kubelet"), podCIDR: "10.96.1.0/24", runtime: rt as unknown as PodRuntime },
     });
     await a.start();
     return a;
