@@ -8,6 +8,10 @@ import { createNodeAgent } from "../nodeagent/agent.ts";
 import { parseNodeAgentFlags } from "../nodeagent/options.ts";
 import { RecordingSshd } from "../nodeagent/sshd.ts";
 import { apiServerOf } from "../nodeagent/kubelet/setup.ts";
+import { type NodeIdentity, startNodeIdentity } from "../nodeagent/bootstrap/identity.ts";
+import { interfaceIPv4 } from "../nodeagent/agent.ts";
+import { hostname } from "node:os";
+import { realClock } from "../utils/clock.ts";
 
 const parsed = parseNodeAgentFlags(process.argv.slice(2));
 if (parsed.kind === "exit") {
@@ -19,9 +23,14 @@ const flags = parsed.options;
 const logger = pino({ level: flags.logLevel, base: { component: "gardener-node-agent" } }, pino.destination(2));
 
 let agent;
+let identity: NodeIdentity | undefined;
 try {
+  // With a bootstrap kubeconfig the node first gets its own identity (docs/node-bootstrap.md).
+  if (flags.bootstrapKubeconfig) {
+    identity = await startNodeIdentity({ nodeName: flags.nodeName, kubeconfig: flags.kubeconfig, bootstrapKubeconfig: flags.bootstrapKubeconfig, clock: realClock, logger });
+  }
   agent = createNodeAgent({
-    client: Client.fromKubeconfigFile(flags.kubeconfig, { fieldManager: "gardener-node-agent", userAgent: "gardener-node-agent" }),
+    client: identity?.client ?? Client.fromKubeconfigFile(flags.kubeconfig, { fieldManager: "gardener-node-agent", userAgent: "gardener-node-agent" }),
     nodeName: flags.nodeName,
     pool: flags.pool,
     root: flags.root,
@@ -33,6 +42,15 @@ try {
     ...(flags.kubelet ? { kubelet: { stateDir: flags.kubeletStateDir, podCIDR: flags.podCIDR, apiServer: apiServerOf(flags.kubeconfig) } } : {}),
   });
   await agent.start();
+  if (flags.tlsCertFile && flags.tlsPrivateKeyFile) {
+    const ip = interfaceIPv4();
+    await (identity ?? (await startNodeIdentity({ nodeName: flags.nodeName, kubeconfig: flags.kubeconfig, clock: realClock, logger }))).keepServingCertificate({
+      hostname: hostname(),
+      ipAddresses: ip ? [ip] : [],
+      certFile: flags.tlsCertFile,
+      keyFile: flags.tlsPrivateKeyFile,
+    });
+  }
 } catch (err) {
   logger.error({ err }, "failed to start");
   process.stderr.write(`error: ${(err as Error).message}\n`);
@@ -41,4 +59,4 @@ try {
 const running = agent;
 logger.info({ node: flags.nodeName, pool: flags.pool }, "started");
 process.stdout.write(`gardener-node-agent started for node ${flags.nodeName} (pool ${flags.pool})\n`);
-stopOnSignals({ stop: () => running.stop(), done: () => running.manager.done() }, { onSignal: (signal) => logger.info({ signal }, "stopping") });
+stopOnSignals({ stop: () => (identity?.stop(), running.stop()), done: () => running.manager.done() }, { onSignal: (signal) => logger.info({ signal }, "stopping") });

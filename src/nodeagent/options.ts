@@ -15,6 +15,11 @@ export interface NodeAgentFlags {
   kubelet: boolean;
   podCIDR: string | undefined;
   kubeletStateDir: string;
+  /** A bootstrap token kubeconfig: obtain (and renew) the node's own certificate into --kubeconfig. */
+  bootstrapKubeconfig: string | undefined;
+  /** Where the kubelet serving certificate and key are kept (both or neither). */
+  tlsCertFile: string | undefined;
+  tlsPrivateKeyFile: string | undefined;
 }
 
 export type ParseResult = FlagsResult<NodeAgentFlags>;
@@ -23,6 +28,9 @@ function program(): Command {
   return new Command("gardener-node-agent")
     .description("Registers this worker's Node, installs the authorized keys of user gardener from its pool's operating system config and reports the applied checksum.")
     .addOption(new Option("--kubeconfig <file>", "Kubeconfig of the shoot API server (required)."))
+    .addOption(new Option("--bootstrap-kubeconfig <file>", "Kubeconfig with a bootstrap token: when --kubeconfig is missing or its certificate is due, request system:node:<name> (written to --kubeconfig, 0600) and renew it."))
+    .addOption(new Option("--tls-cert-file <file>", "Keep a kubelet serving certificate (node IP and host name) in this file."))
+    .addOption(new Option("--tls-private-key-file <file>", "The key of --tls-cert-file (0600)."))
     .addOption(new Option("--node-name <name>", "Name of this machine's Node (required)."))
     .addOption(new Option("--pool <name>", "Worker pool of this machine (required)."))
     .addOption(new Option("--root <dir>", 'The machine\'s root directory; user creation and sshd control happen only with "/".').default("/"))
@@ -48,6 +56,8 @@ export function parseNodeAgentFlags(argv: string[]): ParseResult {
     }
     const podCIDR = typeof o.podCidr === "string" && o.podCidr ? o.podCidr : undefined;
     if (podCIDR && !/^\d{1,3}(\.\d{1,3}){3}\/\d{1,2}$/.test(podCIDR)) throw new FlagError(`--pod-cidr ${podCIDR} is not an IPv4 CIDR`);
+    const str = (v: unknown) => (typeof v === "string" && v ? v : undefined);
+    if (Boolean(str(o.tlsCertFile)) !== Boolean(str(o.tlsPrivateKeyFile))) throw new FlagError("--tls-cert-file and --tls-private-key-file must be given together");
     if (o.kubelet === true && !podCIDR) throw new FlagError("--pod-cidr is required with --kubelet");
     return {
       kubeconfig: String(o.kubeconfig),
@@ -60,6 +70,9 @@ export function parseNodeAgentFlags(argv: string[]): ParseResult {
       kubelet: o.kubelet === true,
       podCIDR,
       kubeletStateDir: String(o.kubeletStateDir),
+      bootstrapKubeconfig: str(o.bootstrapKubeconfig),
+      tlsCertFile: str(o.tlsCertFile),
+      tlsPrivateKeyFile: str(o.tlsPrivateKeyFile),
     };
   });
 }
