@@ -6,6 +6,7 @@
 // the service account's image pull secrets when it has none of its own.
 import type { Container, Pod, Volume } from "../../apis/core/v1/pod.ts";
 import type { ServiceAccount } from "../../apis/core/v1/types.ts";
+import { isMirrorPod } from "../../api/core/podrefs.ts";
 import { newForbidden } from "../../apimachinery/errors.ts";
 import { generateName } from "../../apimachinery/names/generate.ts";
 import type { InternalClient } from "../registry/client.ts";
@@ -51,6 +52,8 @@ export class ServiceAccountAdmission implements AdmissionPlugin {
 
   async admit(attrs: AdmissionAttributes, client: InternalClient): Promise<void> {
     if (!isPodCreate(attrs) || !attrs.object) return;
+    // Mirror pods (a kubelet's static pods) run as no service account; NodeRestriction refuses their references.
+    if (isMirrorPod(attrs.object)) return;
     const pod = attrs.object as Pod;
     const spec = pod.spec;
     if (!spec || typeof spec !== "object") return;

@@ -1,11 +1,13 @@
 // The default RBAC policy kube-apiserver creates on start (a subset of [k8s]
 // plugin/pkg/auth/authorizer/rbac/bootstrappolicy): cluster-admin, the aggregated admin/edit/view
 // roles with base rules for the core kinds this server serves, discovery, basic-user,
-// public-info-viewer and system:kube-scheduler, and their bindings. Existing objects are left alone.
+// public-info-viewer, system:kube-scheduler and system:node (the Node authorizer's rules, bound to
+// no one, as upstream), and their bindings. Existing objects are left alone.
 import type { KubeObject } from "../../apis/meta/v1/types.ts";
 import type { ClusterRole, ClusterRoleBinding, PolicyRule, Subject } from "../../apis/rbac/v1/types.ts";
 import { isAlreadyExists } from "../../apimachinery/errors.ts";
 import { SCHEDULER_USER } from "../certs/pki.ts";
+import { nodeRules } from "./node/rules.ts";
 import type { InternalClient } from "../registry/client.ts";
 
 const G = "rbac.authorization.k8s.io";
@@ -83,6 +85,7 @@ export function bootstrapClusterRoles(): ClusterRole[] {
     ]),
     clusterRole("system:public-info-viewer", [urls(["get"], ["/healthz", "/livez", "/readyz", "/version", "/version/"])]),
     clusterRole("system:kube-scheduler", kubeSchedulerRules()),
+    clusterRole("system:node", nodeRules()),
     ...nodeBootstrapClusterRoles(),
   ];
 }

@@ -13,6 +13,7 @@ import type { RequestAuthenticator, TokenAuthenticator } from "../authentication
 import { UnionAuthenticator, UnionTokenAuthenticator } from "../authentication/union.ts";
 import { X509Authenticator } from "../authentication/x509.ts";
 import { MastersAuthorizer } from "../authorization/masters.ts";
+import { NodeAuthorizer } from "../authorization/node/authorizer.ts";
 import { RBACAuthorizer } from "../authorization/rbac.ts";
 import { SeedAuthorizer } from "../authorization/seed/authorizer.ts";
 import { type Authorizer, type AuthorizationResult, UnionAuthorizer } from "../authorization/types.ts";
@@ -63,10 +64,14 @@ export interface Authorization {
 }
 
 export function buildAuthorization(modes: AuthorizationMode[], client: InternalClient, clock: Clock, logger: Logger): Authorization {
-  const cached: (RBACAuthorizer | SeedAuthorizer)[] = [];
+  const cached: (RBACAuthorizer | SeedAuthorizer | NodeAuthorizer)[] = [];
   const chain: Authorizer[] = [new MastersAuthorizer()];
   for (const m of modes) {
-    if (m === "Seed") {
+    if (m === "Node") {
+      const a = new NodeAuthorizer(client, { clock, onError: (err) => logger.warn({ err }, "node authorizer watch failed; relisting") });
+      cached.push(a);
+      chain.push(a);
+    } else if (m === "Seed") {
       const a = new SeedAuthorizer(client, { clock, onError: (err) => logger.warn({ err }, "seed authorizer watch failed; relisting") });
       cached.push(a);
       chain.push(a);

@@ -2,6 +2,7 @@
 // subresource, pods with binding, exec, attach and log, serviceaccounts with token), CertificateSigningRequests (with approval), the authorization and authentication reviews, and
 // with --enable-gardener-apis Gardener's garden kinds.
 // CRD-defined resources are added later by the CRD controller.
+import type { Admission } from "../admission/chain.ts";
 import type { TokenAuthenticator } from "../authentication/types.ts";
 import { withNamespaceFinalize } from "../controllers/namespace-finalize.ts";
 import { authenticationReviewDefinitions } from "../registry/authentication/definitions.ts";
@@ -33,6 +34,8 @@ export interface DefinitionDeps {
   tokenAuthenticator: TokenAuthenticator;
   /** How pods/exec, pods/attach and pods/log reach kubelets; absent: those subresources are not served. */
   kubelet?: KubeletClientConfig;
+  /** The server's admission chain, for subresources that create without a store (serviceaccounts/token). */
+  admission?: Admission;
 }
 
 export function serverDefinitions(d: DefinitionDeps): ResourceDefinition[] {
@@ -44,7 +47,7 @@ export function serverDefinitions(d: DefinitionDeps): ResourceDefinition[] {
       return d.kubelet ? withPodStreaming(bound, d.client, d.kubelet) : bound;
     }
     if (def.plural === "serviceaccounts") {
-      return { ...def, subresources: { ...def.subresources, token: tokenRequestSubresource(d.signer, d.client, { apiAudiences: d.issuers }) } };
+      return { ...def, subresources: { ...def.subresources, token: tokenRequestSubresource(d.signer, d.client, { apiAudiences: d.issuers, admission: d.admission, resource: def }) } };
     }
     return def;
   });

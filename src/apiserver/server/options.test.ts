@@ -37,7 +37,7 @@ void describe("parseOptions", () => {
         certDir: "/tmp/d/pki",
         etcdServers: [],
         etcdPrefix: "/registry",
-        authorizationModes: ["RBAC"],
+        authorizationModes: ["Node", "RBAC"],
         anonymousAuth: true,
         watchCacheSize: 10000,
         compactionIntervalMs: 300_000,
@@ -91,7 +91,7 @@ void describe("parseOptions", () => {
       [["--data-dir=/d", "--secure-port=70000"], /--secure-port/],
       [["--data-dir=/d", "--secure-port=abc"], /--secure-port/],
       [["--data-dir=/d", "--bind-address=localhost"], /must be an IP address/],
-      [["--data-dir=/d", "--authorization-mode=Node"], /unsupported authorization mode "Node"/],
+      [["--data-dir=/d", "--authorization-mode=Webhook"], /unsupported authorization mode "Webhook"/],
       [["--data-dir=/d", "--tls-cert-file=/x"], /together/],
       [["--data-dir=/d", "--etcd-servers=127.0.0.1:2379"], /invalid etcd server/],
       [["--data-dir=/d", "--nope"], /unknown option '--nope'/],
@@ -123,6 +123,17 @@ void describe("Gardener API flags", () => {
     if (r.kind !== "options") return;
     assert.equal(r.options.gardenerApis, false);
     assert.equal(r.options.bastionTimeToLiveMs, 3_600_000);
+  });
+
+  void it("default to Node,RBAC, and to RBAC for the garden (no nodes there)", () => {
+    const modes = (args: string[]) => {
+      const r = parseOptions(["--data-dir", "/tmp/x", ...args]);
+      return r.kind === "options" ? r.options.authorizationModes : r.stderr;
+    };
+    assert.deepEqual(modes([]), ["Node", "RBAC"]);
+    assert.deepEqual(modes(["--enable-gardener-apis"]), ["RBAC"]);
+    assert.deepEqual(modes(["--enable-gardener-apis", "--authorization-mode", "Node,Seed,RBAC"]), ["Node", "Seed", "RBAC"]);
+    assert.deepEqual(modes(["--authorization-mode", "RBAC"]), ["RBAC"]);
   });
 
   void it("take Go durations and refuse the seed authorizer without the garden APIs", () => {

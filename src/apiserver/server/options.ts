@@ -8,7 +8,7 @@ import { Command, CommanderError, Option } from "commander";
 import { DurationError, parseDuration, parsePositiveDuration } from "../../utils/duration.ts";
 import { DEFAULT_WATCH_LIMITS, type WatchLimits } from "../endpoints/watch-budget.ts";
 
-export const AUTHORIZATION_MODES = ["Seed", "RBAC", "AlwaysAllow", "AlwaysDeny"] as const;
+export const AUTHORIZATION_MODES = ["Node", "Seed", "RBAC", "AlwaysAllow", "AlwaysDeny"] as const;
 export type AuthorizationMode = (typeof AUTHORIZATION_MODES)[number];
 
 export interface ApiServerOptions {
@@ -118,7 +118,7 @@ function program(): Command {
     .addOption(new Option("--service-account-key-file <file>", "PEM public (or private) key(s) verifying service-account tokens; repeatable.").argParser(collect))
     .addOption(new Option("--service-account-signing-key-file <file>", "PEM private key signing service-account tokens (default: the generated <cert-dir>/sa.key)."))
     .addOption(new Option("--service-account-issuer <url>", "The iss claim of issued tokens (default https://<address>:<port>); repeatable, the first signs.").argParser(collect))
-    .addOption(new Option("--authorization-mode <modes>", `Ordered, comma-separated authorizers: ${AUTHORIZATION_MODES.join(", ")} (Seed: gardenlets' access to their own seed's objects; needs --enable-gardener-apis). system:masters is always allowed.`).default("RBAC"))
+    .addOption(new Option("--authorization-mode <modes>", `Ordered, comma-separated authorizers: ${AUTHORIZATION_MODES.join(", ")} (Node: kubelets' access to their own node's objects; Seed: gardenlets' access to their own seed's objects, needs --enable-gardener-apis). system:masters is always allowed. Default: Node,RBAC; RBAC with --enable-gardener-apis.`))
     .addOption(new Option("--anonymous-auth [bool]", "Serve requests without credentials as system:anonymous (group system:unauthenticated), for whatever authorization allows them (RBAC: /healthz, /livez, /readyz, /version). Off with AlwaysAllow.").default(true))
     .addOption(new Option("--advertise-address <ip>", "Address clients use to reach this server (kubeconfig, serving certificate, issuer)."))
     .addOption(new Option("--service-cluster-ip-range <cidr>", "IPv4 CIDR Services get their cluster IPs from; the first address is the kubernetes Service's.").default(DEFAULT_SERVICE_CIDR))
@@ -174,10 +174,12 @@ export function parseOptions(argv: string[]): ParseResult {
       throw new FlagError((err as Error).message);
     }
     if (Boolean(o.tlsCertFile) !== Boolean(o.tlsPrivateKeyFile)) throw new FlagError("--tls-cert-file and --tls-private-key-file must be given together");
-    const modes = String(o.authorizationMode).split(",").map((m) => m.trim()).filter(Boolean);
+    const gardenerApis = parseBoolFlag(o.enableGardenerApis, "--enable-gardener-apis");
+    // As a kubeadm or Gardener shoot kube-apiserver: nodes are authorized by the Node authorizer. The garden has no nodes.
+    const modeFlag = o.authorizationMode === undefined ? (gardenerApis ? "RBAC" : "Node,RBAC") : String(o.authorizationMode);
+    const modes = modeFlag.split(",").map((m) => m.trim()).filter(Boolean);
     for (const m of modes) if (!(AUTHORIZATION_MODES as readonly string[]).includes(m)) throw new FlagError(`unsupported authorization mode "${m}": supported modes are ${AUTHORIZATION_MODES.join(", ")}`);
     if (modes.length === 0) throw new FlagError("--authorization-mode must name at least one mode");
-    const gardenerApis = parseBoolFlag(o.enableGardenerApis, "--enable-gardener-apis");
     if (modes.includes("Seed") && !gardenerApis) throw new FlagError("--authorization-mode Seed needs --enable-gardener-apis");
     if (Boolean(o.kubeletClientCertificate) !== Boolean(o.kubeletClientKey)) throw new FlagError("--kubelet-client-certificate and --kubelet-client-key must be given together");
     if (Boolean(o.auditPolicyFile) !== Boolean(o.auditLogPath)) throw new FlagError("--audit-policy-file and --audit-log-path must be given together");

@@ -19,6 +19,7 @@ import { PodSecurityAdmission } from "../admission/podsecurity/admission.ts";
 import { ServiceAccountAdmission } from "../admission/serviceaccount.ts";
 import { kubernetesServiceIP, parseServiceRange, ServiceIPAllocation } from "../admission/service-ip.ts";
 import { CertificateSigning, CertificateSubjectRestriction } from "../admission/certificates.ts";
+import { NodeRestriction } from "../admission/noderestriction/admission.ts";
 import { removeImpersonationHeaders, impersonate } from "../authentication/impersonation.ts";
 import { forbiddenMessage } from "../authorization/forbidden.ts";
 import { writeKubeconfig } from "../certs/kubeconfig.ts";
@@ -131,7 +132,8 @@ export async function startApiServer(o: ApiServerOptions, deps: StartDeps = {}):
     const serviceRange = parseServiceRange(o.serviceClusterIPRange);
     const podAdmission = [new ServiceAccountAdmission(), new PodDefaultsAdmission(), new ServiceIPAllocation(serviceRange, clock), new PodSecurityAdmission()];
     const certificateAdmission = [new CertificateSigning(() => authz.authorizer), new CertificateSubjectRestriction()];
-    const admission = new AdmissionChain([new NamespaceLifecycle(), ...podAdmission, ...gardenAdmission, rbacEscalation, ...certificateAdmission]);
+    // NodeRestriction is always on: it only narrows node identities (docs/node-authorization.md).
+    const admission = new AdmissionChain([new NamespaceLifecycle(), ...podAdmission, new NodeRestriction(), ...gardenAdmission, rbacEscalation, ...certificateAdmission]);
     const stores = new Map<ResourceDefinition, ObjectStore>();
     // The stores' admission needs the client, which needs the stores: resolved lazily.
     const makeStore = (def: ResourceDefinition): ObjectStore =>
@@ -163,7 +165,7 @@ export async function startApiServer(o: ApiServerOptions, deps: StartDeps = {}):
     const authz = buildAuthorization(o.authorizationModes, client, clock, logger);
     cleanups.push(() => authz.stop());
     const garden = o.gardenerApis ? { bastionTTLMs: o.bastionTimeToLiveMs, clock, credentialsRotationIntervalMs: o.shootCredentialsRotationIntervalMs } : undefined;
-    registerDefinitions(registry, { makeStore, signer, client, issuers, authorizer: authz.authorizer, tokenAuthenticator: authn.tokenAuthenticator, garden, kubelet: tls.kubelet });
+    registerDefinitions(registry, { makeStore, signer, client, issuers, authorizer: authz.authorizer, tokenAuthenticator: authn.tokenAuthenticator, garden, kubelet: tls.kubelet, admission });
 
     const kubernetesService = { clusterIP: kubernetesServiceIP(serviceRange), address: clientHost(o), port };
     const controllers = await startControllers({ client, registry, clock, logger, gardenPolicy: o.gardenerApis, caPem: tls.serverCaPem, kubernetesService, nodeMonitorGracePeriodMs: o.nodeMonitorGracePeriodMs });

@@ -1,12 +1,14 @@
 // POST /api/v1/namespaces/<ns>/serviceaccounts/<name>/token ([k8s] pkg/registry/core/
-// serviceaccount/storage/token.go): validates the TokenRequest, checks the service account (and
-// the bound Pod or Secret) exist, signs a bound token and answers 201 with status.token.
+// serviceaccount/storage/token.go): runs admission on the TokenRequest (NodeRestriction), validates
+// it, checks the service account (and the bound Pod or Secret) exist, signs a bound token and
+// answers 201 with status.token.
 import type { TokenRequest } from "../../apis/authentication/v1/types.ts";
+import type { Admission } from "../admission/chain.ts";
 import type { KubeObject } from "../../apis/meta/v1/types.ts";
 import { newBadRequest, newConflict, newInvalid, newMethodNotSupported, newNotFound } from "../../apimachinery/errors.ts";
 import { type FieldError, Path, invalid } from "../../apimachinery/field/errors.ts";
 import type { InternalClient } from "../registry/client.ts";
-import type { SubresourceHandler, SubresourceRequest } from "../registry/types.ts";
+import type { ResourceDefinition, SubresourceHandler, SubresourceRequest } from "../registry/types.ts";
 import type { ObjectRefClaim } from "./claims.ts";
 import { DEFAULT_EXPIRATION_SECONDS, MAX_EXPIRATION_SECONDS, MIN_EXPIRATION_SECONDS, type TokenSigner } from "./signer.ts";
 
@@ -18,6 +20,10 @@ export interface TokenRequestOptions {
   apiAudiences?: string[];
   /** Longer requests are shortened to this (kube's --service-account-max-token-expiration). */
   maxExpirationSeconds?: number;
+  /** Admission for the create (both phases, before validation, as kube's mutating phase runs first); needs `resource`. */
+  admission?: Admission;
+  /** The serviceaccounts definition (the admission attributes' resource). */
+  resource?: ResourceDefinition;
 }
 
 export function tokenRequestSubresource(signer: TokenSigner, client: InternalClient, opts: TokenRequestOptions = {}): SubresourceHandler {
@@ -38,6 +44,12 @@ async function createToken(signer: TokenSigner, client: InternalClient, opts: To
   const spec = { ...(input.spec ?? {}) };
   spec.expirationSeconds ??= DEFAULT_EXPIRATION_SECONDS;
   if (!spec.audiences || spec.audiences.length === 0) spec.audiences = [...(opts.apiAudiences ?? [signer.issuer])];
+  if (opts.admission && opts.resource) {
+    const object: TokenRequest = { apiVersion: "authentication.k8s.io/v1", kind: "TokenRequest", metadata: { name, namespace }, spec };
+    const attrs = { operation: "CREATE" as const, resource: opts.resource, subresource: "token", namespace, name, object, user: req.ctx.user, dryRun: req.ctx.dryRun };
+    await opts.admission.admit(attrs, client);
+    await opts.admission.validate(attrs, client);
+  }
 
   const errs: FieldError[] = [];
   const meta = input.metadata ?? {};
