@@ -45,7 +45,7 @@ async function until<T>(what: string, fn: () => Promise<T | undefined>, timeoutM
   }
 }
 const get = (name: string) => client.get(Pods, { namespace: NS, name });
-const phase = (name: string, want: string) => until(`${name} ${want}`, async () => ((await get(name)).status?.phase === want ? get(name) : undefined));
+const phase = (name: string, want: string) => until(`${name} ${want}`, async () => ((await get(name)).status?.phase === want ? get(name) : undefined), 60_000);
 const gone = (name: string) => until(`${name} gone`, () => get(name).then(() => undefined, (err: unknown) => (isNotFound(err) ? true : undefined)), 60_000);
 const events = async (name: string) => (await client.list(Events, { namespace: NS })).items.filter((e) => e.involvedObject.name === name).map((e) => `${e.type} ${e.reason} ${e.message}`);
 function pod(name: string, c: Record<string, unknown>, spec: Record<string, unknown> = {}): Pod {
@@ -75,8 +75,19 @@ async function inProcessAgent() {
   return agent;
 }
 
-function binaryAgent(): ChildProcess {
-  return spawn(process.execPath, ["bin/gardener-node-agent.js", "--kubeconfig", server.adminKubeconfigPath, "--node-name", NODE, "--pool", "worker", "--root", join(dir, "root"), "--kubelet", "--pod-cidr", CIDR, "--kubelet-state-dir", STATE], { stdio: ["ignore", "ignore", "inherit"] });
+/** The real binary, once it printed its ready line (a loaded machine may take a while to start it). */
+async function binaryAgent(): Promise<ChildProcess> {
+  const child = spawn(process.execPath, ["bin/gardener-node-agent.js", "--kubeconfig", server.adminKubeconfigPath, "--node-name", NODE, "--pool", "worker", "--root", join(dir, "root"), "--kubelet", "--pod-cidr", CIDR, "--kubelet-state-dir", STATE], { stdio: ["ignore", "pipe", "inherit"] });
+  await new Promise<void>((resolve, reject) => {
+    let buf = "";
+    child.stdout!.on("data", (d) => {
+      buf += String(d);
+      if (buf.includes("gardener-node-agent started")) resolve();
+    });
+    child.once("exit", (code) => reject(new Error(`gardener-node-agent exited with ${code} before it was ready`)));
+  });
+  child.stdout!.resume();
+  return child;
 }
 
 async function exec(rt: PodRuntime, name: string, script: string): Promise<string> {
@@ -128,7 +139,7 @@ try {
       break;
     }
     case "restart": {
-      const first = binaryAgent();
+      const first = await binaryAgent();
       await client.create(Pods, pod("survivor", { command: ["sleep", "600"] }));
       await client.create(Pods, pod("doomed", { command: ["sleep", "600"] }));
       const before = (await phase("survivor", "Running")).status!.containerStatuses![0]!;
@@ -138,7 +149,7 @@ try {
       // While no kubelet runs: one pod is force-deleted from the API.
       await client.delete(Pods, { namespace: NS, name: "doomed" }, { gracePeriodSeconds: 0 });
       result.recordedWhileDown = leftovers().pods.length;
-      const second = binaryAgent();
+      const second = await binaryAgent();
       result.doomedCleaned = await until("doomed cleaned up", () => Promise.resolve(leftovers().pods.includes(doomed) ? undefined : true)).catch(() => false);
       await sleep(1500);
       const after = (await get("survivor")).status!.containerStatuses![0]!;
