@@ -52,6 +52,7 @@ async function measure(label: string, t: RotationTarget): Promise<(string | numb
   };
   return [
     row("request -> OSC written (incl. key generation)", (s) => s.toOSC),
+    row("OSC written -> every authorized_keys", (s) => s.oscToNodes),
     row("OSC written -> lastCompletionTime", (s) => s.oscToComplete),
     row("request -> lastCompletionTime", (s) => s.toComplete),
     row("request -> every authorized_keys", (s) => s.toNodes),

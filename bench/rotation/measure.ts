@@ -29,6 +29,8 @@ export interface RotationSample {
   oscToComplete: number;
   toComplete: number;
   toNodes: number;
+  /** OSC written -> every node's authorized_keys updated */
+  oscToNodes: number;
 }
 
 const firstLine = (s: string): string => s.split("\n")[0] ?? "";
@@ -88,7 +90,7 @@ export async function measureRotation(t: RotationTarget, timeoutMs = 120_000): P
     const t0 = performance.now();
     await t.requester.patch(Shoots, t.shoot, { type: "merge", body: { metadata: { annotations: { "gardener.cloud/operation": "rotate-ssh-keypair" } } } });
     const [tOSC, tComplete, tNodes] = await withTimeout("the rotation", Promise.all([oscWritten, completed, pollNodes(t, previous, ac.signal)]), timeoutMs);
-    return { toOSC: tOSC - t0, oscToComplete: tComplete - tOSC, toComplete: tComplete - t0, toNodes: tNodes - t0 };
+    return { toOSC: tOSC - t0, oscToComplete: tComplete - tOSC, toComplete: tComplete - t0, toNodes: tNodes - t0, oscToNodes: tNodes - tOSC };
   } finally {
     ac.abort();
   }
