@@ -65,12 +65,7 @@ void describe("the repository", () => {
     const others = textFiles(["test", "bench", "scripts", "manifests"], /\.(ts|mjs|md|yaml)$/).filter((f) => f.path !== "test/architecture.test.ts");
     const all = [...texts, ...others];
     const docs = new Map(texts.filter((f) => f.path.startsWith("docs/")).map((f) => [f.path, f.text]));
-    // Docs that code already cites and whose slice is still under way; remove an entry when its doc lands.
-    const pending = ["docs/node-bootstrap.md", "docs/node-authorization.md"];
-    assert.deepEqual(
-      brokenDocLinks(all, docs).filter((v) => !pending.some((p) => v.includes(`cites ${p},`))),
-      [],
-    );
+    assert.deepEqual(brokenDocLinks(all, docs), []);
   });
 
   void it("the scanner sees static, dynamic, type-only and side-effect imports", () => {

@@ -2,7 +2,7 @@
 // runtime uses directly: ConfigMaps and Secrets in tests and samples, Namespaces, and Leases for
 // leader election. Components with richer types declare their own descriptors.
 import type { KubeObject } from "../apis/meta/v1/types.ts";
-import type { RoleBinding } from "../apis/rbac/v1/types.ts";
+import type { Role, RoleBinding } from "../apis/rbac/v1/types.ts";
 import { resourceType } from "./resource.ts";
 
 export interface ConfigMap extends KubeObject {
@@ -44,4 +44,5 @@ export const Leases = resourceType<Lease>({
   plural: "leases",
   namespaced: true,
 });
+export const Roles = resourceType<Role>({ group: "rbac.authorization.k8s.io", version: "v1", kind: "Role", plural: "roles", namespaced: true });
 export const RoleBindings = resourceType<RoleBinding>({ group: "rbac.authorization.k8s.io", version: "v1", kind: "RoleBinding", plural: "rolebindings", namespaced: true });

@@ -10,7 +10,7 @@ import { Client } from "../../../src/client/client.ts";
 import { CertificateSigningRequests } from "../../../src/nodeagent/bootstrap/csr.ts";
 import { Nodes } from "../../../src/nodeagent/node.ts";
 import { writeTokenKubeconfig } from "../../support/kubeconfig.ts";
-import { type Env, grantNodesCSRs, makeCSR, startEnv, whoami } from "./support.ts";
+import { type Env, makeCSR, startEnv, whoami } from "./support.ts";
 import { hasCondition, issued, waitForCSR } from "./wait.ts";
 
 const CLIENT_USAGES = ["digital signature", "client auth"];
@@ -50,7 +50,6 @@ describe("node bootstrap: CSRs", () => {
   let env: Env;
   before(async () => {
     env = await startEnv();
-    await grantNodesCSRs(env);
   });
   after(async () => {
     await env?.stop();

@@ -13,13 +13,12 @@ import { CertificateSigningRequests } from "../../../src/nodeagent/bootstrap/csr
 import { certificateInfo, readCredentials } from "../../../src/nodeagent/bootstrap/kubeconfig.ts";
 import { ensureServingCertificate } from "../../../src/nodeagent/bootstrap/serving.ts";
 import { Nodes } from "../../../src/nodeagent/node.ts";
-import { type Env, grantNodesCSRs, startEnv, whoami } from "./support.ts";
+import { type Env, startEnv, whoami } from "./support.ts";
 
 describe("node agent bootstrap", () => {
   let env: Env;
   before(async () => {
     env = await startEnv();
-    await grantNodesCSRs(env);
   });
   after(async () => {
     await env?.stop();

@@ -12,12 +12,9 @@ import { EC_P256, exportKeyPairPem, generateKeyPair } from "../../../src/apiserv
 import { parseOptions } from "../../../src/apiserver/server/options.ts";
 import { type RunningServer, startApiServer } from "../../../src/apiserver/server/server.ts";
 import { Secrets } from "../../../src/client/builtins.ts";
-import { resourceType } from "../../../src/client/resource.ts";
 import { Client } from "../../../src/client/client.ts";
 import { FakeClock } from "../../../src/utils/clock.ts";
 import { writeTokenKubeconfig } from "../../support/kubeconfig.ts";
-
-const ClusterRoleBindings = resourceType({ group: "rbac.authorization.k8s.io", version: "v1", kind: "ClusterRoleBinding", plural: "clusterrolebindings", namespaced: false });
 
 export interface Env {
   dir: string;
@@ -64,28 +61,6 @@ export async function startEnv(extra: string[] = []): Promise<Env> {
       rmSync(dir, { recursive: true, force: true });
     },
   };
-}
-
-/**
- * Lets system:nodes create and watch CSRs, as the Node authorizer's system:node rules do
- * (docs/node-authorization.md); waits until the server's RBAC cache allows it.
- */
-export async function grantNodesCSRs(env: Env): Promise<void> {
-  await env.admin.create(ClusterRoleBindings, {
-    metadata: { name: "test:nodes-csrs" },
-    roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: "system:node-bootstrapper" },
-    subjects: [{ kind: "Group", apiGroup: "rbac.authorization.k8s.io", name: "system:nodes" }],
-  });
-  for (let i = 0; i < 200; i++) {
-    const review = await env.admin.transport.request<{ status: { allowed: boolean } }>({
-      method: "POST",
-      path: "/apis/authorization.k8s.io/v1/subjectaccessreviews",
-      body: { apiVersion: "authorization.k8s.io/v1", kind: "SubjectAccessReview", spec: { user: "system:node:x", groups: ["system:nodes"], resourceAttributes: { group: "certificates.k8s.io", resource: "certificatesigningrequests", verb: "create" } } },
-    });
-    if (review.status.allowed) return;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  throw new Error("the RBAC cache never allowed nodes to create CSRs");
 }
 
 /** Who the client is, as the server sees it (SelfSubjectReview). */

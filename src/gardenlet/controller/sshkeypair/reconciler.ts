@@ -16,6 +16,7 @@ import type { ReconcileContext, Reconciler, Request, Result } from "../../../con
 import type { Clock } from "../../../utils/clock.ts";
 import { type KeyGenerator, type KeyPair, generateRSAKeyPair, generatingAhead, keyPairOf, keyPairProblem } from "./keypair.ts";
 import { type NodesState, nodesState, waitingMessage } from "./nodes.ts";
+import { syncOSCAccess } from "./oscaccess.ts";
 import { type PoolOSC, desiredOSCSecrets, syncOSCSecrets } from "./oscsecrets.ts";
 import {
   LABEL_LAST_ROTATION_INITIATION_TIME,
@@ -132,6 +133,8 @@ export class SSHKeypairReconciler implements Reconciler {
     const desired = desiredOSCSecrets(shoot, keys);
     const synced = await syncOSCSecrets(shootClient, desired, rc.signal);
     if (synced.written.length || synced.deleted.length) rc.log.info({ written: synced.written, deleted: synced.deleted, sshAccess: keys !== undefined }, "operating system configs updated");
+    // Nodes read exactly these Secrets (docs/node-bootstrap.md#osc-secrets); deleted ones drop out of the Role.
+    if (await syncOSCAccess(shootClient, desired.map((d) => d.secretName), rc.signal)) rc.log.info({ secrets: desired.map((d) => d.secretName) }, "node access to operating system configs updated");
     return desired;
   }
 
