@@ -129,6 +129,11 @@ export class Manager {
     if (this.state === "running" && this.leading) this.startController(c);
   }
 
+  /** The controllers added so far (running or not). */
+  getControllers(): readonly Controller[] {
+    return this.controllers;
+  }
+
   add(r: Runnable): void {
     this.runnables.push(r);
     if (this.state === "running" && (!r.needLeaderElection || this.leading)) this.startRunnable(r, r.needLeaderElection ? this.leaderSignal! : this.abort.signal);

@@ -35,6 +35,23 @@ export function kubectlAvailable(version: KubectlVersion): boolean {
   return existsSync(kubectlPath(version));
 }
 
+const warned = new Set<KubectlVersion>();
+
+/**
+ * For a test's `skip` option: false when kubectl `version` is installed; otherwise a message naming
+ * the missing binary, which is also written to stderr at once (a skip in the test report alone is
+ * easy to miss, and a suite that skipped has not shown anything).
+ */
+export function skipUnlessKubectl(version: KubectlVersion = latestKubectl): string | false {
+  if (kubectlAvailable(version)) return false;
+  const msg = `kubectl ${version} is not installed: ${kubectlPath(version)} does not exist (apt package kubectl); the kubectl tests are SKIPPED`;
+  if (!warned.has(version)) {
+    warned.add(version);
+    process.stderr.write(`\n*** ${msg}\n\n`);
+  }
+  return msg;
+}
+
 function kubectlEnv(version: KubectlVersion, opts: KubectlOptions): NodeJS.ProcessEnv {
   const home = opts.homeDir ?? join(dirname(opts.kubeconfig), `kubectl-home-${version}`);
   mkdirSync(join(home, "cache"), { recursive: true });
@@ -70,7 +87,7 @@ export function kubectl(version: KubectlVersion, args: string[], opts: KubectlOp
     }, timeoutMs);
     child.once("error", (err) => {
       clearTimeout(timer);
-      reject(err);
+      reject(kubectlAvailable(version) ? err : new Error(`${kubectlPath(version)} does not exist (apt package kubectl): ${err.message}`, { cause: err }));
     });
     child.once("close", (code) => {
       clearTimeout(timer);

@@ -6,6 +6,7 @@ import { ConfigMaps } from "../../client/builtins.ts";
 import { Client } from "../../client/client.ts";
 import { resourceType } from "../../client/resource.ts";
 import { sendJson, startFakeApi } from "../../client/testing.ts";
+import { pollUntil } from "../../utils/poll.ts";
 import { Cache } from "./cache.ts";
 import { Store, fieldIndexFunc } from "./store.ts";
 
@@ -60,8 +61,7 @@ test("the cache lists and watches with the configured selectors and serves index
 
   const list = api.requests.find((r) => !r.url.includes("watch=true"))!;
   assert.equal(list.url, "/apis/operations.gardener.cloud/v1alpha1/bastions?labelSelector=%21ignored&fieldSelector=spec.seedName%3Dlocal&limit=500");
-  await new Promise((r) => setTimeout(r, 20));
-  const watch = api.requests.find((r) => r.url.includes("watch=true"))!;
+  const watch = await pollUntil("the watch request", () => api.requests.find((r) => r.url.includes("watch=true")));
   assert.match(watch.url, /labelSelector=%21ignored&fieldSelector=spec.seedName%3Dlocal&resourceVersion=7&allowWatchBookmarks=true&timeoutSeconds=\d+&watch=true/);
 
   const byShoot = await cache.list(Bastions, { fields: { "spec.shootRef.name": "s1" } });

@@ -7,6 +7,7 @@ import type { Lease } from "../../client/builtins.ts";
 import { Client } from "../../client/client.ts";
 import { type FakeApi, sendJson, startFakeApi, statusBody } from "../../client/testing.ts";
 import { FakeClock } from "../../utils/clock.ts";
+import { advance, stepUntil } from "../../utils/poll.ts";
 import { LeaderElector, microTime } from "./leaderelection.ts";
 
 interface LeaseApi {
@@ -45,29 +46,17 @@ async function startLeaseApi(): Promise<LeaseApi> {
   return state;
 }
 
-/** Gives local HTTP round trips real time to finish (immediates alone never block for I/O). */
-async function settle(): Promise<void> {
-  for (let i = 0; i < 3; i++) await new Promise((r) => setTimeout(r, 3));
-}
+/**
+ * Candidates whose run() has not returned. Each of them, once it has done what a step of the fake
+ * clock set off (an HTTP round trip to the lease endpoint), waits on exactly one timer of the clock:
+ * so "settled" is "the clock holds a timer for every live candidate".
+ */
+const live = new Set<object>();
+const settledOn = (clock: FakeClock) => (): boolean => clock.pending() >= live.size;
 
-/** Advances fake time in steps, letting HTTP round trips finish between steps, until cond holds. */
-async function advanceUntil(clock: FakeClock, cond: () => boolean, stepMs: number, maxMs: number): Promise<number> {
-  const start = clock.nowMs();
-  await settle();
-  while (!cond()) {
-    if (clock.nowMs() - start > maxMs) throw new Error(`condition not met within ${maxMs} ms of fake time`);
-    clock.step(stepMs);
-    await settle();
-  }
-  return clock.nowMs() - start;
-}
-
-/** Lets ms of fake time pass in steps, with HTTP round trips finishing between steps. */
-async function advance(clock: FakeClock, ms: number, stepMs: number): Promise<void> {
-  for (let t = 0; t < ms; t += stepMs) {
-    clock.step(stepMs);
-    await settle();
-  }
+/** Advances fake time in steps, settling between them, until cond holds; returns the fake time taken. */
+function advanceUntil(clock: FakeClock, cond: () => boolean, stepMs: number, maxMs: number): Promise<number> {
+  return stepUntil(clock, "condition", cond, { stepMs, maxMs, settled: settledOn(clock) });
 }
 
 function candidate(api: LeaseApi, clock: FakeClock, identity: string, releaseOnCancel = true) {
@@ -85,7 +74,9 @@ function candidate(api: LeaseApi, clock: FakeClock, identity: string, releaseOnC
     onStartedLeading: () => events.push("started"),
     onStoppedLeading: () => events.push("stopped"),
   });
-  const run = elector.run(ac.signal);
+  const me = {};
+  live.add(me);
+  const run = elector.run(ac.signal).finally(() => live.delete(me));
   return { elector, events, run, stop: () => ac.abort(), client };
 }
 
@@ -97,7 +88,7 @@ test("one of two candidates leads; after the leader dies the other takes over on
   await advanceUntil(clock, () => a.elector.isLeader(), 100, 1000);
   const b = candidate(api, clock, "b");
   // a renews every 2 s for a minute; b never gets the lease meanwhile
-  await advance(clock, 60_000, 500);
+  await advance(clock, 60_000, { stepMs: 500, settled: settledOn(clock) });
   assert.equal(a.elector.isLeader(), true);
   assert.equal(b.elector.isLeader(), false);
   assert.equal(b.elector.getLeader(), "a");

@@ -13,7 +13,7 @@ import { Client } from "../../../src/client/client.ts";
 import { Nodes } from "../../../src/nodeagent/node.ts";
 import { eventually } from "../../support/http.ts";
 import { hostSnapshot, skipUnlessRoot } from "../support/landscape.ts";
-import { kubectl, kubectlAvailable, latestKubectl } from "../../support/kubectl.ts";
+import { kubectl, latestKubectl, skipUnlessKubectl } from "../../support/kubectl.ts";
 
 const skip = skipUnlessRoot;
 const PREFIX = "gle-";
@@ -118,7 +118,7 @@ describe("gardener-local e2e", { skip, timeout: 240_000 }, () => {
     assert.match(r.out, /^done$/m);
   });
 
-  test("kubectl: the member lists the project's shoots but may not list seeds; the admin may", { skip: !kubectlAvailable(latestKubectl) && "kubectl 1.33 missing" }, async () => {
+  test("kubectl: the member lists the project's shoots but may not list seeds; the admin may", { skip: skipUnlessKubectl(latestKubectl) }, async () => {
     const member = { kubeconfig: join(dir, "garden-member.kubeconfig") };
     const shoots = await kubectl(latestKubectl, ["get", "shoots", "-n", "garden-local"], member);
     assert.equal(shoots.code, 0, shoots.stderr);

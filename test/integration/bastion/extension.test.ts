@@ -16,6 +16,7 @@ import { type RunningServer, startApiServer } from "../../../src/apiserver/serve
 import { Namespaces } from "../../../src/client/builtins.ts";
 import { Client } from "../../../src/client/client.ts";
 import { resourceType } from "../../../src/client/resource.ts";
+import type { Controller } from "../../../src/controllerruntime/controller.ts";
 import { Manager } from "../../../src/controllerruntime/manager.ts";
 import { addBastionController } from "../../../src/extensions/controller/bastion/add.ts";
 import { Clusters, ExtensionBastions } from "../../../src/extensions/resources.ts";
@@ -41,6 +42,7 @@ describe("generic bastion reconciler", () => {
   let mgr: Manager;
   const validator = new TestValidator();
   let actuator: TestActuator;
+  let controller: Controller;
   const get = (name: string) => client.get(ExtensionBastions, { namespace: NS, name });
   const lastOp = (name: string, state: string) =>
     eventually(`${name} ${state}`, async () => {
@@ -61,7 +63,7 @@ describe("generic bastion reconciler", () => {
     await client.create(Clusters, { metadata: { name: NS }, spec: { cloudProfile: {}, seed: {}, shoot: { metadata: { name: "x", namespace: "garden-p" } } } });
     mgr = new Manager({ client, server: false, defaultMetrics: false, logger: pino({ level: process.env.BASTION_LOG_LEVEL ?? "silent" }) });
     actuator = new TestActuator(client);
-    addBastionController(mgr, { type: "local", actuator, configValidator: validator });
+    ({ controller } = addBastionController(mgr, { type: "local", actuator, configValidator: validator }));
     await mgr.start();
   });
   after(async () => {
@@ -132,7 +134,9 @@ describe("generic bastion reconciler", () => {
     const orphanNs = "shoot--p--orphan";
     await client.create(Namespaces, { metadata: { name: orphanNs } });
     await client.create(ExtensionBastions, ext("orphan", (e) => (e.metadata.namespace = orphanNs)));
-    await new Promise((r) => setTimeout(r, 200));
+    // A reconcile that failed is requeued with backoff: once the key counts a requeue, at least one
+    // attempt has run to its end without a Cluster.
+    await eventually("an attempt without a Cluster to fail", () => (controller.queue.numRequeues(`${orphanNs}/orphan`) > 0 ? true : undefined));
     const waiting = await client.get(ExtensionBastions, { namespace: orphanNs, name: "orphan" });
     assert.equal(waiting.status?.lastOperation, undefined, "nothing recorded without a Cluster");
     assert.equal(waiting.metadata.annotations?.["gardener.cloud/operation"], undefined, "the request was consumed before the Cluster was read");

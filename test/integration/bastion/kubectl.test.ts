@@ -7,12 +7,12 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { stringify } from "yaml";
 import { Bastions } from "../../../src/client/garden.ts";
-import { type Kubectl, kubectlAvailable, kubectlFor, latestKubectl } from "../../support/kubectl.ts";
+import { type Kubectl, kubectlFor, latestKubectl, skipUnlessKubectl } from "../../support/kubectl.ts";
 import { parseTable, rowWhere } from "../../support/table.ts";
 import { ipFor } from "./actuator.ts";
 import { type Landscape, PROJECT_NS, bastionFor, createShoot, gone, ready, startLandscape } from "./landscape.ts";
 
-describe("bastions with kubectl", { skip: kubectlAvailable(latestKubectl) ? false : `kubectl ${latestKubectl} is not installed` }, () => {
+describe("bastions with kubectl", { skip: skipUnlessKubectl(latestKubectl) }, () => {
   let ls: Landscape;
   let k: Kubectl;
   before(async () => {

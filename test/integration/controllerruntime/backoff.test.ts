@@ -53,33 +53,42 @@ test("failures back off 5, 10, 20, 40 ms; requeueAfter waits exactly and resets 
     await eventually("first attempt", () => (attempts.get("job")?.length ? true : undefined));
     const times = (): number[] => attempts.get("job") ?? [];
 
-    await stepUntil(clock, "five attempts", () => times().length >= 5, { stepMs: 1, maxMs: 200, ioMs: 3 });
+    // A due timer hands its key to a worker synchronously within clock.step(); the step has
+    // settled once that reconcile (and its HTTP round trips) is over: nothing queued or in flight.
+    const q = controller.queue;
+    const idle = (): boolean => q.len() === 0 && q.inFlight() === 0;
+    const settled = idle;
+
+    await stepUntil(clock, "five attempts", () => times().length >= 5, { stepMs: 1, maxMs: 200, settled });
     const t = times();
     assert.deepEqual(t.slice(1).map((x, i) => x - t[i]!), [5, 10, 20, 40], "per-key exponential backoff");
     await eventually("status written through the API", async () => {
       const cm = await ts.client.get(ConfigMaps, { namespace: ns, name: "job-status" }).catch(() => undefined);
       return cm?.data?.attempts === "5" ? true : undefined;
     });
-    await eventually("the requeue to be scheduled", () => (controller.queue.delayed() === 1 ? true : undefined));
+    await eventually("the requeue to be scheduled", () => (q.delayed() === 1 && idle() ? true : undefined));
 
     clock.step(29_999);
-    await new Promise((r) => setTimeout(r, 100));
-    assert.equal(times().length, 5, "not requeued before requeueAfter has passed");
-    await stepUntil(clock, "the requeued attempt", () => times().length >= 6, { stepMs: 1, maxMs: 10 });
+    assert.equal(q.delayed(), 1, "the requeue still waits 1 ms before requeueAfter has passed");
+    assert.ok(idle(), "nothing handed to a worker before requeueAfter has passed");
+    assert.equal(times().length, 5);
+    await stepUntil(clock, "the requeued attempt", () => times().length >= 6, { stepMs: 1, maxMs: 10, settled });
     assert.equal(times()[5]! - times()[4]!, 30_000);
-    await stepUntil(clock, "the attempt after the next failure", () => times().length >= 7, { stepMs: 1, maxMs: 100, ioMs: 3 });
+    await stepUntil(clock, "the attempt after the next failure", () => times().length >= 7, { stepMs: 1, maxMs: 100, settled });
     assert.equal(times()[6]! - times()[5]!, 5, "requeueAfter had reset the backoff to its base");
+    await eventually("the successful attempt to finish", () => (idle() ? true : undefined));
+    assert.equal(q.delayed(), 0, "a plain success schedules no requeue");
     clock.step(24 * 3600_000);
-    await new Promise((r) => setTimeout(r, 100));
-    assert.equal(times().length, 7, "a plain success is not requeued");
+    assert.ok(idle(), "a plain success is not requeued");
+    assert.equal(times().length, 7);
 
     await ts.client.create(ConfigMaps, { metadata: { namespace: ns, name: "terminal", labels: { test: "flaky" } } });
     await eventually("terminal attempt", () => (attempts.get("terminal")?.length ? true : undefined));
-    for (let i = 0; i < 20; i++) {
-      clock.step(3600_000);
-      await new Promise((r) => setTimeout(r, 5));
-    }
-    assert.equal(attempts.get("terminal")!.length, 1, "terminal errors are not retried");
+    await eventually("the terminal attempt to finish", () => (idle() ? true : undefined));
+    assert.equal(q.delayed(), 0, "a terminal error schedules no retry");
+    clock.step(20 * 3600_000);
+    assert.ok(idle(), "terminal errors are not retried");
+    assert.equal(attempts.get("terminal")!.length, 1);
     const m = await mgr.registry.getSingleMetricAsString("controller_runtime_terminal_reconcile_errors_total");
     assert.match(m, /controller="flaky"\} 1/);
     const r = await mgr.registry.getSingleMetricAsString("controller_runtime_reconcile_total");

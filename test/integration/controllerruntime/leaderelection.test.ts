@@ -60,21 +60,26 @@ for (const releaseOnCancel of [false, true]) {
     const b = candidate(clock, "b", lease, releaseOnCancel);
     await Promise.all([a.mgr.start(), b.mgr.start()]);
     try {
-      await stepUntil(clock, "a leader", () => a.mgr.isLeader() || b.mgr.isLeader(), { stepMs: 200, maxMs: 10_000 });
+      // Settled: every running elector sleeps on the fake clock again (the mirror controllers
+      // succeed, so their queues set no timers).
+      let electors = 2;
+      const settled = (): boolean => clock.pending() >= electors;
+      await stepUntil(clock, "a leader", () => a.mgr.isLeader() || b.mgr.isLeader(), { stepMs: 200, maxMs: 10_000, settled });
       const [leader, standby] = a.mgr.isLeader() ? [a, b] : [b, a];
       assert.equal(await holder(lease), leader.identity);
 
       await ts.client.create(ConfigMaps, sourceConfigMap(ns, "one", { v: "1" }));
       await mirrored(ns, "one");
       // let the renew loop run for a while: the standby must stay a standby
-      await advance(clock, 60_000, { stepMs: 1000, ioMs: 25 });
+      await advance(clock, 60_000, { stepMs: 1000, settled });
       assert.equal(leader.mgr.isLeader(), true);
       assert.equal(standby.mgr.isLeader(), false);
       assert.ok(leader.reconciler.seen.length > 0);
       assert.equal(standby.reconciler.seen.length, 0, "the standby never reconciles");
 
       await leader.mgr.stop();
-      const tookMs = await stepUntil(clock, "takeover", () => standby.mgr.isLeader(), { stepMs: 250, maxMs: 30_000, ioMs: 25 });
+      electors = 1;
+      const tookMs = await stepUntil(clock, "takeover", () => standby.mgr.isLeader(), { stepMs: 250, maxMs: 30_000, settled });
       t.diagnostic(`takeover ${tookMs} ms (fake) after the leader was ${how}`);
       if (releaseOnCancel) assert.ok(tookMs <= 2_000 * 2.2 + 250, `takeover after a release took ${tookMs} ms`);
       // The standby counts the 15 s from when it *saw* the last renewal (client-go semantics), and
@@ -153,7 +158,13 @@ test("a leader whose lease is taken away steps down after the renew deadline, an
   const a = candidate(clock, "a", lease, true);
   await a.mgr.start();
   try {
-    await stepUntil(clock, "a leads", () => a.mgr.isLeader(), { stepMs: 200, maxMs: 10_000 });
+    // Settled: a's elector sleeps on the fake clock again, or it has stepped down (and ended).
+    let led = false;
+    const settled = (): boolean => {
+      led ||= a.mgr.isLeader();
+      return clock.pending() >= 1 || (led && !a.mgr.isLeader());
+    };
+    await stepUntil(clock, "a leads", () => a.mgr.isLeader(), { stepMs: 200, maxMs: 10_000, settled });
     // Someone else writes itself into the lease (as after a split brain or a manual edit) and keeps it fresh.
     const steal = async (): Promise<void> => {
       const l = await ts.client.get(Leases, { namespace: "kube-system", name: lease });
@@ -171,7 +182,7 @@ test("a leader whose lease is taken away steps down after the renew deadline, an
         }
         return !a.mgr.isLeader();
       },
-      { stepMs: 250, maxMs: 30_000, ioMs: 25 },
+      { stepMs: 250, maxMs: 30_000, settled },
     );
     t.diagnostic(`stepped down ${tookMs} ms (fake) after the lease was taken`);
     assert.ok(tookMs >= 10_000 && tookMs <= 10_000 + 2 * 2_000 + 500, `stepped down after ${tookMs} ms (renew deadline 10 s)`);

@@ -8,10 +8,10 @@ import { isAlreadyExists } from "../../../src/apimachinery/errors.ts";
 import { Namespaces } from "../../../src/client/builtins.ts";
 import { Client } from "../../../src/client/client.ts";
 import { etcdAvailable, startEtcd, type RunningEtcd } from "../../../src/host/etcd.ts";
-import type { FakeClock } from "../../../src/utils/clock.ts";
 import { type ApiServerProcess, startApiServerProcess } from "../../support/apiserver.ts";
 
 export { eventually } from "../../support/http.ts";
+export { advance, stepUntil } from "../../../src/utils/poll.ts";
 
 export type StorageKind = "sqlite" | "etcd";
 
@@ -67,37 +67,5 @@ export async function ensureNamespace(client: Client, name: string): Promise<voi
     await client.create(Namespaces, { metadata: { name } });
   } catch (err) {
     if (!isAlreadyExists(err)) throw err;
-  }
-}
-
-/** Real milliseconds to let I/O (HTTP round trips to the server) happen. */
-export function realPause(ms: number): Promise<void> {
-  return new Promise((r) => setTimeout(r, ms));
-}
-
-/**
- * Moves the fake clock forward stepMs at a time, giving real I/O `ioMs` between steps, until
- * cond() holds. Returns the fake time that passed; throws after maxMs of fake time.
- */
-export async function stepUntil(
-  clock: FakeClock,
-  what: string,
-  cond: () => boolean | Promise<boolean>,
-  opts: { stepMs: number; maxMs: number; ioMs?: number },
-): Promise<number> {
-  const start = clock.nowMs();
-  for (;;) {
-    await realPause(opts.ioMs ?? 15);
-    if (await cond()) return clock.nowMs() - start;
-    if (clock.nowMs() - start >= opts.maxMs) throw new Error(`${what}: not reached within ${opts.maxMs} ms of fake time`);
-    clock.step(opts.stepMs);
-  }
-}
-
-/** Lets ms of fake time pass in steps of stepMs, giving real I/O ioMs between steps. */
-export async function advance(clock: FakeClock, ms: number, opts: { stepMs: number; ioMs?: number }): Promise<void> {
-  for (let passed = 0; passed < ms; passed += opts.stepMs) {
-    clock.step(opts.stepMs);
-    await realPause(opts.ioMs ?? 15);
   }
 }

@@ -9,7 +9,7 @@ import { after, before, describe, it } from "node:test";
 import { type ApiServerProcess, startApiServerProcess } from "../../support/apiserver.ts";
 import { type RawClient, type RawResponse, rawClient } from "../../support/http.ts";
 import { writeTokenKubeconfig } from "../../support/kubeconfig.ts";
-import { kubectlAvailable, kubectlOk, latestKubectl } from "../../support/kubectl.ts";
+import { kubectlOk, latestKubectl, skipUnlessKubectl } from "../../support/kubectl.ts";
 import { assertServedThroughout, startBystander } from "../../support/liveness.ts";
 
 const PUBLIC = ["/healthz", "/livez", "/readyz", "/version", "/version/", "/healthz?verbose"];
@@ -111,7 +111,7 @@ void describe("anonymous requests", { timeout: 180_000 }, () => {
     ]);
   });
 
-  void it("kubectl: discovery and reads work as before for users", { skip: kubectlAvailable(latestKubectl) ? false : "kubectl is not installed" }, async () => {
+  void it("kubectl: discovery and reads work as before for users", { skip: skipUnlessKubectl(latestKubectl) }, async () => {
     const resources = await kubectlOk(latestKubectl, ["api-resources", "-o", "name"], { kubeconfig: server.kubeconfig });
     assert.match(resources, /^bastions\.operations\.gardener\.cloud$/m);
     assert.match(resources, /^namespaces$/m);

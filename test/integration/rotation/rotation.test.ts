@@ -12,6 +12,7 @@ import { Secrets } from "../../../src/client/builtins.ts";
 import { Shoots } from "../../../src/client/garden.ts";
 import { unlessNotFound } from "../../../src/client/helpers.ts";
 import { Nodes } from "../../../src/nodeagent/node.ts";
+import { controllersIdle } from "../../support/controllers.ts";
 import { eventually } from "../../support/http.ts";
 import { type Landscape, type Machine, PROJECT_NS, createShoot, startLandscape } from "./landscape.ts";
 
@@ -41,10 +42,10 @@ describe("SSH key pair rotation", { timeout: 180_000 }, () => {
     for (const m of machines) assert.equal(m.authorizedKeys(), expected, `${m.name}: exactly the current and the previous key`);
     return done;
   };
-  /** Moves the fake clock to `at` in small steps, so controller-manager retries (on fake time) run on the way. */
+  /** Moves the fake clock to `at` (timers fire in order on the way), then waits until every reconcile that set off is over. */
   const stepTo = async (at: number): Promise<void> => {
     ls.clock.set(at);
-    await new Promise((r) => setTimeout(r, 20));
+    await controllersIdle([ls.gcm.manager, ls.gardenlet.manager]);
   };
 
   before(async () => {

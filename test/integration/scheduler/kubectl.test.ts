@@ -3,11 +3,11 @@
 // FailedScheduling event with upstream's message.
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { kubectlAvailable, kubectlFor, type Kubectl } from "../../support/kubectl.ts";
+import { kubectlFor, skipUnlessKubectl, type Kubectl } from "../../support/kubectl.ts";
 import { parseTable, rowWhere } from "../../support/table.ts";
 import { type Env, addNode, boundNode, eventually, namespace, startEnv } from "./support.ts";
 
-void describe("kubectl with the scheduler", { timeout: 120_000, skip: kubectlAvailable("1.33") ? false : "kubectl 1.33 is not installed" }, () => {
+void describe("kubectl with the scheduler", { timeout: 120_000, skip: skipUnlessKubectl("1.33") }, () => {
   let env: Env;
   let k: Kubectl;
   before(async () => {
