@@ -33,3 +33,16 @@ test("the supervisor takes the bastion time-to-live from its option, else from t
   assert.equal(bastionTimeToLiveOf(undefined, { [BASTION_TTL_ENV]: "" }), undefined);
   assert.equal(bastionTimeToLiveOf(undefined, {}), undefined);
 });
+
+test("with a bootstrap kubeconfig the user-data holds no other credentials and the agent gets its own kubeconfig and its OSC Secret", () => {
+  const ud = workerUserData({ bootstrapKubeconfig: "apiVersion: v1\nusers: [{user: {token: abcdef.0123456789abcdef}}]\n", secretName: "gardener-node-agent-worker-1234abcd", nodeName: "n1", pool: "worker" });
+  assert.match(ud, /cat > \/var\/lib\/gardener-node-agent\/bootstrap-kubeconfig <<'GARDENER_LOCAL_EOF'\napiVersion: v1\nusers: \[\{user: \{token: abcdef\.0123456789abcdef\}\}\]\nGARDENER_LOCAL_EOF\nchmod 600 \/var\/lib\/gardener-node-agent\/bootstrap-kubeconfig\n/);
+  assert.doesNotMatch(ud, /\/etc\/gardener-node-agent/);
+  assert.match(ud, /gardener-node-agent\.js --bootstrap-kubeconfig \/var\/lib\/gardener-node-agent\/bootstrap-kubeconfig --kubeconfig \/var\/lib\/gardener-node-agent\/kubeconfig --node-name n1 --pool worker --secret-name gardener-node-agent-worker-1234abcd /);
+  assert.throws(() => workerUserData({ nodeName: "n1", pool: "worker" }), /exactly one of kubeconfig and bootstrapKubeconfig/);
+  assert.throws(() => workerUserData({ kubeconfig: "x", bootstrapKubeconfig: "y", nodeName: "n1", pool: "worker" }), /exactly one/);
+});
+
+test("the shoot API server accepts bootstrap tokens", () => {
+  assert.match(shootApiServer(ctx).args.join(" "), /--enable-bootstrap-token-auth/);
+});

@@ -52,7 +52,7 @@ export const gardenApiServer = (c: ComponentContext): ComponentSpec =>
     ...(c.bastionTimeToLive ? ["--bastion-time-to-live", c.bastionTimeToLive] : []),
   ]);
 export const seedApiServer = (c: ComponentContext): ComponentSpec => apiserver(c, "seed", ["--bind-address", "127.0.0.1"]);
-export const shootApiServer = (c: ComponentContext): ComponentSpec => apiserver(c, "shoot", ["--bind-address", c.hostAddress, "--advertise-address", c.hostAddress]);
+export const shootApiServer = (c: ComponentContext): ComponentSpec => apiserver(c, "shoot", ["--bind-address", c.hostAddress, "--advertise-address", c.hostAddress, "--enable-bootstrap-token-auth"]);
 
 export const controllerManager = (c: ComponentContext): ComponentSpec =>
   node(c.layout, "gardener-controller-manager", "gardener-controller-manager", ["--kubeconfig", c.layout.gardenKubeconfig, "--leader-elect", "false", "--metrics-bind-address", "0", "--log-level", "warn"]);
@@ -74,17 +74,42 @@ export const providerLocal = (c: ComponentContext): ComponentSpec =>
     "--metrics-bind-address", "0", "--log-level", "warn",
   ]);
 
-/** The user-data of a worker: writes the node agent's kubeconfig and keeps the node agent running. */
-export function workerUserData(o: { kubeconfig: string; nodeName: string; pool: string }): string {
-  const agent = [process.execPath, bin("gardener-node-agent"), "--kubeconfig", "/etc/gardener-node-agent/kubeconfig", "--node-name", o.nodeName, "--pool", o.pool, "--host-key-dir", "/run/ga/host-keys", "--log-level", "info"].join(" ");
+/** Where a worker's node agent keeps its credentials (docs/node-bootstrap.md#the-local-landscape). */
+export const NODE_AGENT_DIR = "/var/lib/gardener-node-agent";
+export const NODE_AGENT_KUBECONFIG = `${NODE_AGENT_DIR}/kubeconfig`;
+export const NODE_AGENT_BOOTSTRAP_KUBECONFIG = `${NODE_AGENT_DIR}/bootstrap-kubeconfig`;
+
+export interface WorkerUserDataOptions {
+  nodeName: string;
+  pool: string;
+  /** A kubeconfig the node agent uses as is (written to /etc/gardener-node-agent/kubeconfig). */
+  kubeconfig?: string;
+  /**
+   * Instead of `kubeconfig`: a bootstrap token kubeconfig; the node agent obtains its own
+   * `system:node:<name>` certificate into NODE_AGENT_KUBECONFIG and follows `secretName`.
+   */
+  bootstrapKubeconfig?: string;
+  /** The pool's OSC Secret (`--secret-name`): a node identity may read only that one. */
+  secretName?: string;
+}
+
+const heredoc = (path: string, text: string): string[] => [`cat > ${path} <<'GARDENER_LOCAL_EOF'`, text.trimEnd(), "GARDENER_LOCAL_EOF", `chmod 600 ${path}`];
+
+/** The user-data of a worker: writes the node agent's credentials and keeps the node agent running. */
+export function workerUserData(o: WorkerUserDataOptions): string {
+  if ((o.kubeconfig === undefined) === (o.bootstrapKubeconfig === undefined)) throw new Error("worker user-data needs exactly one of kubeconfig and bootstrapKubeconfig");
+  const credentials = o.bootstrapKubeconfig !== undefined
+    ? ["--bootstrap-kubeconfig", NODE_AGENT_BOOTSTRAP_KUBECONFIG, "--kubeconfig", NODE_AGENT_KUBECONFIG]
+    : ["--kubeconfig", "/etc/gardener-node-agent/kubeconfig"];
+  const secret = o.secretName ? ["--secret-name", o.secretName] : [];
+  const agent = [process.execPath, bin("gardener-node-agent"), ...credentials, "--node-name", o.nodeName, "--pool", o.pool, ...secret, "--host-key-dir", "/run/ga/host-keys", "--log-level", "info"].join(" ");
+  const files = o.bootstrapKubeconfig !== undefined
+    ? [`mkdir -p ${NODE_AGENT_DIR}`, `chmod 700 ${NODE_AGENT_DIR}`, ...heredoc(NODE_AGENT_BOOTSTRAP_KUBECONFIG, o.bootstrapKubeconfig)]
+    : ["mkdir -p /etc/gardener-node-agent", ...heredoc("/etc/gardener-node-agent/kubeconfig", o.kubeconfig ?? "")];
   return [
     "#!/bin/sh",
     "set -e",
-    "mkdir -p /etc/gardener-node-agent",
-    "cat > /etc/gardener-node-agent/kubeconfig <<'GARDENER_LOCAL_EOF'",
-    o.kubeconfig.trimEnd(),
-    "GARDENER_LOCAL_EOF",
-    "chmod 600 /etc/gardener-node-agent/kubeconfig",
+    ...files,
     // The node agent is this machine's one long-running service: restarted when it exits.
     `setsid sh -c 'while :; do ${agent}; sleep 2; done' </dev/null >>/run/ga/node-agent.log 2>&1 &`,
     "",

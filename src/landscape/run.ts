@@ -4,7 +4,7 @@
 // status.json, then keeps the components running until SIGTERM.
 import { copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { ANNOTATION_CHECKSUM_CLOUD_CONFIG, ANNOTATION_CHECKSUM_DATA_SCRIPT, ANNOTATION_SSH_HOST_KEYS, LABEL_ROLE, LABEL_WORKER_POOL, OSC_NAMESPACE, ROLE_OSC } from "../api/gardencore/osc.ts";
+import { ANNOTATION_CHECKSUM_CLOUD_CONFIG, ANNOTATION_CHECKSUM_DATA_SCRIPT, ANNOTATION_SSH_HOST_KEYS, LABEL_ROLE, LABEL_WORKER_POOL, OSC_NAMESPACE, ROLE_OSC, oscSecretNameOf } from "../api/gardencore/osc.ts";
 import { SEEDS_GROUP } from "../apis/gardencore/v1beta1/types.ts";
 import { seedUserName } from "../api/gardencore/identity.ts";
 import { issueClientCertificate } from "../apiserver/certs/issue.ts";
@@ -17,6 +17,7 @@ import { startWorker } from "../provider-local/machines/workers.ts";
 import { FileAddressBook } from "../provider-local/network/addresses.ts";
 import { DEFAULT_NODE_CIDR, LocalNetworks } from "../provider-local/network/networks.ts";
 import * as c from "./components.ts";
+import { clusterOf, workerBootstrapKubeconfig } from "./nodetokens.ts";
 import { type Layout, type Ports, killRecorded, MEMBER_USER, PROJECT_NAMESPACE, SHOOT, SHOOT_TECHNICAL_ID, WORKER_POOL, WORKERS } from "./layout.ts";
 import { applySeedCRDs, createGardenObjects, createShoot, publishShootKubeconfig } from "./objects.ts";
 import { writeStatus, type LandscapeStatus } from "./status.ts";
@@ -152,7 +153,8 @@ export async function runLandscape(o: RunOptions, status: Status, onStop: (stop:
   log("project local ready");
   // Gardener's default node network: room for about a thousand machines (a bridge's ports) per shoot.
   // A shoot of an earlier run keeps the node network it has.
-  const nodeCidr = (await createShoot(garden, seed, DEFAULT_NODE_CIDR)).spec.networking?.nodes ?? DEFAULT_NODE_CIDR;
+  const shootObject = await createShoot(garden, seed, DEFAULT_NODE_CIDR);
+  const nodeCidr = shootObject.spec.networking?.nodes ?? DEFAULT_NODE_CIDR;
   await publishShootKubeconfig(garden, readFileSync(layout.shootKubeconfig, "utf8"));
   supervisor.start(c.gardenlet(ctx));
   supervisor.start(c.providerLocal(ctx));
@@ -161,11 +163,16 @@ export async function runLandscape(o: RunOptions, status: Status, onStop: (stop:
 
   // The machines are new (fresh host keys): Nodes of an earlier run must not count as registered.
   for (const n of (await shoot.list(Nodes)).items) await shoot.delete(Nodes, { name: n.metadata.name! }).catch(() => undefined);
-  const shootKubeconfig = readFileSync(layout.shootKubeconfig, "utf8");
+  // No worker holds the admin kubeconfig: each gets a bootstrap token of its own (docs/node-bootstrap.md#the-local-landscape).
+  const shootCluster = clusterOf(readFileSync(layout.shootKubeconfig, "utf8"));
+  const pool = shootObject.spec.provider.workers?.find((x) => x.name === WORKER_POOL);
+  if (!pool) throw new Error(`shoot ${SHOOT} has no worker pool ${WORKER_POOL}`);
+  const secretName = oscSecretNameOf(shootObject, pool);
   await Promise.all(
     WORKERS.map(async (w) => {
       const nodeName = `${SHOOT_TECHNICAL_ID}-${WORKER_POOL}-${w}`;
-      const worker = await startWorker(networks, { namespace: SHOOT_TECHNICAL_ID, name: w, userData: c.workerUserData({ kubeconfig: shootKubeconfig, nodeName, pool: WORKER_POOL }), readyTimeoutMs: 60_000,
+      const bootstrapKubeconfig = await workerBootstrapKubeconfig(shoot, { nodeName, cluster: shootCluster, nowMs: Date.now() });
+      const worker = await startWorker(networks, { namespace: SHOOT_TECHNICAL_ID, name: w, userData: c.workerUserData({ bootstrapKubeconfig, secretName, nodeName, pool: WORKER_POOL }), readyTimeoutMs: 60_000,
         // The node agent runs from this checkout: the workers see its code, read-only, and nothing else of it.
         readOnlyBinds: c.nodeAgentCode(),
       });

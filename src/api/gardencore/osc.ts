@@ -3,6 +3,7 @@
 // and its checksum. Pure: no I/O.
 import { createHash } from "node:crypto";
 import { parse, stringify } from "yaml";
+import type { Shoot, Worker } from "../../apis/gardencore/v1beta1/types.ts";
 
 export const OSC_NAMESPACE = "kube-system";
 export const OSC_DATA_KEY = "osc.yaml";
@@ -115,6 +116,16 @@ export function fileContent(osc: OperatingSystemConfig, path: string): string | 
  */
 export function oscSecretName(pool: string, machineGeneration: unknown): string {
   return `${OSC_NAME_PREFIX}${pool}-${checksumOf(stableJSON(machineGeneration)).slice(0, 8)}`;
+}
+
+/** What a pool's machines are: the hash in the OSC Secret's name (never the keys, never SSH access). */
+export function machineGeneration(shoot: Shoot, worker: Worker): unknown {
+  return { machine: worker.machine ?? null, kubernetesVersion: shoot.spec.kubernetes?.version ?? null };
+}
+
+/** The name of a pool's OSC Secret (what the gardenlet writes and a node agent's `--secret-name`). */
+export function oscSecretNameOf(shoot: Shoot, worker: Worker): string {
+  return oscSecretName(worker.name, machineGeneration(shoot, worker));
 }
 
 /** JSON with object keys sorted, so equal values hash equally. */

@@ -4,11 +4,13 @@
 // SIGKILL of the supervisor works; `down` leaves no namespace, link, mount, process or nft table behind.
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { ANNOTATION_SSH_HOST_KEYS } from "../../../src/api/gardencore/osc.ts";
+import { isForbidden } from "../../../src/apimachinery/errors.ts";
+import { Secrets } from "../../../src/client/builtins.ts";
 import { Client } from "../../../src/client/client.ts";
 import { Nodes } from "../../../src/nodeagent/node.ts";
 import { eventually } from "../../support/http.ts";
@@ -106,7 +108,7 @@ describe("gardener-local e2e", { skip, timeout: 240_000 }, () => {
     stopBurning?.();
     assert.equal(r.code, 0, r.out);
     assert.match(r.out, /^worker-w1$/m);
-    assert.match(r.out, /cidr="192\.168\.250\.\d+\/32"/, "the host's public-network address is the user's address");
+    assert.match(r.out, /cidr="198\.18\.\d+\.\d+\/32"/, "the host's public-network address is the user's address");
   });
 
   test("root on a node, by sudo as the README's user, sees none of the landscape's state", async () => {
@@ -116,6 +118,35 @@ describe("gardener-local e2e", { skip, timeout: 240_000 }, () => {
     assert.match(r.out, /^0$/m, "sudo works on the node");
     assert.doesNotMatch(r.out, /LEAK:\//, "no path of the landscape exists on the node");
     assert.match(r.out, /^done$/m);
+  });
+
+  test("no worker holds admin credentials: each node agent's kubeconfig is system:node:<name> and may not list kube-system's Secrets", async () => {
+    const machines = join(dir, "provider", "host", "machines");
+    const found = readdirSync(machines).filter((m) => existsSync(join(machines, m, "upper", "var/lib/gardener-node-agent/kubeconfig")));
+    assert.equal(found.length, 2, `machines with a node agent kubeconfig: ${found.join(", ")}`);
+    const names: string[] = [];
+    for (const m of found) {
+      const upper = join(machines, m, "upper");
+      assert.equal(existsSync(join(upper, "etc/gardener-node-agent/kubeconfig")), false, "no admin kubeconfig on the machine");
+      const bootstrap = readFileSync(join(upper, "var/lib/gardener-node-agent/bootstrap-kubeconfig"), "utf8");
+      assert.match(bootstrap, /token: [a-z0-9]{6}\.[a-z0-9]{16}/, "the user-data's credential is a bootstrap token");
+      assert.doesNotMatch(bootstrap, /client-key-data/);
+      // Read from the host: the machine's own file, used as it is.
+      const node = Client.fromKubeconfigFile(join(upper, "var/lib/gardener-node-agent/kubeconfig"), { fieldManager: "e2e" });
+      try {
+        const review = await node.transport.request<{ status: { userInfo: { username: string; groups: string[] } } }>({
+          method: "POST", path: "/apis/authentication.k8s.io/v1/selfsubjectreviews", body: { apiVersion: "authentication.k8s.io/v1", kind: "SelfSubjectReview" },
+        });
+        assert.ok(review.status.userInfo.groups.includes("system:nodes"), JSON.stringify(review.status.userInfo));
+        assert.ok(!review.status.userInfo.groups.includes("system:masters"));
+        names.push(review.status.userInfo.username);
+        await assert.rejects(node.list(Secrets, { namespace: "kube-system" }), (err: unknown) => isForbidden(err));
+        await assert.rejects(node.get(Secrets, { namespace: "kube-system", name: "gardener-node-agent-any" }), (err: unknown) => isForbidden(err));
+      } finally {
+        node.close();
+      }
+    }
+    assert.deepEqual(names.sort(), ["system:node:shoot--local--local-worker-w1", "system:node:shoot--local--local-worker-w2"]);
   });
 
   test("kubectl: the member lists the project's shoots but may not list seeds; the admin may", { skip: skipUnlessKubectl(latestKubectl) }, async () => {

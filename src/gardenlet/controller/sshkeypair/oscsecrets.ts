@@ -1,7 +1,7 @@
 // The per-pool OperatingSystemConfig Secrets in the shoot's kube-system (spec/ssh-keypair-rotation.md
 // docs/maintenance-and-rotation.md#node-configuration): rendered for every worker pool, written only when `osc.yaml` changed, and removed for pools
 // (or machine generations) that no longer exist.
-import type { Shoot, Worker } from "../../../apis/gardencore/v1beta1/types.ts";
+import type { Shoot } from "../../../apis/gardencore/v1beta1/types.ts";
 import {
   ANNOTATION_CHECKSUM_DATA_SCRIPT,
   LABEL_ROLE,
@@ -10,7 +10,7 @@ import {
   OSC_NAMESPACE,
   ROLE_OSC,
   checksumOf,
-  oscSecretName,
+  oscSecretNameOf,
   renderOSC,
 } from "../../../api/gardencore/osc.ts";
 import { type Secret, Secrets } from "../../../client/builtins.ts";
@@ -25,17 +25,12 @@ export interface PoolOSC {
   secret: Secret;
 }
 
-/** What a pool's machines are: the hash in the Secret's name (never the keys, never SSH access). */
-export function machineGeneration(shoot: Shoot, worker: Worker): unknown {
-  return { machine: worker.machine ?? null, kubernetesVersion: shoot.spec.kubernetes?.version ?? null };
-}
-
 /** The desired OSC Secret of every worker pool; `authorizedKeys` undefined renders no `gardener-user` part. */
 export function desiredOSCSecrets(shoot: Shoot, authorizedKeys: string[] | undefined): PoolOSC[] {
   const yaml = renderOSC({ authorizedKeys });
   const checksum = checksumOf(yaml);
   return (shoot.spec.provider.workers ?? []).map((worker) => {
-    const secretName = oscSecretName(worker.name, machineGeneration(shoot, worker));
+    const secretName = oscSecretNameOf(shoot, worker);
     const secret: Secret = {
       metadata: {
         namespace: OSC_NAMESPACE,
