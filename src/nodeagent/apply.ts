@@ -1,8 +1,9 @@
 // Applying the pool's OSC (docs/maintenance-and-rotation.md#the-node-agent): pick the Secret, check its
 // checksum, apply the `gardener-user` part and the desired sshd state, then report the checksum on
-// the Node. Every pass re-applies the SSH parts (idempotent: unchanged files are not rewritten), which
-// also repairs drift; a pass is scheduled again after the full resync period.
-import { ANNOTATION_CHECKSUM_CLOUD_CONFIG, ANNOTATION_CHECKSUM_DATA_SCRIPT, AUTHORIZED_KEYS_FILE, LABEL_WORKER_POOL, OSC_DATA_KEY, OSC_NAMESPACE, checksumOf, fileContent, parseOSC } from "../api/gardencore/osc.ts";
+// the Node. Every pass re-applies the `gardener-user` part (idempotent: unchanged files are not
+// rewritten), which also repairs drift; sshd is only touched when its desired state changes (the
+// periodic sshd check repairs its drift); a pass is scheduled again after the full resync period.
+import { ANNOTATION_CHECKSUM_DATA_SCRIPT, AUTHORIZED_KEYS_FILE, LABEL_WORKER_POOL, OSC_DATA_KEY, OSC_NAMESPACE, checksumOf, fileContent, parseOSC } from "../api/gardencore/osc.ts";
 import type { Node } from "../apis/core/v1/types.ts";
 import { isNotFound } from "../apimachinery/errors.ts";
 import { type Secret, Secrets } from "../client/builtins.ts";
@@ -11,7 +12,7 @@ import type { Cache } from "../controllerruntime/cache/cache.ts";
 import type { ReconcileContext, Result } from "../controllerruntime/reconcile.ts";
 import { terminal } from "../controllerruntime/reconcile.ts";
 import { applyGardenerUser } from "./gardeneruser.ts";
-import { Nodes, reportApplied } from "./node.ts";
+import { reportApplied } from "./node.ts";
 import type { SshdEnsurer } from "./sshd.ts";
 import type { UserManager } from "./users.ts";
 
@@ -71,12 +72,16 @@ export class OSCApplier {
     const keys = fileContent(osc, AUTHORIZED_KEYS_FILE);
     const user = await applyGardenerUser(this.d.root, this.d.users, keys);
     if (user.changed) rc.log.info({ secret: secretName, sshAccess: keys !== undefined }, "gardener-user applied");
-    await this.d.sshd.ensure(keys !== undefined);
-    this.sshdEnabled = keys !== undefined;
-    if (this.lastApplied !== checksum || !(await this.reported(checksum, rc.signal))) {
-      await this.report(secretName, checksum, rc.signal);
-      rc.log.info({ secret: secretName, checksum }, "operating system config applied");
+    const enabled = keys !== undefined;
+    // systemctl only when the desired state changes (or on the first apply): the periodic sshd check
+    // repairs drift, so a key rotation reports without waiting for it.
+    if (this.sshdEnabled !== enabled) {
+      await this.d.sshd.ensure(enabled);
+      this.sshdEnabled = enabled;
     }
+    // One merge patch, no read first: at a resync it also restores an annotation someone removed.
+    await this.report(secretName, checksum, rc.signal);
+    if (this.lastApplied !== checksum) rc.log.info({ secret: secretName, checksum }, "operating system config applied");
     this.lastApplied = checksum;
     return { requeueAfterMs: this.d.fullResyncMs };
   }
@@ -85,16 +90,6 @@ export class OSCApplier {
   async checkSshd(): Promise<void> {
     if (this.sshdEnabled === undefined) return;
     await this.d.sshd.ensure(this.sshdEnabled).catch(() => undefined);
-  }
-
-  private async reported(checksum: string, signal: AbortSignal): Promise<boolean> {
-    try {
-      const node = await this.d.client.get(Nodes, { name: this.d.nodeName }, { signal });
-      return node.metadata.annotations?.[ANNOTATION_CHECKSUM_CLOUD_CONFIG] === checksum;
-    } catch (err) {
-      if (isNotFound(err)) return false;
-      throw err;
-    }
   }
 
   private async report(secretName: string, checksum: string, signal: AbortSignal): Promise<void> {

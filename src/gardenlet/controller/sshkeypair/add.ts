@@ -60,6 +60,7 @@ export function addSSHKeypairController(mgr: Manager, o: AddOptions): SSHKeypair
     clock: mgr.clock,
     enqueue: (key) => late.controller?.enqueue(key),
     generateKeyPair: o.generateKeyPair,
+    logger: mgr.logger.child({ controller: CONTROLLER_NAME }),
   });
   const controller = newControllerManagedBy(mgr)
     .named(CONTROLLER_NAME)
@@ -75,6 +76,6 @@ export function addSSHKeypairController(mgr: Manager, o: AddOptions): SSHKeypair
       (await mgr.cache.list(Shoots)).filter((shoot) => technicalIDOf(shoot) === s.metadata.namespace).map((shoot) => keyOf(shoot));
     controller.watch(kindSource(o.seedCache.informerFor(Secrets), enqueueFromMapFunc(toShoot, mgr.logger)));
   }
-  mgr.add({ start: (signal) => signal.addEventListener("abort", () => void reconciler.watches.stopAll(), { once: true }) });
+  mgr.add({ start: (signal) => signal.addEventListener("abort", () => void reconciler.stop(), { once: true }) });
   return { controller, reconciler };
 }

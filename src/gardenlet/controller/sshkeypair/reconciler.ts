@@ -4,6 +4,7 @@
 // every pool's OSC Secret in the shoot, starts a requested rotation once every node runs the latest
 // configuration (the prerequisite gate) and completes it once every node reports the new one. With
 // SSH access disabled it removes key pairs, copies and the `gardener-user` part.
+import type { Logger } from "pino";
 import type { Shoot } from "../../../apis/gardencore/v1beta1/types.ts";
 import { SSH_ROTATION_OPERATIONS, rotationInProgress, rotationRequestStarted, rotationRequested, sshKeypairRotation } from "../../../api/gardencore/rotation.ts";
 import { isSSHAccessEnabled, technicalIDOf } from "../../../api/gardencore/shoot.ts";
@@ -14,6 +15,7 @@ import { unlessNotFound } from "../../../client/helpers.ts";
 import type { ObjectKey } from "../../../client/resource.ts";
 import type { ReconcileContext, Reconciler, Request, Result } from "../../../controllerruntime/reconcile.ts";
 import type { Clock } from "../../../utils/clock.ts";
+import { DirectCompletion, waitingFor } from "./completion.ts";
 import { type KeyGenerator, type KeyPair, generateRSAKeyPair, generatingAhead, keyPairOf, keyPairProblem } from "./keypair.ts";
 import { type NodesState, nodesState, waitingMessage } from "./nodes.ts";
 import { syncOSCAccess } from "./oscaccess.ts";
@@ -55,6 +57,7 @@ export interface SSHKeypairReconcilerDeps {
   enqueue: (key: ObjectKey) => void;
   /** Default RSA 4096 (R1). */
   generateKeyPair?: KeyGenerator;
+  logger?: Logger;
 }
 
 /** `ssh key pair secret <namespace>/<name> is invalid: <reason>` (docs/maintenance-and-rotation.md#key-validation). */
@@ -70,14 +73,23 @@ const initiationLabel = (shoot: Shoot): string => unixSecondsLabel(sshKeypairRot
 export class SSHKeypairReconciler implements Reconciler {
   private readonly generate: KeyGenerator;
   readonly watches: ShootWatches;
+  readonly completion: DirectCompletion;
 
   constructor(private readonly d: SSHKeypairReconcilerDeps) {
     this.generate = d.generateKeyPair ?? generatingAhead(() => generateRSAKeyPair());
-    this.watches = new ShootWatches({ enqueue: d.enqueue, clock: d.clock });
+    this.completion = new DirectCompletion({ gardenClient: d.gardenClient, clock: d.clock, enqueue: d.enqueue, ...(d.logger ? { logger: d.logger } : {}) });
+    this.watches = new ShootWatches({ enqueue: d.enqueue, nodeChanged: (key, cache) => this.completion.nodeChanged(key, cache), clock: d.clock });
+  }
+
+  /** Stops the shoot watches and direct completions. */
+  async stop(): Promise<void> {
+    await Promise.all([this.watches.stopAll(), this.completion.stop()]);
   }
 
   async reconcile(req: Request, rc: ReconcileContext): Promise<Result | void> {
     // Live, not cached: the pass decides on the annotation and the rotation status it just wrote.
+    // Whatever this pass leaves waiting for nodes is recorded again below.
+    this.completion.set(req, undefined);
     let shoot = await unlessNotFound(this.d.gardenClient.get(Shoots, req, { signal: rc.signal }));
     if (!shoot || shoot.metadata.deletionTimestamp) {
       await this.watches.stop(req);
@@ -105,6 +117,7 @@ export class SSHKeypairReconciler implements Reconciler {
           rc.log.info({ nodes: nodes.total, lastCompletionTime: sshKeypairRotation(shoot)?.lastCompletionTime }, "SSH key pair rotation completed");
         } else {
           rc.log.info({ upToDate: nodes.upToDate, nodes: nodes.total, outstanding: nodes.errors }, "SSH key pair rotation waits for nodes");
+          this.completion.set(req, waitingFor(shoot, desired));
         }
       }
       if (!rotationRequested(shoot)) {

@@ -33,7 +33,15 @@ interface Watched {
 export class ShootWatches {
   private readonly watched = new Map<string, Watched>();
 
-  constructor(private readonly o: { enqueue: (key: ObjectKey) => void; clock: Clock; logger?: Logger }) {}
+  constructor(
+    private readonly o: {
+      enqueue: (key: ObjectKey) => void;
+      /** A Node's update that matters (completion.ts); default: enqueue. Adds and deletes always enqueue. */
+      nodeChanged?: (key: ObjectKey, cache: Cache) => void;
+      clock: Clock;
+      logger?: Logger;
+    },
+  ) {}
 
   /** The shoot's cache (Nodes; OSC Secrets in kube-system), started on first use. */
   ensure(key: ObjectKey, client: Client): Cache {
@@ -44,8 +52,9 @@ export class ShootWatches {
     const cache = new Cache(client, { clock: this.o.clock, logger: this.o.logger?.child({ shoot: id }) });
     cache.configure(Secrets, { namespace: OSC_NAMESPACE, labelSelector: `${LABEL_ROLE}=${ROLE_OSC}` });
     const enqueue = (): void => this.o.enqueue(key);
+    const changed = this.o.nodeChanged ? (): void => this.o.nodeChanged?.(key, cache) : enqueue;
     const removers = [
-      cache.informerFor(Nodes).addEventHandler({ onAdd: enqueue, onDelete: enqueue, onUpdate: (a, b) => nodeChanged(a, b) && enqueue() }),
+      cache.informerFor(Nodes).addEventHandler({ onAdd: enqueue, onDelete: enqueue, onUpdate: (a, b) => void (nodeChanged(a, b) && changed()) }),
       cache.informerFor(Secrets).addEventHandler({ onAdd: enqueue, onDelete: enqueue, onUpdate: enqueue }),
     ];
     cache.start();

@@ -1,0 +1,107 @@
+// Completing a rotation from the Node event that completes it (docs/maintenance-and-rotation.md#completion):
+// a pass that leaves a rotation waiting for nodes records what it waits for (the rotation's
+// lastInitiationTime, the Shoot's generation and every pool's desired checksum). A Node update is
+// then checked against that record in the shoot's cache: while nodes are outstanding nothing
+// happens (no pass per report), and the update that completes the set writes `lastCompletionTime`
+// at once, after re-reading the Shoot to confirm it still waits for the same rotation. Anything
+// else (no record, a changed Shoot, a failed write) falls back to a pass.
+import type { Logger } from "pino";
+import { rotationInProgress, sshKeypairRotation } from "../../../api/gardencore/rotation.ts";
+import { isSSHAccessEnabled } from "../../../api/gardencore/shoot.ts";
+import type { Shoot } from "../../../apis/gardencore/v1beta1/types.ts";
+import type { Client } from "../../../client/client.ts";
+import { Shoots } from "../../../client/garden.ts";
+import { unlessNotFound } from "../../../client/helpers.ts";
+import { type ObjectKey, keyString } from "../../../client/resource.ts";
+import type { Cache } from "../../../controllerruntime/cache/cache.ts";
+import type { Clock } from "../../../utils/clock.ts";
+import { nodesState } from "./nodes.ts";
+import type { PoolOSC } from "./oscsecrets.ts";
+import { Nodes } from "./shootwatch.ts";
+import { completeRotation } from "./status.ts";
+
+/** What a waiting rotation waits for. */
+export interface Waiting {
+  initiation: string;
+  generation: number | undefined;
+  desired: readonly Pick<PoolOSC, "pool" | "secretName" | "checksum">[];
+}
+
+export interface CompletionDeps {
+  gardenClient: Client;
+  clock: Clock;
+  /** A pass for the Shoot (the fallback). */
+  enqueue: (key: ObjectKey) => void;
+  logger?: Logger;
+}
+
+/** The Waiting record of a Shoot whose rotation is in progress, from the pass's desired OSCs. */
+export function waitingFor(shoot: Shoot, desired: readonly PoolOSC[]): Waiting {
+  return {
+    initiation: sshKeypairRotation(shoot)?.lastInitiationTime ?? "",
+    generation: shoot.metadata.generation,
+    desired: desired.map(({ pool, secretName, checksum }) => ({ pool, secretName, checksum })),
+  };
+}
+
+/** Whether `shoot` still waits for exactly the rotation `w` records. */
+export function stillWaiting(shoot: Shoot | undefined, w: Waiting): shoot is Shoot {
+  return (
+    !!shoot &&
+    !shoot.metadata.deletionTimestamp &&
+    isSSHAccessEnabled(shoot) &&
+    rotationInProgress(shoot) &&
+    shoot.metadata.generation === w.generation &&
+    sshKeypairRotation(shoot)?.lastInitiationTime === w.initiation
+  );
+}
+
+export class DirectCompletion {
+  private readonly waiting = new Map<string, Waiting>();
+  private readonly running = new Set<Promise<void>>();
+  private readonly abort = new AbortController();
+
+  constructor(private readonly d: CompletionDeps) {}
+
+  /** Called by a pass: the rotation waits for `w` (or, undefined, for nothing). */
+  set(key: ObjectKey, w: Waiting | undefined): void {
+    if (w) this.waiting.set(keyString(key), w);
+    else this.waiting.delete(keyString(key));
+  }
+
+  get(key: ObjectKey): Waiting | undefined {
+    return this.waiting.get(keyString(key));
+  }
+
+  /** A Node of the shoot changed in a way that matters (already in `cache`). */
+  nodeChanged(key: ObjectKey, cache: Cache): void {
+    const w = this.waiting.get(keyString(key));
+    if (!w) return this.d.enqueue(key);
+    const nodes = nodesState(cache.informerFor(Nodes).store.list(), w.desired as PoolOSC[]);
+    if (nodes.upToDate !== nodes.total) return; // still waiting: a pass would only say so
+    this.waiting.delete(keyString(key));
+    const p = this.complete(key, w).finally(() => this.running.delete(p));
+    this.running.add(p);
+  }
+
+  private async complete(key: ObjectKey, w: Waiting): Promise<void> {
+    const signal = this.abort.signal;
+    try {
+      const shoot = await unlessNotFound(this.d.gardenClient.get(Shoots, key, { signal }));
+      if (!stillWaiting(shoot, w)) return this.d.enqueue(key);
+      const done = await completeRotation(this.d.gardenClient, shoot, this.d.clock.nowMs(), signal);
+      this.d.logger?.info({ shoot: keyString(key), lastCompletionTime: sshKeypairRotation(done)?.lastCompletionTime }, "SSH key pair rotation completed by the last node's report");
+    } catch (err) {
+      if (signal.aborted) return;
+      this.d.logger?.info({ err, shoot: keyString(key) }, "SSH key pair rotation: direct completion failed; a pass follows");
+      this.d.enqueue(key);
+    }
+  }
+
+  /** Ends direct completions in flight (the controller stops). */
+  async stop(): Promise<void> {
+    this.abort.abort();
+    this.waiting.clear();
+    await Promise.all([...this.running]);
+  }
+}
