@@ -110,6 +110,7 @@ describe("sshkeypair controller and node agent", { timeout: 120_000 }, () => {
     const other = (await generateRSAKeyPair(2048)).publicKey;
     const yaml = renderOSC({ authorizedKeys: [publicKey, other] });
     const osc = (await oscSecret(ls))!;
+    const sshdCalls = node.sshd.calls.length;
     const started = Date.now();
     await ls.shoot.update(Secrets, { ...osc, metadata: { ...osc.metadata, annotations: { [ANNOTATION_CHECKSUM_DATA_SCRIPT]: checksumOf(yaml) } }, data: { "osc.yaml": b64(yaml) } });
     const ak = join(node.root, "home/gardener/.ssh/authorized_keys");
@@ -119,6 +120,7 @@ describe("sshkeypair controller and node agent", { timeout: 120_000 }, () => {
     }, 1000, 10);
     assert.ok(Date.now() - started < 1000);
     assert.equal(mode(ak), 0o600);
+    assert.equal(node.sshd.calls.length, sshdCalls, "only keys changed: sshd is not touched before the report");
   });
 
   it("a Secret whose checksum does not match osc.yaml is not applied", async (t) => {
@@ -146,8 +148,13 @@ describe("sshkeypair controller and node agent", { timeout: 120_000 }, () => {
     const checks = node.sshd.calls.length;
     clock.step(SSHD_CHECK_MS);
     await eventually("sshd re-checked", () => (node.sshd.calls.length > checks ? true : undefined));
+    const reported = (await ls.shoot.get(Nodes, { name: "node-0" })).metadata.annotations?.[ANNOTATION_CHECKSUM_CLOUD_CONFIG];
+    await ls.shoot.patch(Nodes, { name: "node-0" }, { type: "merge", body: { metadata: { annotations: { [ANNOTATION_CHECKSUM_CLOUD_CONFIG]: null } } } });
     clock.step(FULL_RESYNC_MS);
     await eventually("authorized_keys repaired", () => (readFileSync(ak, "utf8") === publicKey ? true : undefined));
+    await eventually("removed checksum reported again", async () =>
+      (await ls.shoot.get(Nodes, { name: "node-0" })).metadata.annotations?.[ANNOTATION_CHECKSUM_CLOUD_CONFIG] === reported ? true : undefined,
+    );
     assert.equal(mode(ak), 0o600);
   });
 

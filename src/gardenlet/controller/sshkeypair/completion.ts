@@ -98,6 +98,11 @@ export class DirectCompletion {
     }
   }
 
+  /** Resolves when the direct completions started so far are over. */
+  async settled(): Promise<void> {
+    await Promise.all([...this.running]);
+  }
+
   /** Ends direct completions in flight (the controller stops). */
   async stop(): Promise<void> {
     this.abort.abort();
