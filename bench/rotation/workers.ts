@@ -5,10 +5,12 @@
 // file the machine wrote).
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { ANNOTATION_CHECKSUM_CLOUD_CONFIG, ANNOTATION_SSH_HOST_KEYS } from "../../src/api/gardencore/osc.ts";
+import { ANNOTATION_CHECKSUM_CLOUD_CONFIG, ANNOTATION_SSH_HOST_KEYS, oscSecretNameOf } from "../../src/api/gardencore/osc.ts";
+import { Shoots } from "../../src/client/garden.ts";
 import { LinuxHost, type MachineInfo } from "../../src/host/index.ts";
 import { nodeAgentCode, workerUserData } from "../../src/landscape/components.ts";
-import { SHOOT_TECHNICAL_ID, WORKER_POOL } from "../../src/landscape/layout.ts";
+import { PROJECT_NAMESPACE, SHOOT, SHOOT_TECHNICAL_ID, WORKER_POOL } from "../../src/landscape/layout.ts";
+import { clusterOf, workerBootstrapKubeconfig } from "../../src/landscape/nodetokens.ts";
 import { Nodes } from "../../src/nodeagent/node.ts";
 import { startWorker, stopWorker, workerMachineName } from "../../src/provider-local/machines/workers.ts";
 import { FileAddressBook } from "../../src/provider-local/network/addresses.ts";
@@ -46,7 +48,12 @@ export async function landscapeWorkers(l: Landscape): Promise<Workers> {
     machines: (await host.listMachines()).filter(isWorker),
     keys: () => w.machines.map((m) => readOrUndefined(join(m.upperDir, AUTHORIZED_KEYS))),
     async add(names, concurrency, checksum, progress) {
-      const kubeconfig = readFileSync(l.layout.shootKubeconfig, "utf8");
+      // As the landscape's own workers: a bootstrap token each, the node agent's own identity, its pool's OSC Secret.
+      const cluster = clusterOf(readFileSync(l.layout.shootKubeconfig, "utf8"));
+      const shoot = await l.garden.get(Shoots, { namespace: PROJECT_NAMESPACE, name: SHOOT });
+      const pool = shoot.spec.provider.workers?.find((x) => x.name === WORKER_POOL);
+      if (!pool) throw new Error(`shoot ${SHOOT} has no worker pool ${WORKER_POOL}`);
+      const secretName = oscSecretNameOf(shoot, pool);
       const bootMs: number[] = [];
       const queue = [...names];
       const one = async (name: string): Promise<void> => {
@@ -55,7 +62,7 @@ export async function landscapeWorkers(l: Landscape): Promise<Workers> {
         await startWorker(networks, {
           namespace: SHOOT_TECHNICAL_ID,
           name,
-          userData: workerUserData({ kubeconfig, nodeName: nodeNameOf(name), pool: WORKER_POOL }),
+          userData: workerUserData({ bootstrapKubeconfig: await workerBootstrapKubeconfig(l.shoot, { nodeName: nodeNameOf(name), cluster, nowMs: Date.now() }), secretName, nodeName: nodeNameOf(name), pool: WORKER_POOL }),
           readyTimeoutMs: 300_000,
           readOnlyBinds: nodeAgentCode(),
         });

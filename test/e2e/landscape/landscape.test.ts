@@ -44,7 +44,7 @@ function run(args: string[], timeoutMs = 180_000): Promise<{ code: number | null
 
 const snapshot = (dir: string) => hostSnapshot(dir, PREFIX);
 
-describe("gardener-local e2e", { skip, timeout: 240_000 }, () => {
+describe("gardener-local e2e", { skip, timeout: 420_000 }, () => {
   let dir: string;
   let before0: Record<string, string[]>;
   const args = () => ["--state-dir", dir, "--prefix", PREFIX];
