@@ -1,7 +1,8 @@
 // One-way NAT: hosts of a source network (a shoot's node network) reach the outside (the public network)
-// masqueraded behind the router namespace's outside address; nothing outside can open a connection in.
+// masqueraded behind the router namespace's outside address; nothing outside can open a connection in,
+// except what `inbound` names (one source address to one TCP port, e.g. the control plane to the kubelets).
 import { HostSpecError, type Names } from "./names.ts";
-import { familyOf, normalizeCidr } from "./cidr.ts";
+import { addressOf, familyOf, normalizeCidr } from "./cidr.ts";
 import { ownNetns, ownedFields, type HostContext, type Owned } from "./context.ts";
 import { applyTable, deleteTable } from "./nft.ts";
 import type { NftTable } from "./nft-render.ts";
@@ -15,6 +16,13 @@ export interface NatSpec extends Owned {
   sourceCidr: string;
   /** The router's interface towards the outside. */
   outInterface: string;
+  /** New TCP connections from the outside that pass anyway: from `saddr` (an address) to `dport` of the source network. */
+  inbound?: readonly NatInbound[];
+}
+
+export interface NatInbound {
+  saddr: string;
+  dport: number;
 }
 
 export function natTableName(names: Names, name: string): string {
@@ -39,6 +47,7 @@ export function natTable(names: Names, spec: NatSpec): NftTable {
         base: { type: "filter", hook: "forward", priority: "filter", policy: "accept" },
         rules: [
           { ct: ["established", "related"], verdict: "accept" },
+          ...(spec.inbound ?? []).map((i) => ({ iif: spec.outInterface, saddr: addressOf(i.saddr), daddr: source, protocol: "tcp" as const, dport: i.dport, ct: ["new" as const], verdict: "accept" as const })),
           { iif: spec.outInterface, daddr: source, verdict: "drop" },
         ],
       },

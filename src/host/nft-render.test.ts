@@ -145,6 +145,12 @@ test("the NAT table masquerades one way and drops new connections inwards", () =
   );
 });
 
+test("an inbound exception lets new TCP connections from one address to one port through, before the drop", () => {
+  const text = renderTable(natTable(new Names("ga-"), { name: "s", netns: "ga-router", sourceCidr: "10.250.0.0/16", outInterface: "ga-up", inbound: [{ saddr: "198.18.0.2", dport: 10250 }] }));
+  assert.match(text, /ct state established,related accept\n\t\tiifname "ga-up" ip saddr 198\.18\.0\.2 ip daddr 10\.250\.0\.0\/16 tcp dport 10250 ct state new accept\n\t\tiifname "ga-up" ip daddr 10\.250\.0\.0\/16 drop\n/);
+  assert.throws(() => renderTable(natTable(new Names("ga-"), { name: "s", netns: "r", sourceCidr: "10.250.0.0/16", outInterface: "ga-up", inbound: [{ saddr: "fd00::2", dport: 10250 }] })), HostSpecError, "another family");
+});
+
 test("descriptions nft would reject, or that could inject text, are refused before nft runs", () => {
   const base = (rules: NftRule[], extra: Partial<NftTable> = {}): NftTable => ({ family: "inet", name: "t", chains: [{ name: "c", rules }], ...extra });
   const bad: [string, NftTable][] = [

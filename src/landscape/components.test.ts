@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { BASTION_TTL_ENV, bastionTimeToLiveOf, gardenApiServer, gardenlet, shootApiServer, workerUserData, type ComponentContext } from "./components.ts";
+import { BASTION_TTL_ENV, bastionTimeToLiveOf, gardenApiServer, gardenlet, scheduler, seedApiServer, shootApiServer, workerUserData, type ComponentContext } from "./components.ts";
 import { Layout } from "./layout.ts";
 
 const ctx: ComponentContext = { layout: new Layout("/s"), ports: { garden: 1, seed: 2, shoot: 3 }, hostAddress: "192.168.250.2", prefix: "gl-" };
@@ -45,4 +45,20 @@ test("with a bootstrap kubeconfig the user-data holds no other credentials and t
 
 test("the shoot API server accepts bootstrap tokens", () => {
   assert.match(shootApiServer(ctx).args.join(" "), /--enable-bootstrap-token-auth/);
+});
+
+test("a scheduler per API server with its scheduler.kubeconfig; the seed API server is on the host's address too; node grace only when set", () => {
+  assert.deepEqual(scheduler(ctx, "seed").args.slice(1), ["--kubeconfig", "/s/seed/scheduler.kubeconfig", "--metrics-bind-address", "0", "--log-level", "warn"]);
+  assert.equal(scheduler(ctx, "shoot").name, "shoot-scheduler");
+  assert.match(seedApiServer(ctx).args.join(" "), /--bind-address 192\.168\.250\.2 --advertise-address 192\.168\.250\.2$/);
+  assert.match(shootApiServer({ ...ctx, nodeMonitorGracePeriod: "6s" }).args.join(" "), /--node-monitor-grace-period 6s$/);
+  assert.doesNotMatch(gardenApiServer({ ...ctx, nodeMonitorGracePeriod: "6s" }).args.join(" "), /node-monitor/);
+});
+
+test("a worker with a pod range runs the node agent as kubelet and forwards; one without does neither", () => {
+  const ud = workerUserData({ kubeconfig: "x", nodeName: "n1", pool: "worker", podCIDR: "100.96.1.0/24" });
+  assert.match(ud, /--host-key-dir \/run\/ga\/host-keys --kubelet --pod-cidr 100\.96\.1\.0\/24 --log-level/);
+  assert.match(ud, /^echo 1 > \/proc\/sys\/net\/ipv4\/ip_forward$/m);
+  const plain = workerUserData({ kubeconfig: "x", nodeName: "n1", pool: "worker" });
+  assert.doesNotMatch(plain, /--kubelet|ip_forward/);
 });

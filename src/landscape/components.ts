@@ -22,6 +22,8 @@ export interface ComponentContext {
   publicCidr?: string;
   /** `--bastion-time-to-live` of the garden API server (a Go duration); its default (1h) when unset. */
   bastionTimeToLive?: string;
+  /** `--node-monitor-grace-period` of the seed and shoot API servers (a Go duration); their default (40s) when unset. */
+  nodeMonitorGracePeriod?: string;
 }
 
 /**
@@ -29,6 +31,8 @@ export interface ComponentContext {
  * `gardener-local supervise`): the supervisor reads it from its environment.
  */
 export const BASTION_TTL_ENV = "GARDENER_LOCAL_BASTION_TIME_TO_LIVE";
+/** Likewise the node monitor grace period (tests of silent nodes shorten it). */
+export const NODE_GRACE_ENV = "GARDENER_LOCAL_NODE_MONITOR_GRACE_PERIOD";
 
 /** The supervisor's Bastion time-to-live: an explicit option first, else $GARDENER_LOCAL_BASTION_TIME_TO_LIVE; empty means unset. */
 export function bastionTimeToLiveOf(option: string | undefined, env: NodeJS.ProcessEnv = process.env): string | undefined {
@@ -51,8 +55,15 @@ export const gardenApiServer = (c: ComponentContext): ComponentSpec =>
     "--enable-gardener-apis", "--authorization-mode", "Seed,RBAC",
     ...(c.bastionTimeToLive ? ["--bastion-time-to-live", c.bastionTimeToLive] : []),
   ]);
-export const seedApiServer = (c: ComponentContext): ComponentSpec => apiserver(c, "seed", ["--bind-address", "127.0.0.1"]);
-export const shootApiServer = (c: ComponentContext): ComponentSpec => apiserver(c, "shoot", ["--bind-address", c.hostAddress, "--advertise-address", c.hostAddress, "--enable-bootstrap-token-auth"]);
+const nodeGrace = (c: ComponentContext): string[] => (c.nodeMonitorGracePeriod ? ["--node-monitor-grace-period", c.nodeMonitorGracePeriod] : []);
+// The seed and shoot API servers bind and advertise the host's public address: their node agents reach them
+// from their machines through the node networks' NAT, and they reach the kubelets over the host's routes.
+export const seedApiServer = (c: ComponentContext): ComponentSpec => apiserver(c, "seed", ["--bind-address", c.hostAddress, "--advertise-address", c.hostAddress, ...nodeGrace(c)]);
+export const shootApiServer = (c: ComponentContext): ComponentSpec => apiserver(c, "shoot", ["--bind-address", c.hostAddress, "--advertise-address", c.hostAddress, "--enable-bootstrap-token-auth", ...nodeGrace(c)]);
+
+/** The scheduler beside a cluster's API server (docs/scheduler.md), as system:kube-scheduler. */
+export const scheduler = (c: ComponentContext, name: "garden" | "seed" | "shoot"): ComponentSpec =>
+  node(c.layout, `${name}-scheduler`, "kube-scheduler", ["--kubeconfig", join(c.layout.apiServerDir(name), "scheduler.kubeconfig"), "--metrics-bind-address", "0", "--log-level", "warn"]);
 
 export const controllerManager = (c: ComponentContext): ComponentSpec =>
   node(c.layout, "gardener-controller-manager", "gardener-controller-manager", ["--kubeconfig", c.layout.gardenKubeconfig, "--leader-elect", "false", "--metrics-bind-address", "0", "--log-level", "warn"]);
@@ -91,6 +102,8 @@ export interface WorkerUserDataOptions {
   bootstrapKubeconfig?: string;
   /** The pool's OSC Secret (`--secret-name`): a node identity may read only that one. */
   secretName?: string;
+  /** The node's pod range: the node agent is also the node's kubelet and the machine forwards its pods' traffic. */
+  podCIDR?: string;
 }
 
 const heredoc = (path: string, text: string): string[] => [`cat > ${path} <<'GARDENER_LOCAL_EOF'`, text.trimEnd(), "GARDENER_LOCAL_EOF", `chmod 600 ${path}`];
@@ -102,13 +115,16 @@ export function workerUserData(o: WorkerUserDataOptions): string {
     ? ["--bootstrap-kubeconfig", NODE_AGENT_BOOTSTRAP_KUBECONFIG, "--kubeconfig", NODE_AGENT_KUBECONFIG]
     : ["--kubeconfig", "/etc/gardener-node-agent/kubeconfig"];
   const secret = o.secretName ? ["--secret-name", o.secretName] : [];
-  const agent = [process.execPath, bin("gardener-node-agent"), ...credentials, "--node-name", o.nodeName, "--pool", o.pool, ...secret, "--host-key-dir", "/run/ga/host-keys", "--log-level", "info"].join(" ");
+  const kubelet = o.podCIDR ? ["--kubelet", "--pod-cidr", o.podCIDR] : [];
+  const agent = [process.execPath, bin("gardener-node-agent"), ...credentials, "--node-name", o.nodeName, "--pool", o.pool, ...secret, "--host-key-dir", "/run/ga/host-keys", ...kubelet, "--log-level", "info"].join(" ");
   const files = o.bootstrapKubeconfig !== undefined
     ? [`mkdir -p ${NODE_AGENT_DIR}`, `chmod 700 ${NODE_AGENT_DIR}`, ...heredoc(NODE_AGENT_BOOTSTRAP_KUBECONFIG, o.bootstrapKubeconfig)]
     : ["mkdir -p /etc/gardener-node-agent", ...heredoc("/etc/gardener-node-agent/kubeconfig", o.kubeconfig ?? "")];
   return [
     "#!/bin/sh",
     "set -e",
+    // As Gardener's operating system config sets net.ipv4.ip_forward: pods reach the outside through the node.
+    ...(o.podCIDR ? ["echo 1 > /proc/sys/net/ipv4/ip_forward"] : []),
     ...files,
     // The node agent is this machine's one long-running service: restarted when it exits.
     `setsid sh -c 'while :; do ${agent}; sleep 2; done' </dev/null >>/run/ga/node-agent.log 2>&1 &`,

@@ -4,7 +4,7 @@
 import { existsSync, mkdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { LinuxHost, type SweepReport } from "../host/index.ts";
-import { BASTION_TTL_ENV, REPO, bin } from "./components.ts";
+import { BASTION_TTL_ENV, NODE_GRACE_ENV, REPO, bin } from "./components.ts";
 import { type Layout, killRecorded, pidOfOurs } from "./layout.ts";
 import { readStatus, formatStatus, type LandscapeStatus } from "./status.ts";
 import { runInheritingSync, startLogged } from "../host/spawn.ts";
@@ -38,6 +38,8 @@ export interface UpOptions {
   publicCidr?: string;
   /** The garden API server's `--bastion-time-to-live` (a Go duration, e.g. "20s"); default 1h. */
   bastionTimeToLive?: string;
+  /** The seed's and shoot's `--node-monitor-grace-period` (a Go duration); default 40s. */
+  nodeMonitorGracePeriod?: string;
   /** Progress lines. */
   out: (line: string) => void;
   /**
@@ -52,10 +54,12 @@ export class UpInterruptedError extends Error {
 }
 
 /** The supervisor's environment: ours, plus the options its command line does not carry. */
-export function supervisorEnv(o: Pick<UpOptions, "bastionTimeToLive">, base: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
+export function supervisorEnv(o: Pick<UpOptions, "bastionTimeToLive" | "nodeMonitorGracePeriod">, base: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
   const env = { ...base };
   delete env[BASTION_TTL_ENV];
+  delete env[NODE_GRACE_ENV];
   if (o.bastionTimeToLive) env[BASTION_TTL_ENV] = o.bastionTimeToLive;
+  if (o.nodeMonitorGracePeriod) env[NODE_GRACE_ENV] = o.nodeMonitorGracePeriod;
   return env;
 }
 

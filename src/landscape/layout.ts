@@ -17,6 +17,17 @@ export const SHOOT_TECHNICAL_ID = "shoot--local--local";
 export const WORKER_POOL = "worker";
 export const WORKERS = ["w1", "w2"] as const;
 export const MEMBER_USER = "local-member";
+/** Gardener's default pod network of a shoot; each node runs its pods in a /24 of it. */
+export const SHOOT_POD_CIDR = "100.96.0.0/11";
+/**
+ * The seed's own worker machine (it hosts operators' terminals): a node network of its own (key
+ * SEED_NODE_NETWORK), apart from the shoot's so the host routes each node address to one router.
+ */
+export const SEED_NODE_NETWORK = "seed-local";
+export const SEED_NODE_CIDR = "10.249.0.0/24";
+export const SEED_POD_CIDR = "10.1.0.0/16";
+export const SEED_WORKERS = ["w1"] as const;
+export const NODE_POD_PREFIX_LENGTH = 24;
 export const DEFAULT_PREFIX = "gl-";
 
 export interface Ports {

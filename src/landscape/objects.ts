@@ -41,15 +41,15 @@ export async function createGardenObjects(garden: Client): Promise<void> {
   });
 }
 
-/** The Shoot (scheduled to seed local, nodes in `nodeCidr`), its technicalID, seed namespace and Cluster. */
-export async function createShoot(garden: Client, seed: Client, nodeCidr: string): Promise<Shoot> {
+/** The Shoot (scheduled to seed local, nodes in `nodeCidr`, pods in `podCidr`), its technicalID, seed namespace and Cluster. */
+export async function createShoot(garden: Client, seed: Client, nodeCidr: string, podCidr: string): Promise<Shoot> {
   const n = WORKERS.length;
   await createIfAbsent(garden, Shoots, {
     metadata: { name: SHOOT, namespace: PROJECT_NAMESPACE },
     spec: {
       seedName: SEED,
       provider: { type: "local", workers: [{ name: WORKER_POOL, minimum: n, maximum: n }] },
-      networking: { nodes: nodeCidr },
+      networking: { nodes: nodeCidr, pods: podCidr },
     },
   });
   const shoot = await garden.patchStatus(Shoots, { namespace: PROJECT_NAMESPACE, name: SHOOT }, { type: "merge", body: { status: { technicalID: SHOOT_TECHNICAL_ID } } });

@@ -13,12 +13,12 @@ import { Namespaces, Secrets } from "../client/builtins.ts";
 import { Client } from "../client/client.ts";
 import { LinuxHost } from "../host/index.ts";
 import { Nodes } from "../nodeagent/node.ts";
-import { startWorker } from "../provider-local/machines/workers.ts";
 import { FileAddressBook } from "../provider-local/network/addresses.ts";
 import { DEFAULT_NODE_CIDR, LocalNetworks } from "../provider-local/network/networks.ts";
 import * as c from "./components.ts";
 import { clusterOf, workerBootstrapKubeconfig } from "./nodetokens.ts";
-import { type Layout, type Ports, killRecorded, MEMBER_USER, PROJECT_NAMESPACE, SHOOT, SHOOT_TECHNICAL_ID, WORKER_POOL, WORKERS } from "./layout.ts";
+import { type Layout, type Ports, killRecorded, MEMBER_USER, PROJECT_NAMESPACE, SEED_NODE_CIDR, SEED_NODE_NETWORK, SEED_POD_CIDR, SEED_WORKERS, SHOOT, SHOOT_POD_CIDR, SHOOT_TECHNICAL_ID, WORKER_POOL, WORKERS } from "./layout.ts";
+import { readyNodes, schedulerRunning, startClusterNodes } from "./nodes.ts";
 import { applySeedCRDs, createGardenObjects, createShoot, publishShootKubeconfig } from "./objects.ts";
 import { writeStatus, type LandscapeStatus } from "./status.ts";
 import { Supervisor } from "./supervisor.ts";
@@ -33,6 +33,8 @@ export interface RunOptions {
   log: (line: string) => void;
   /** The garden API server's `--bastion-time-to-live`; defaults to $GARDENER_LOCAL_BASTION_TIME_TO_LIVE (set by `up`). */
   bastionTimeToLive?: string;
+  /** The seed's and shoot's `--node-monitor-grace-period`; defaults to $GARDENER_LOCAL_NODE_MONITOR_GRACE_PERIOD (set by `up`). */
+  nodeMonitorGracePeriod?: string;
 }
 
 /** Shared by the run and its failure path: the phase a failure sets stays. */
@@ -81,8 +83,14 @@ export async function runLandscape(o: RunOptions, status: Status, onStop: (stop:
   const networks = new LocalNetworks({ host, addresses: new FileAddressBook(join(layout.providerState, "addresses.json")), ...(o.publicCidr ? { publicCidr: o.publicCidr } : {}) });
   const hostAddress = await attachHost(networks);
   log(`host address on the public network: ${hostAddress}`);
+  // The API servers reach the kubelets from this address (recorded before provider-local builds anything).
+  for (const ns of [SHOOT_TECHNICAL_ID, SEED_NODE_NETWORK]) await networks.allowControlPlane(ns, hostAddress);
   const bastionTimeToLive = c.bastionTimeToLiveOf(o.bastionTimeToLive);
-  const ctx: c.ComponentContext = { layout, ports: o.ports, hostAddress, prefix: o.prefix, ...(o.publicCidr ? { publicCidr: o.publicCidr } : {}), ...(bastionTimeToLive ? { bastionTimeToLive } : {}) };
+  const nodeMonitorGracePeriod = o.nodeMonitorGracePeriod || process.env[c.NODE_GRACE_ENV] || undefined;
+  const ctx: c.ComponentContext = {
+    layout, ports: o.ports, hostAddress, prefix: o.prefix, ...(o.publicCidr ? { publicCidr: o.publicCidr } : {}), ...(bastionTimeToLive ? { bastionTimeToLive } : {}),
+    ...(nodeMonitorGracePeriod ? { nodeMonitorGracePeriod } : {}),
+  };
   if (bastionTimeToLive) log(`bastion time-to-live: ${bastionTimeToLive}`);
 
   const supervisor = new Supervisor({ pidDir: layout.run, log });
@@ -132,6 +140,8 @@ export async function runLandscape(o: RunOptions, status: Status, onStop: (stop:
       }
     });
     log(`${name} API server ready`);
+    // Beside each API server its scheduler (the API server wrote scheduler.kubeconfig before serving).
+    supervisor.start(c.scheduler(ctx, name));
   }
   const garden = clients.garden!, seed = clients.seed!, shoot = clients.shoot!;
 
@@ -153,7 +163,7 @@ export async function runLandscape(o: RunOptions, status: Status, onStop: (stop:
   log("project local ready");
   // Gardener's default node network: room for about a thousand machines (a bridge's ports) per shoot.
   // A shoot of an earlier run keeps the node network it has.
-  const shootObject = await createShoot(garden, seed, DEFAULT_NODE_CIDR);
+  const shootObject = await createShoot(garden, seed, DEFAULT_NODE_CIDR, SHOOT_POD_CIDR);
   const nodeCidr = shootObject.spec.networking?.nodes ?? DEFAULT_NODE_CIDR;
   await publishShootKubeconfig(garden, readFileSync(layout.shootKubeconfig, "utf8"));
   supervisor.start(c.gardenlet(ctx));
@@ -162,23 +172,24 @@ export async function runLandscape(o: RunOptions, status: Status, onStop: (stop:
   log(`shoot local created; node network ${nodeCidr}`);
 
   // The machines are new (fresh host keys): Nodes of an earlier run must not count as registered.
-  for (const n of (await shoot.list(Nodes)).items) await shoot.delete(Nodes, { name: n.metadata.name! }).catch(() => undefined);
-  // No worker holds the admin kubeconfig: each gets a bootstrap token of its own (docs/node-bootstrap.md#the-local-landscape).
+  for (const cl of [shoot, seed]) for (const n of (await cl.list(Nodes)).items) await cl.delete(Nodes, { name: n.metadata.name! }).catch(() => undefined);
+  // No shoot worker holds the admin kubeconfig: each gets a bootstrap token of its own (docs/node-bootstrap.md#the-local-landscape).
   const shootCluster = clusterOf(readFileSync(layout.shootKubeconfig, "utf8"));
   const pool = shootObject.spec.provider.workers?.find((x) => x.name === WORKER_POOL);
   if (!pool) throw new Error(`shoot ${SHOOT} has no worker pool ${WORKER_POOL}`);
   const secretName = oscSecretNameOf(shootObject, pool);
-  await Promise.all(
-    WORKERS.map(async (w) => {
-      const nodeName = `${SHOOT_TECHNICAL_ID}-${WORKER_POOL}-${w}`;
-      const bootstrapKubeconfig = await workerBootstrapKubeconfig(shoot, { nodeName, cluster: shootCluster, nowMs: Date.now() });
-      const worker = await startWorker(networks, { namespace: SHOOT_TECHNICAL_ID, name: w, userData: c.workerUserData({ bootstrapKubeconfig, secretName, nodeName, pool: WORKER_POOL }), readyTimeoutMs: 60_000,
-        // The node agent runs from this checkout: the workers see its code, read-only, and nothing else of it.
-        readOnlyBinds: c.nodeAgentCode(),
-      });
-      log(`machine ${worker.machine} ready at ${worker.address}`);
-    }),
-  );
+  await networks.ensureNodeNetwork(SEED_NODE_NETWORK, SEED_NODE_CIDR);
+  const shootNodeName = (w: string): string => `${SHOOT_TECHNICAL_ID}-${WORKER_POOL}-${w}`;
+  const seedNodeName = (w: string): string => `${SEED_NODE_NETWORK}-${WORKER_POOL}-${w}`;
+  const seedKubeconfig = readFileSync(adminOf("seed"), "utf8");
+  await Promise.all([
+    startClusterNodes(networks, hostAddress, {
+      namespace: SHOOT_TECHNICAL_ID, podCidr: shootObject.spec.networking?.pods ?? SHOOT_POD_CIDR, workers: WORKERS, nodeName: shootNodeName,
+      credentials: async (nodeName) => ({ bootstrapKubeconfig: await workerBootstrapKubeconfig(shoot, { nodeName, cluster: shootCluster, nowMs: Date.now() }), secretName }),
+    }, log),
+    // The seed's worker (it will host operators' terminals): a schedulable Node of the seed cluster.
+    startClusterNodes(networks, hostAddress, { namespace: SEED_NODE_NETWORK, podCidr: SEED_POD_CIDR, workers: SEED_WORKERS, nodeName: seedNodeName, credentials: () => Promise.resolve({ kubeconfig: seedKubeconfig }) }, log),
+  ]);
   await waitFor(
     `${WORKERS.length} nodes registered with host keys`,
     async () => {
@@ -205,6 +216,18 @@ export async function runLandscape(o: RunOptions, status: Status, onStop: (stop:
     120_000,
   );
   log("node key pair applied by every node");
+  // `kubectl run` works once the kubelets heartbeat and the schedulers run.
+  await waitFor(
+    "every node Ready with a renewed Lease, and the schedulers",
+    async () => {
+      const want = async (cl: Client, names: string[]): Promise<boolean> => (await readyNodes(cl, names)).length === names.length;
+      if (!(await want(shoot, WORKERS.map(shootNodeName))) || !(await want(seed, SEED_WORKERS.map(seedNodeName)))) return undefined;
+      for (const cl of [garden, seed, shoot]) if (!(await schedulerRunning(cl))) return undefined;
+      return true;
+    },
+    120_000,
+  );
+  log("nodes Ready, schedulers running");
   for (const cl of [garden, seed, shoot]) cl.close();
   status.phase = "Ready";
   status.components = supervisor.status();

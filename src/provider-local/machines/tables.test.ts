@@ -1,7 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { renderTable } from "../../host/index.ts";
-import { bastionAccessTable, bastionTable, byFamily } from "./tables.ts";
+import { bastionAccessTable, bastionTable, byFamily, kubeletAccessTable, podMasqueradeTable } from "./tables.ts";
 
 const chain = (text: string, name: string) => {
   const start = text.indexOf(`chain ${name} {\n`);
@@ -49,4 +49,19 @@ test("inet bastion_access: SSH only from the shoot's bastions, other traffic acc
 test("byFamily splits and rejects what does not parse", () => {
   assert.deepEqual(byFamily(["10.0.0.0/8", "fd00::/8"]), { v4: ["10.0.0.0/8"], v6: ["fd00::/8"] });
   assert.throws(() => byFamily(["nope"]));
+});
+
+test("inet kubelet_access: the kubelet port only from the control plane; ip pod_nat: pods masqueraded out of the node interface only", () => {
+  const text = renderTable(kubeletAccessTable(["198.18.0.2"], 10250));
+  assert.deepEqual(chain(text, "input"), [
+    "type filter hook input priority filter; policy accept;",
+    "ip saddr @controlplane4 tcp dport 10250 accept",
+    "ip6 saddr @controlplane6 tcp dport 10250 accept",
+    "tcp dport 10250 drop",
+  ]);
+  assert.match(text, /set controlplane4 \{[^}]*elements = \{ 198\.18\.0\.2 \}/);
+  assert.deepEqual(chain(renderTable(podMasqueradeTable("100.96.1.0/24", "eth0")), "postrouting"), [
+    "type nat hook postrouting priority srcnat; policy accept;",
+    'oifname "eth0" ip saddr 100.96.1.0/24 masquerade',
+  ]);
 });

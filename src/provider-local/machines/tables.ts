@@ -97,3 +97,36 @@ export function bastionAccessTable(bastions: readonly string[]): NftTable {
     ],
   };
 }
+
+export const KUBELET_ACCESS_TABLE = { family: "inet", name: "kubelet_access" } as const;
+export const POD_NAT_TABLE = { family: "ip", name: "pod_nat" } as const;
+
+/**
+ * Table `inet kubelet_access` of a worker: TCP `port` (the kubelet's) only from `controlPlane` (the addresses
+ * its cluster's API server connects from); other traffic unaffected.
+ */
+export function kubeletAccessTable(controlPlane: readonly string[], port: number): NftTable {
+  const sets = familySets("controlplane", controlPlane);
+  return {
+    ...KUBELET_ACCESS_TABLE,
+    sets: sets.map((x) => ({ name: x.name, type: x.type!, elements: x.elements })),
+    chains: [
+      {
+        name: "input",
+        base: { type: "filter", hook: "input", priority: "filter", policy: "accept" },
+        rules: [...pair("saddr", "controlplane", { protocol: "tcp", dport: port, verdict: "accept" }), { protocol: "tcp", dport: port, verdict: "drop" }],
+      },
+    ],
+  };
+}
+
+/**
+ * Table `ip pod_nat` of a worker: what its pods (`podCidr`) send out of the node interface leaves with the
+ * node's address, as a kubelet's network plugin masquerades it; traffic between the node's pods stays as is.
+ */
+export function podMasqueradeTable(podCidr: string, nodeInterface: string): NftTable {
+  return {
+    ...POD_NAT_TABLE,
+    chains: [{ name: "postrouting", base: { type: "nat", hook: "postrouting", priority: "srcnat", policy: "accept" }, rules: [{ oif: nodeInterface, saddr: podCidr, verdict: "masquerade" }] }],
+  };
+}

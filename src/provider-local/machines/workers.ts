@@ -1,11 +1,14 @@
 // Worker machines of a shoot (used by gardener-local): a machine on the shoot's node network, default route
 // through the shoot's router (NAT to the public network), running sshd, with table `inet bastion_access`
 // holding the shoot's current bastions (docs/bastion.md#provider-local): SSH reaches a worker only from them.
+// A worker that runs pods also gets `inet kubelet_access` (the kubelet port only from the control plane)
+// and `ip pod_nat` (its pods' outbound traffic masqueraded) (docs/machines.md#pods-on-workers).
 import type { MachineInfo, SshdOptionValue } from "../../host/index.ts";
 import { nodePool, type LocalNetworks } from "../network/networks.ts";
 import { bastionNodeAddresses, shootMachines } from "./access.ts";
 import { machineHostname, machineName, machineOwner } from "./names.ts";
-import { bastionAccessTable } from "./tables.ts";
+import { KUBELET_PORT } from "../network/networks.ts";
+import { bastionAccessTable, kubeletAccessTable, podMasqueradeTable } from "./tables.ts";
 
 export interface WorkerSpec {
   /** The shoot's control-plane namespace; its node network must have been ensured. */
@@ -20,7 +23,12 @@ export interface WorkerSpec {
   readyTimeoutMs?: number;
   /** Host directories the worker sees read-only at the same path (e.g. this checkout, for the node agent). */
   readOnlyBinds?: readonly string[];
+  /** The worker runs pods: its pod range and the addresses its cluster's API server reaches the kubelet from. */
+  kubelet?: { podCidr: string; controlPlane: readonly string[] };
 }
+
+/** The node interface of a worker (its only network). */
+const NODE_IF = "eth0";
 
 export interface Worker {
   machine: string;
@@ -46,8 +54,11 @@ export async function startWorker(networks: LocalNetworks, spec: WorkerSpec): Pr
       name: machine,
       hostname: machineHostname("worker", spec.name),
       owner: machineOwner("worker", spec.namespace, spec.name),
-      networks: [{ bridge: net.bridge, bridgeNetns: net.netns, address: `${address}/${net.prefixLength}`, gateway: net.gateway }],
-      nftTables: [bastionAccessTable(await bastionNodeAddresses(host, net, networks.leavingBastions))],
+      networks: [{ bridge: net.bridge, bridgeNetns: net.netns, address: `${address}/${net.prefixLength}`, gateway: net.gateway, interface: NODE_IF }],
+      nftTables: [
+        bastionAccessTable(await bastionNodeAddresses(host, net, networks.leavingBastions)),
+        ...(spec.kubelet ? [kubeletAccessTable(spec.kubelet.controlPlane, KUBELET_PORT), podMasqueradeTable(spec.kubelet.podCidr, NODE_IF)] : []),
+      ],
       sshd: { options: spec.sshdOptions ?? { AllowUsers: "gardener" } },
       wait: false,
       ...(spec.userData !== undefined ? { userData: spec.userData } : {}),

@@ -90,3 +90,23 @@ test("a pool is full at the bridge's port limit, whatever room its CIDR has; the
   await assert.rejects(networks.allocateNode("shoot--p--a", "d"), /the node network of shoot--p--a/);
   assert.equal(await networks.allocatePublic("a"), "198.18.0.3", "a key keeps its address when the pool is full");
 });
+
+test("the control plane's kubelet access is recorded with the node network: another process's ensure keeps it; deletion forgets it", async () => {
+  const { host, networks } = setup();
+  const natText = async (netns: string): Promise<string> => renderTable(host.state.tables.get(`${netns}/ip/${(await host.listTables(netns))[0]!.name}`)!);
+  const net = await networks.ensureNodeNetwork("shoot--p--a", "10.250.0.0/16");
+  assert.doesNotMatch(await natText(net.netns), /10250/);
+  await networks.allowControlPlane("shoot--p--a", "198.18.0.2");
+  await networks.ensureNodeNetwork("shoot--p--a");
+  const accept = /iifname "public0" ip saddr 198\.18\.0\.2 ip daddr 10\.250\.0\.0\/16 tcp dport 10250 ct state new accept/;
+  assert.match(await natText(net.netns), accept);
+  assert.equal(await networks.routerAddress("shoot--p--a"), (await networks.addresses.read())["public"]?.["router/shoot--p--a"]);
+  // A second process (provider-local) on the same address book rebuilds the router with the exception.
+  await host.deleteNetns(net.netns);
+  const other = new LocalNetworks({ host, addresses: networks.addresses });
+  await other.ensureNodeNetwork("shoot--p--a");
+  assert.match(await natText(net.netns), accept);
+  await assert.rejects(networks.allowControlPlane("shoot--p--a", "not-an-address"));
+  await networks.deleteNodeNetwork("shoot--p--a");
+  assert.equal((await networks.addresses.read())["control-plane-sources"], undefined);
+});

@@ -33,6 +33,10 @@ export const ROUTER_PUBLIC_IF = "public0";
 export const POOL_PUBLIC = "public";
 const POOL_NODE_CIDRS = "node-cidrs";
 const POOL_NODE_NETWORKS = "node-networks";
+/** namespace -> the address the shoot's control plane opens connections to its nodes' kubelets from. */
+const POOL_CONTROL_PLANE = "control-plane-sources";
+/** The kubelet's port on every node (the node agent's kubelet endpoint). */
+export const KUBELET_PORT = 10250;
 export const nodePool = (namespace: string): string => `nodes/${namespace}`;
 
 export interface PublicNetwork {
@@ -168,6 +172,23 @@ export class LocalNetworks {
     await this.release(POOL_PUBLIC, `user/${name}`);
   }
 
+  /**
+   * Lets `from` (the address the shoot's API server connects from) open TCP connections to port 10250 of
+   * the shoot's nodes through its router; nothing else of the outside gets in. Recorded with the node
+   * network, so every process that ensures it keeps the exception; takes effect at the next
+   * ensureNodeNetwork. Until the reversed VPN carries this traffic (docs/machines.md#the-control-plane-reaches-the-kubelets).
+   */
+  async allowControlPlane(namespace: string, from: string): Promise<void> {
+    parseCidr(from);
+    await this.addresses.update((a) => ((a[POOL_CONTROL_PLANE] ??= {})[namespace] = from));
+    this.ensured.delete(`nodes/${namespace}`);
+  }
+
+  /** The router's address on the public network (where the host routes the shoot's node addresses), if allocated. */
+  async routerAddress(namespace: string): Promise<string | undefined> {
+    return (await this.addresses.read())[POOL_PUBLIC]?.[`router/${namespace}`];
+  }
+
   /** A block of the node pool for the shoot (default /24), the same one again for the same namespace. */
   nodeCidrFor(namespace: string): Promise<string> {
     return this.addresses.update((a) => carveIn(a, POOL_NODE_CIDRS, this.nodePool, namespace, this.nodePrefixLength));
@@ -197,7 +218,9 @@ export class LocalNetworks {
   async ensureNodeNetwork(namespace: string, cidr?: string): Promise<NodeNetwork> {
     const p = await this.ensurePublic();
     return this.mutex.run(`nodes/${namespace}`, async () => {
-      const known = (await this.addresses.read())[POOL_NODE_NETWORKS]?.[namespace];
+      const book = await this.addresses.read();
+      const known = book[POOL_NODE_NETWORKS]?.[namespace];
+      const controlPlane = book[POOL_CONTROL_PLANE]?.[namespace];
       const wanted = normalizeCidr(cidr ?? known ?? (await this.nodeCidrFor(namespace)));
       if (known !== undefined && normalizeCidr(known) !== wanted) {
         throw new Error(`the node network of ${namespace} is ${known}, not ${wanted}`);
@@ -216,7 +239,10 @@ export class LocalNetworks {
         name: ROUTER_PUBLIC_IF, netns: net.netns, addresses: [`${routerAddress}/${p.prefixLength}`],
         peer: { name: this.host.names.link("r", namespace), netns: p.netns, master: p.bridge }, owner,
       });
-      await this.host.ensureNat({ name: namespace, netns: net.netns, sourceCidr: net.cidr, outInterface: ROUTER_PUBLIC_IF, owner });
+      await this.host.ensureNat({
+        name: namespace, netns: net.netns, sourceCidr: net.cidr, outInterface: ROUTER_PUBLIC_IF, owner,
+        ...(controlPlane ? { inbound: [{ saddr: controlPlane, dport: KUBELET_PORT }] } : {}),
+      });
       this.ensured.set(memo, wanted);
       return net;
     });
@@ -232,6 +258,7 @@ export class LocalNetworks {
         delete a[nodePool(namespace)];
         releaseIn(a, POOL_NODE_NETWORKS, namespace);
         releaseIn(a, POOL_NODE_CIDRS, namespace);
+        releaseIn(a, POOL_CONTROL_PLANE, namespace);
         releaseIn(a, POOL_PUBLIC, `router/${namespace}`);
       });
     });

@@ -166,7 +166,7 @@ describe("gardener-local e2e", { skip, timeout: 420_000 }, () => {
   test("status lists components and machines; a killed component is restarted", async () => {
     const s = await run(["status", "--state-dir", dir]);
     assert.match(s.stdout, /^landscape: Ready/);
-    for (const c of ["garden-apiserver", "seed-apiserver", "shoot-apiserver", "gardener-controller-manager", "gardenlet", "provider-local"]) assert.match(s.stdout, new RegExp(`^${c}\\s+running`, "m"));
+    for (const c of ["garden-apiserver", "seed-apiserver", "shoot-apiserver", "garden-scheduler", "seed-scheduler", "shoot-scheduler", "gardener-controller-manager", "gardenlet", "provider-local"]) assert.match(s.stdout, new RegExp(`^${c}\\s+running`, "m"));
     assert.match(s.stdout, /worker-w1\s+Ready\s+10\.250\./);
     assert.match(s.stdout, /worker-w2\s+Ready\s+10\.250\./);
     const during = snapshot(dir);

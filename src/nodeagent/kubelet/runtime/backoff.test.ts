@@ -32,4 +32,12 @@ test("command and args override the profile's as Kubernetes overrides an image's
   assert.deepEqual(commandLine(p, undefined, ["-c", "x"]), ["/bin/sh", "-c", "x"]);
   assert.deepEqual(commandLine(p, ["sleep"], undefined), ["sleep"]);
   assert.deepEqual(commandLine(p, ["sleep"], ["1"]), ["sleep", "1"]);
+  assert.deepEqual(commandLine(p, undefined, []), ["/bin/sh", "-l"], "empty args are the image's");
+});
+
+test("the built-in profiles have no entrypoint, as their images: `kubectl run --image=busybox -- sh -c ...` runs sh", () => {
+  const shell = profileFor("busybox")!;
+  assert.deepEqual(commandLine(shell, undefined, ["sh", "-c", "echo hi"]), ["sh", "-c", "echo hi"]);
+  assert.deepEqual(commandLine(shell, undefined, undefined), ["/bin/sh"]);
+  assert.deepEqual(commandLine(profileFor("ops-toolbelt:latest")!, undefined, undefined), ["/bin/bash"]);
 });

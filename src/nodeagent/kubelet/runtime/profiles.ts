@@ -5,7 +5,10 @@ export interface ToolboxProfile {
   name: string;
   /** "/regex/" against the whole reference, a repository (any tag or digest), or an exact "repository:tag". */
   images: string[];
-  /** Entrypoint and arguments, overridden as Kubernetes overrides an image's. */
+  /**
+   * Entrypoint and arguments, overridden as Kubernetes overrides an image's. The built-ins, like the images
+   * they stand for (busybox's CMD ["sh"]), have no entrypoint: `kubectl run ... -- sh -c 'echo hi'` runs sh.
+   */
   command: string[];
   args?: string[];
   /** Put before the standard PATH. */
@@ -16,8 +19,8 @@ export interface ToolboxProfile {
 export const STANDARD_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
 
 export const BUILTIN_PROFILES: readonly ToolboxProfile[] = [
-  { name: "ops-toolbelt", images: ["/(^|\\/)ops-toolbelt([:@]|$)/"], command: ["/bin/bash"], path: ["/usr/local/bin"] },
-  { name: "shell", images: ["busybox", "alpine", "debian", "ubuntu"], command: ["/bin/sh"] },
+  { name: "ops-toolbelt", images: ["/(^|\\/)ops-toolbelt([:@]|$)/"], command: [], args: ["/bin/bash"], path: ["/usr/local/bin"] },
+  { name: "shell", images: ["busybox", "alpine", "debian", "ubuntu"], command: [], args: ["/bin/sh"] },
 ];
 
 /** Repository and tag/digest of a reference, Docker Hub names normalised to docker.io/library/... */
@@ -59,5 +62,5 @@ export function profileFor(image: string, profiles: readonly ToolboxProfile[] = 
 /** Kubernetes' rule: command replaces the entrypoint (and drops the image's args); args replace the args. */
 export function commandLine(profile: ToolboxProfile, command: string[] | undefined, args: string[] | undefined): string[] {
   if (command && command.length > 0) return [...command, ...(args ?? [])];
-  return [...profile.command, ...(args ?? profile.args ?? [])];
+  return [...profile.command, ...(args && args.length > 0 ? args : (profile.args ?? []))];
 }

@@ -1,0 +1,48 @@
+// Helpers of the workloads e2e test: the landscape's machines seen from the host (what runs and is mounted
+// inside a worker), and the pods of the shoot through real kubectl.
+import { LinuxHost } from "../../../src/host/index.ts";
+import { SHOOT_TECHNICAL_ID } from "../../../src/landscape/layout.ts";
+import { workerMachineName } from "../../../src/provider-local/machines/workers.ts";
+import type { Landscape } from "../support/landscape.ts";
+import { eventually } from "../../support/http.ts";
+import type { Kubectl } from "../../support/kubectl.ts";
+
+export const shootMachine = (w: string): string => workerMachineName(SHOOT_TECHNICAL_ID, w);
+export const shootNode = (w: string): string => `${SHOOT_TECHNICAL_ID}-worker-${w}`;
+
+export function hostOf(l: Landscape): LinuxHost {
+  return new LinuxHost({ stateDir: l.layout.hostState, prefix: l.prefix });
+}
+
+/** Runs a shell script inside a machine (as its root); its stdout. */
+export async function inMachine(l: Landscape, machine: string, script: string): Promise<string> {
+  return (await hostOf(l).execInMachine(machine, "sh", ["-c", script], { okExitCodes: [0, 1] })).stdout;
+}
+
+/** What of a pod (its uid) is left inside a machine: processes, mounts, network namespaces, runtime records. */
+export async function podTraces(l: Landscape, machine: string, uid: string): Promise<string[]> {
+  const out = await inMachine(l, machine, `ps -eo args | grep -F '${uid}' | grep -v grep; grep -F '${uid}' /proc/mounts; ls /run/netns 2>/dev/null | grep -F '${uid}'; ls /var/lib/gardener-node-agent/kubelet/pods 2>/dev/null | grep -F '${uid}'; true`);
+  return out.split("\n").filter(Boolean);
+}
+
+export interface PodJson {
+  metadata: { name: string; uid: string };
+  spec: { nodeName?: string };
+  status: { phase?: string; podIP?: string; containerStatuses?: { state: { terminated?: { exitCode: number; reason?: string } } }[] };
+}
+
+/** Waits until the pod's phase is one of `phases`; returns the pod. */
+export async function podInPhase(k: Kubectl, name: string, phases: string[], timeoutMs = 60_000): Promise<PodJson> {
+  return eventually(`pod ${name} in ${phases.join("/")}`, async () => {
+    const r = await k.run(["get", "pod", name, "-o", "json"]);
+    if (r.code !== 0) return undefined;
+    const pod = JSON.parse(r.stdout) as PodJson;
+    return phases.includes(pod.status.phase ?? "") ? pod : undefined;
+  }, timeoutMs, 250);
+}
+
+/** Sends `signal` to the node agent processes of a machine (SIGSTOP: it stops heartbeating; SIGCONT: it goes on). */
+export async function signalNodeAgent(l: Landscape, machine: string, signal: "STOP" | "CONT"): Promise<string[]> {
+  const out = await inMachine(l, machine, `for p in /proc/[0-9]*; do if tr '\\0' ' ' < $p/cmdline 2>/dev/null | grep -q '^[^ ]*node[^ ]* .*bin/gardener-node-agent.js'; then kill -${signal} \${p#/proc/} && echo \${p#/proc/}; fi; done`);
+  return out.split("\n").filter(Boolean);
+}

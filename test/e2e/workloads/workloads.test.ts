@@ -1,0 +1,126 @@
+// Workloads on the real local landscape (root, real kubectl 1.33): `kubectl run` on the shoot reaches
+// Succeeded on a worker, `get pods -o wide` shows node and pod IP, the pod reaches its API server through
+// the node's masquerade; deleting a pod gracefully leaves nothing of it on the machine; a stopped node
+// agent makes its Node NotReady and new pods go to the other node; the kubelet port answers the host (the
+// API servers' address) and no pod, SSH still only bastions; the seed has a schedulable worker of its own.
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { after, before, describe, test } from "node:test";
+import { join } from "node:path";
+import { SEED_NODE_NETWORK } from "../../../src/landscape/layout.ts";
+import { workerMachineName } from "../../../src/provider-local/machines/workers.ts";
+import { eventually } from "../../support/http.ts";
+import { kubectlAvailable, kubectlFor, latestKubectl, type Kubectl } from "../../support/kubectl.ts";
+import { parseTable } from "../../support/table.ts";
+import { type Landscape, skipUnlessRoot, startLandscape } from "../support/landscape.ts";
+import { hostOf, inMachine, podInPhase, podTraces, shootMachine, shootNode, signalNodeAgent, type PodJson } from "./support.ts";
+
+const PREFIX = "glk-";
+const PORTS = { garden: 31443, seed: 31444, shoot: 31445 };
+const progress = (line: string): void => void process.stderr.write(`${new Date().toISOString()} ${line}\n`);
+const skip = skipUnlessRoot || (!kubectlAvailable(latestKubectl) && `kubectl ${latestKubectl} is not installed`);
+
+describe("workloads on the local landscape", { skip, timeout: 900_000 }, () => {
+  let l: Landscape;
+  let k: Kubectl;
+  let stopped: string | undefined;
+
+  before(async () => {
+    // A short grace period, so a silent node is NotReady within seconds.
+    l = await startLandscape({ prefix: PREFIX, ports: PORTS, nodeMonitorGracePeriod: "8s", out: progress });
+    k = kubectlFor(l.layout.shootKubeconfig);
+  });
+  after(async () => {
+    if (stopped) await signalNodeAgent(l, stopped, "CONT").catch(() => undefined);
+    if (l) await l.stop(progress);
+  });
+
+  test("kubectl run reaches Succeeded on a worker; get pods -o wide shows its node and pod IP; the pod reached its API server", async () => {
+    const script = `echo hi; wget -q -T 5 -O- --no-check-certificate https://kubernetes.default.svc:${PORTS.shoot}/healthz && echo; echo done`;
+    assert.match(await k.ok(["run", "t", "--image=busybox", "--restart=Never", "--", "sh", "-c", script]), /pod\/t created/);
+    const pod = await podInPhase(k, "t", ["Succeeded", "Failed"]);
+    assert.equal(pod.status.phase, "Succeeded", JSON.stringify(pod.status));
+    assert.match(pod.spec.nodeName ?? "", /^shoot--local--local-worker-w[12]$/);
+    assert.match(pod.status.podIP ?? "", /^100\.96\.[01]\.\d+$/);
+    const table = parseTable(await k.ok(["get", "pods", "-o", "wide"]));
+    const row = table.records.find((r) => r.NAME === "t")!;
+    assert.deepEqual([row.STATUS, row.IP, row.NODE], ["Completed", pod.status.podIP, pod.spec.nodeName]);
+    // Until the kubelet endpoint serves logs, the container's log file on the machine holds them.
+    const machine = shootMachine(pod.spec.nodeName!.slice(-2));
+    const log = await inMachine(l, machine, `cat /var/lib/gardener-node-agent/kubelet/pods/${pod.metadata.uid}/logs/t/0.log`);
+    assert.deepEqual(log.split("\n").filter(Boolean).map((x) => x.replace(/^\S+ stdout F /, "")), ["hi", "ok", "done"]);
+    await k.ok(["delete", "pod", "t"]);
+  });
+
+  test("kubectl delete pod is graceful (the container's TERM trap runs) and leaves no process, mount, namespace or record on the machine", async () => {
+    await k.ok(["run", "g", "--image=busybox", "--restart=Never", "--", "sh", "-c", "trap 'echo bye; exit 0' TERM; echo up; while :; do sleep 0.2; done"]);
+    const pod = await podInPhase(k, "g", ["Running"]);
+    const machine = shootMachine(pod.spec.nodeName!.slice(-2));
+    assert.ok((await podTraces(l, machine, pod.metadata.uid)).length > 0, "the running pod is seen on its machine");
+    const started = Date.now();
+    await k.ok(["delete", "pod", "g", "--wait=true"], { timeoutMs: 60_000 });
+    assert.ok(Date.now() - started < 20_000, "the pod ended on TERM, well within its 30 s grace period");
+    await eventually("nothing of the pod on its machine", async () => ((await podTraces(l, machine, pod.metadata.uid)).length === 0 ? true : undefined), 20_000, 500);
+  });
+
+  test("the kubelet port answers the host (the API servers' source address) and no pod; SSH does not answer the host", async () => {
+    const host = hostOf(l);
+    const nodeIP = (w: string): Promise<string> => k.ok(["get", "node", shootNode(w), "-o", "jsonpath={.status.addresses[?(@.type==\"InternalIP\")].address}"]);
+    const ip1 = await nodeIP("w1");
+    const netns = host.names.machineNetns(shootMachine("w1"));
+    // Something must listen on 10250 to tell a refused connection from a dropped one: the kubelet, else a stand-in.
+    const listening = (await host.execInNetns(netns, "ss", ["-Hltn", "sport = :10250"])).stdout.trim() !== "";
+    if (!listening) await host.startProcess({ name: "kubelet-port-stand-in", netns, command: "nc.openbsd", args: ["-lkn", ip1, "10250"] });
+    try {
+      await eventually("the host connects to a node's 10250", () => (canConnectFromHost(ip1, 10250) ? true : undefined), 10_000, 250);
+      assert.equal(canConnectFromHost(ip1, 22), false, "SSH only from bastions");
+      const probe = `nc -z -w 2 ${ip1} 10250 && echo kubelet-open || echo kubelet-closed; nc -z -w 2 ${l.hostAddress} ${PORTS.shoot} && echo api-open || echo api-closed`;
+      await k.ok(["run", "probe", "--image=busybox", "--restart=Never", "--overrides", JSON.stringify({ spec: { nodeName: shootNode("w2") } }), "--", "sh", "-c", probe]);
+      const pod = await podInPhase(k, "probe", ["Succeeded", "Failed"]);
+      const log = await inMachine(l, shootMachine("w2"), `cat /var/lib/gardener-node-agent/kubelet/pods/${pod.metadata.uid}/logs/probe/0.log`);
+      assert.match(log, /kubelet-closed/, "a pod (on the other node) cannot reach the kubelet port");
+      assert.match(log, /api-open/, "but reaches its API server");
+      await k.ok(["delete", "pod", "probe"]);
+    } finally {
+      if (!listening) await host.stopProcess("kubelet-port-stand-in");
+    }
+  });
+
+  test("a stopped node agent makes its Node NotReady; new pods go to the other node; it comes back Ready", async () => {
+    stopped = shootMachine("w2");
+    assert.ok((await signalNodeAgent(l, stopped, "STOP")).length > 0, "the node agent was found");
+    await eventually("w2 not Ready", async () => {
+      const ready = await k.ok(["get", "node", shootNode("w2"), "-o", "jsonpath={.status.conditions[?(@.type==\"Ready\")].status}"]);
+      return ready !== "True" ? ready : undefined;
+    }, 60_000, 500);
+    const table = parseTable(await k.ok(["get", "nodes"]));
+    assert.equal(table.records.find((r) => r.NAME === shootNode("w2"))?.STATUS, "NotReady");
+    for (const i of [1, 2, 3]) await k.ok(["run", `after-${i}`, "--image=busybox", "--restart=Never", "--", "true"]);
+    for (const i of [1, 2, 3]) {
+      const pod = await podInPhase(k, `after-${i}`, ["Succeeded", "Failed"]);
+      assert.equal(pod.spec.nodeName, shootNode("w1"), `after-${i}`);
+    }
+    await signalNodeAgent(l, stopped, "CONT");
+    stopped = undefined;
+    await eventually("w2 Ready again", async () => ((await k.ok(["get", "node", shootNode("w2"), "-o", "jsonpath={.status.conditions[?(@.type==\"Ready\")].status}"])) === "True" ? true : undefined), 60_000, 500);
+    for (const i of [1, 2, 3]) await k.ok(["delete", "pod", `after-${i}`]);
+  });
+
+  test("the seed has a worker of its own, a Ready, schedulable Node that runs pods", async () => {
+    const seed = kubectlFor(join(l.layout.apiServerDir("seed"), "admin.kubeconfig"));
+    const node = `${SEED_NODE_NETWORK}-worker-w1`;
+    const n = await seed.json<{ spec: { unschedulable?: boolean; podCIDR?: string } }>(["get", "node", node]);
+    assert.notEqual(n.spec.unschedulable, true);
+    assert.equal(n.spec.podCIDR, "10.1.0.0/24");
+    await seed.ok(["run", "s", "--image=busybox", "--restart=Never", "--", "sh", "-c", "echo seed"]);
+    const pod: PodJson = await podInPhase(seed, "s", ["Succeeded", "Failed"]);
+    assert.equal(pod.status.phase, "Succeeded");
+    assert.equal(pod.spec.nodeName, node);
+    assert.match(await inMachine(l, workerMachineName(SEED_NODE_NETWORK, "w1"), `cat /var/lib/gardener-node-agent/kubelet/pods/${pod.metadata.uid}/logs/s/0.log`), /stdout F seed$/m);
+  });
+});
+
+/** A TCP connect from the host namespace (where the API servers run). */
+function canConnectFromHost(address: string, port: number): boolean {
+  return spawnSync("nc.openbsd", ["-z", "-w", "2", address, String(port)]).status === 0;
+}
