@@ -109,6 +109,11 @@ export async function containerInfo(ctx: HostContext, name: string, dir: string)
     }
   }
   info.running = !info.exit && ((info.shim !== undefined && isAlive(info.shim)) || (init !== undefined && isAlive(init)));
+  if (!info.running && !info.exit) {
+    // The shim writes the exit file before it exits: one that ended since the first read has it now.
+    const late = await readJson<ContainerExit>(join(d, "exit"));
+    if (late) info.exit = late;
+  }
   return info;
 }
 
