@@ -4,7 +4,8 @@
 // more worker machines on the same shoot (bench/rotation/workers.ts), 50 in all. Per rotation, from
 // the request (the project member sets the annotation) to: the OSC Secret with the new key (the
 // gardenlet's RSA 4096 key generation included), `lastCompletionTime`, and every node's
-// authorized_keys holding the new key first and the previous one second. Also: each added machine's
+// authorized_keys holding the new key first and the previous one second, and every Node reporting the
+// new checksum (node agent vs gardenlet share of the wait). Also: each added machine's
 // boot time (start -> its Node reports the current configuration) and memory.
 // `--in-process` runs the same measurement without root on in-process API servers and node agents
 // (test/integration/rotation/landscape.ts, keys generated ahead).
@@ -47,12 +48,13 @@ async function measure(label: string, t: RotationTarget): Promise<(string | numb
     log(`${label}: rotation ${r + 1}/${rotations}: OSC ${ms(last.toOSC)} ms, completed ${ms(last.toComplete)} ms, every authorized_keys ${ms(last.toNodes)} ms`);
   }
   const row = (what: string, pick: (s: RotationSample) => number): (string | number)[] => {
-    const s = summarize(samples.map(pick));
+    const s = summarize(samples.map(pick).filter((v) => !Number.isNaN(v)));
     return [`${label}: ${what}`, Math.round(s.p50), Math.round(s.p99), Math.round(s.max)];
   };
   return [
     row("request -> OSC written (incl. key generation)", (s) => s.toOSC),
     row("OSC written -> every authorized_keys", (s) => s.oscToNodes),
+    row("OSC written -> every Node reports it", (s) => s.oscToReported),
     row("OSC written -> lastCompletionTime", (s) => s.oscToComplete),
     row("request -> lastCompletionTime", (s) => s.toComplete),
     row("request -> every authorized_keys", (s) => s.toNodes),

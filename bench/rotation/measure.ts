@@ -2,13 +2,16 @@
 // Secret in the shoot (key generation and the gardenlet's pass), `lastCompletionTime` (seen on a watch of
 // the Shoot), and every node's authorized_keys holding the new key first and the previous one second
 // (the files, polled every 5 ms). Works on any set of nodes whose authorized_keys the caller can read.
-import { ANNOTATION_CHECKSUM_DATA_SCRIPT, LABEL_ROLE, OSC_NAMESPACE, ROLE_OSC } from "../../src/api/gardencore/osc.ts";
+import { ANNOTATION_CHECKSUM_CLOUD_CONFIG, ANNOTATION_CHECKSUM_DATA_SCRIPT, LABEL_ROLE, OSC_NAMESPACE, ROLE_OSC } from "../../src/api/gardencore/osc.ts";
+import type { Node } from "../../src/apis/core/v1/types.ts";
 import { sshKeypairRotation } from "../../src/api/gardencore/rotation.ts";
 import type { Shoot } from "../../src/apis/gardencore/v1beta1/types.ts";
 import { type Secret, Secrets } from "../../src/client/builtins.ts";
 import type { Client } from "../../src/client/client.ts";
 import { Shoots } from "../../src/client/garden.ts";
-import type { ObjectKey } from "../../src/client/resource.ts";
+import { type ObjectKey, resourceType } from "../../src/client/resource.ts";
+
+const Nodes = resourceType<Node>({ group: "", version: "v1", kind: "Node", plural: "nodes", namespaced: false });
 
 export interface RotationTarget {
   /** Reads and watches the Shoot. */
@@ -31,6 +34,8 @@ export interface RotationSample {
   toNodes: number;
   /** OSC written -> every node's authorized_keys updated */
   oscToNodes: number;
+  /** OSC written -> every Node reports the new checksum (seen on a watch of the Nodes); NaN when they never agree */
+  oscToReported: number;
 }
 
 const firstLine = (s: string): string => s.split("\n")[0] ?? "";
@@ -70,6 +75,24 @@ async function pollNodes(t: RotationTarget, previous: string, signal: AbortSigna
   }
 }
 
+/** Resolves with the time every Node (as many as `count`) reports one checksum that none reported before. */
+async function allReported(client: Client, count: number, signal: AbortSignal): Promise<{ start: () => void; done: Promise<number> }> {
+  const list = await client.list(Nodes, {});
+  const before = new Set(list.items.map((n) => n.metadata.annotations?.[ANNOTATION_CHECKSUM_CLOUD_CONFIG]));
+  const now = new Map(list.items.map((n) => [n.metadata.name ?? "", n.metadata.annotations?.[ANNOTATION_CHECKSUM_CLOUD_CONFIG]]));
+  let resolve!: (t: number) => void;
+  const done = new Promise<number>((r) => (resolve = r));
+  const start = (): void =>
+    void client.watch(Nodes, { resourceVersion: list.metadata.resourceVersion! }, (ev: { type: string; object: Node }) => {
+      if (ev.type === "DELETED") now.delete(ev.object.metadata.name ?? "");
+      else now.set(ev.object.metadata.name ?? "", ev.object.metadata.annotations?.[ANNOTATION_CHECKSUM_CLOUD_CONFIG]);
+      const values = new Set(now.values());
+      const [only] = values;
+      if (now.size >= count && values.size === 1 && !before.has(only)) resolve(performance.now());
+    }, signal).catch(() => undefined);
+  return { start, done };
+}
+
 export async function measureRotation(t: RotationTarget, timeoutMs = 120_000): Promise<RotationSample> {
   const shoot = await t.garden.get(Shoots, t.shoot);
   const before = sshKeypairRotation(shoot)?.lastInitiationTime;
@@ -87,10 +110,14 @@ export async function measureRotation(t: RotationTarget, timeoutMs = 120_000): P
     const checksums = new Set(osc.items.map((s) => s.metadata.annotations?.[ANNOTATION_CHECKSUM_DATA_SCRIPT]));
     const oscWritten = firstEvent<Secret>(t.shootClient, Secrets, { namespace: OSC_NAMESPACE, resourceVersion: osc.metadata.resourceVersion! }, (s) =>
       s.metadata.labels?.[LABEL_ROLE] === ROLE_OSC && !checksums.has(s.metadata.annotations?.[ANNOTATION_CHECKSUM_DATA_SCRIPT]), ac.signal);
+    const reported = await allReported(t.shootClient, keys.length, ac.signal);
+    reported.start();
     const t0 = performance.now();
     await t.requester.patch(Shoots, t.shoot, { type: "merge", body: { metadata: { annotations: { "gardener.cloud/operation": "rotate-ssh-keypair" } } } });
     const [tOSC, tComplete, tNodes] = await withTimeout("the rotation", Promise.all([oscWritten, completed, pollNodes(t, previous, ac.signal)]), timeoutMs);
-    return { toOSC: tOSC - t0, oscToComplete: tComplete - tOSC, toComplete: tComplete - t0, toNodes: tNodes - t0, oscToNodes: tNodes - tOSC };
+    // Nodes that follow another configuration never agree: NaN then (not counted).
+    const tReported = await Promise.race([reported.done, new Promise<number>((r) => setTimeout(() => r(Number.NaN), 2000))]);
+    return { toOSC: tOSC - t0, oscToComplete: tComplete - tOSC, toComplete: tComplete - t0, toNodes: tNodes - t0, oscToNodes: tNodes - tOSC, oscToReported: tReported - tOSC };
   } finally {
     ac.abort();
   }
