@@ -45,14 +45,12 @@ test("FileAddressBook persists atomically, serialises concurrent updates and dro
   }
 });
 
-test("allocateIn: a /16 with thousands taken still allocates in about a millisecond, and says what is full", () => {
+test("allocateIn: a /16 with thousands taken allocates the lowest free address, and says what is full", () => {
   const a: Allocations = {};
   a.public = Object.fromEntries(Array.from({ length: 2900 }, (_, i) => [`k${i}`, nthAddress("198.18.0.0/16", i + 2)]));
-  const start = performance.now();
+  // Speed with thousands taken is bench/bastion-local's to show; here: the right address every time.
   for (let i = 2900; i < 3000; i++) allocateIn(a, "public", "198.18.0.0/16", `k${i}`);
-  const perAllocation = (performance.now() - start) / 100;
   assert.equal(a.public!["k2999"], "198.18.11.185");
-  assert.ok(perAllocation < 5, `${perAllocation.toFixed(2)} ms per allocation`);
   // Gaps are filled first, entries outside the network are ignored.
   releaseIn(a, "public", "k7");
   a.public!["stray"] = "10.0.0.9";
