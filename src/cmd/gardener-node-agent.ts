@@ -12,6 +12,7 @@ import { type NodeIdentity, startNodeIdentity } from "../nodeagent/bootstrap/ide
 import { interfaceIPv4 } from "../nodeagent/agent.ts";
 import { hostname } from "node:os";
 import { realClock } from "../utils/clock.ts";
+import { type FileKubeletServer, serveKubeletFromFiles } from "../nodeagent/kubelet/server/from-files.ts";
 
 const parsed = parseNodeAgentFlags(process.argv.slice(2));
 if (parsed.kind === "exit") {
@@ -24,6 +25,7 @@ const logger = pino({ level: flags.logLevel, base: { component: "gardener-node-a
 
 let agent;
 let identity: NodeIdentity | undefined;
+let endpoint: FileKubeletServer | undefined;
 try {
   // With a bootstrap kubeconfig the node first gets its own identity (docs/node-bootstrap.md).
   if (flags.bootstrapKubeconfig) {
@@ -42,21 +44,40 @@ try {
     ...(flags.kubelet ? { kubelet: { stateDir: flags.kubeletStateDir, podCIDR: flags.podCIDR, apiServer: apiServerOf(flags.kubeconfig) } } : {}),
   });
   await agent.start();
-  if (flags.tlsCertFile && flags.tlsPrivateKeyFile) {
-    const ip = interfaceIPv4();
-    await (identity ?? (await startNodeIdentity({ nodeName: flags.nodeName, kubeconfig: flags.kubeconfig, clock: realClock, logger }))).keepServingCertificate({
-      hostname: hostname(),
-      ipAddresses: ip ? [ip] : [],
-      certFile: flags.tlsCertFile,
-      keyFile: flags.tlsPrivateKeyFile,
-    });
-  }
 } catch (err) {
   logger.error({ err }, "failed to start");
   process.stderr.write(`error: ${(err as Error).message}\n`);
   process.exit(1);
 }
 const running = agent;
+
+// The kubelet serving certificate and, with --kubelet, the kubelet endpoint (10250: exec, attach and
+// logs for the API server; docs/exec-attach-logs.md). Off the start path: until they work the agent
+// runs on (SSH, pods), and a failure is retried, never fatal.
+async function serve(certFile: string, keyFile: string): Promise<void> {
+  const ip = interfaceIPv4();
+  await (identity ?? (await startNodeIdentity({ nodeName: flags.nodeName, kubeconfig: flags.kubeconfig, clock: realClock, logger }))).keepServingCertificate({
+    hostname: hostname(),
+    ipAddresses: ip ? [ip] : [],
+    certFile,
+    keyFile,
+    onRenewed: () => void endpoint?.reload().catch((err: unknown) => logger.warn({ err }, "kubelet endpoint: renewed certificate not loaded")),
+  });
+  if (running.kubelet && !endpoint) {
+    endpoint = await serveKubeletFromFiles({ kubelet: running.kubelet, certFile, keyFile, kubeconfig: flags.kubeconfig, ...(flags.clientCAFile ? { clientCAFile: flags.clientCAFile } : {}) });
+    logger.info({ port: endpoint.port }, "kubelet endpoint serving");
+  }
+}
+let serveRetry: NodeJS.Timeout | undefined;
+if (flags.tlsCertFile && flags.tlsPrivateKeyFile) {
+  const [certFile, keyFile] = [flags.tlsCertFile, flags.tlsPrivateKeyFile];
+  const attempt = (): void =>
+    void serve(certFile, keyFile).catch((err: unknown) => {
+      logger.warn({ err }, "kubelet serving certificate or endpoint failed; retrying in 30 s");
+      serveRetry = setTimeout(attempt, 30_000);
+    });
+  attempt();
+}
 logger.info({ node: flags.nodeName, pool: flags.pool }, "started");
 process.stdout.write(`gardener-node-agent started for node ${flags.nodeName} (pool ${flags.pool})\n`);
-stopOnSignals({ stop: () => (identity?.stop(), running.stop()), done: () => running.manager.done() }, { onSignal: (signal) => logger.info({ signal }, "stopping") });
+stopOnSignals({ stop: () => (clearTimeout(serveRetry), identity?.stop(), void endpoint?.close(), running.stop()), done: () => running.manager.done() }, { onSignal: (signal) => logger.info({ signal }, "stopping") });

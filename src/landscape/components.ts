@@ -115,7 +115,9 @@ export function workerUserData(o: WorkerUserDataOptions): string {
     ? ["--bootstrap-kubeconfig", NODE_AGENT_BOOTSTRAP_KUBECONFIG, "--kubeconfig", NODE_AGENT_KUBECONFIG]
     : ["--kubeconfig", "/etc/gardener-node-agent/kubeconfig"];
   const secret = o.secretName ? ["--secret-name", o.secretName] : [];
-  const kubelet = o.podCIDR ? ["--kubelet", "--pod-cidr", o.podCIDR] : [];
+  // A kubelet with its own identity also serves 10250 with a serving certificate it requests itself (docs/node-bootstrap.md).
+  const serving = o.bootstrapKubeconfig !== undefined ? ["--tls-cert-file", `${NODE_AGENT_DIR}/kubelet.crt`, "--tls-private-key-file", `${NODE_AGENT_DIR}/kubelet.key`] : [];
+  const kubelet = o.podCIDR ? ["--kubelet", "--pod-cidr", o.podCIDR, ...serving] : [];
   const agent = [process.execPath, bin("gardener-node-agent"), ...credentials, "--node-name", o.nodeName, "--pool", o.pool, ...secret, "--host-key-dir", "/run/ga/host-keys", ...kubelet, "--log-level", "info"].join(" ");
   const files = o.bootstrapKubeconfig !== undefined
     ? [`mkdir -p ${NODE_AGENT_DIR}`, `chmod 700 ${NODE_AGENT_DIR}`, ...heredoc(NODE_AGENT_BOOTSTRAP_KUBECONFIG, o.bootstrapKubeconfig)]

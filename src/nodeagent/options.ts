@@ -20,6 +20,8 @@ export interface NodeAgentFlags {
   /** Where the kubelet serving certificate and key are kept (both or neither). */
   tlsCertFile: string | undefined;
   tlsPrivateKeyFile: string | undefined;
+  /** Client CAs of the kubelet endpoint (default: the CA of --kubeconfig's cluster). */
+  clientCAFile: string | undefined;
 }
 
 export type ParseResult = FlagsResult<NodeAgentFlags>;
@@ -31,6 +33,7 @@ function program(): Command {
     .addOption(new Option("--bootstrap-kubeconfig <file>", "Kubeconfig with a bootstrap token: when --kubeconfig is missing or its certificate is due, request system:node:<name> (written to --kubeconfig, 0600) and renew it."))
     .addOption(new Option("--tls-cert-file <file>", "Keep a kubelet serving certificate (node IP and host name) in this file."))
     .addOption(new Option("--tls-private-key-file <file>", "The key of --tls-cert-file (0600)."))
+    .addOption(new Option("--client-ca-file <file>", "With --kubelet and --tls-cert-file: CAs of the clients the kubelet endpoint (10250) accepts (default: the CA of --kubeconfig's cluster)."))
     .addOption(new Option("--node-name <name>", "Name of this machine's Node (required)."))
     .addOption(new Option("--pool <name>", "Worker pool of this machine (required)."))
     .addOption(new Option("--root <dir>", 'The machine\'s root directory; user creation and sshd control happen only with "/".').default("/"))
@@ -73,6 +76,7 @@ export function parseNodeAgentFlags(argv: string[]): ParseResult {
       bootstrapKubeconfig: str(o.bootstrapKubeconfig),
       tlsCertFile: str(o.tlsCertFile),
       tlsPrivateKeyFile: str(o.tlsPrivateKeyFile),
+      clientCAFile: str(o.clientCaFile),
     };
   });
 }

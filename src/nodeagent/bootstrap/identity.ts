@@ -23,7 +23,7 @@ export interface NodeIdentity {
   /** A client of the node's own kubeconfig, following renewals. */
   client: Client;
   /** Keeps a serving certificate for these names in the files (renewed at 80 % of its lifetime). */
-  keepServingCertificate(o: { hostname: string; ipAddresses: string[]; certFile: string; keyFile: string }): Promise<void>;
+  keepServingCertificate(o: { hostname: string; ipAddresses: string[]; certFile: string; keyFile: string; onRenewed?: () => void }): Promise<void>;
   stop(): void;
 }
 
@@ -42,6 +42,7 @@ export async function startNodeIdentity(o: NodeIdentityOptions): Promise<NodeIde
       const renew = async (): Promise<void> => {
         try {
           const at = await ensureServingCertificate(client, { nodeName: o.nodeName, ...s, clock: o.clock, logger: o.logger, timeoutMs: o.timeoutMs, signal: abort.signal });
+          s.onRenewed?.();
           if (!abort.signal.aborted) servingTimer = o.clock.setTimer(Math.max(0, at - o.clock.nowMs()), () => void renew());
         } catch (err) {
           if (abort.signal.aborted) return;

@@ -45,11 +45,21 @@ describe("workloads on the local landscape", { skip, timeout: 900_000 }, () => {
     const table = parseTable(await k.ok(["get", "pods", "-o", "wide"]));
     const row = table.records.find((r) => r.NAME === "t")!;
     assert.deepEqual([row.STATUS, row.IP, row.NODE], ["Completed", pod.status.podIP, pod.spec.nodeName]);
-    // Until the kubelet endpoint serves logs, the container's log file on the machine holds them.
-    const machine = shootMachine(pod.spec.nodeName!.slice(-2));
-    const log = await inMachine(l, machine, `cat /var/lib/gardener-node-agent/kubelet/pods/${pod.metadata.uid}/logs/t/0.log`);
-    assert.deepEqual(log.split("\n").filter(Boolean).map((x) => x.replace(/^\S+ stdout F /, "")), ["hi", "ok", "done"]);
+    // The logs come through the API server from the node's kubelet endpoint (10250).
+    assert.deepEqual((await k.ok(["logs", "t"])).split("\n").filter(Boolean), ["hi", "ok", "done"]);
     await k.ok(["delete", "pod", "t"]);
+  });
+
+  test("kubectl exec and logs --tail reach the container through the node's kubelet endpoint; the exit code comes back", async () => {
+    await k.ok(["run", "x", "--image=busybox", "--", "sh", "-c", "echo one; echo two; while :; do sleep 1; done"]);
+    await podInPhase(k, "x", ["Running"]);
+    const r = await k.run(["exec", "x", "--", "sh", "-c", "echo from-exec; hostname; exit 3"]);
+    assert.equal(r.code, 3, r.stderr);
+    assert.deepEqual(r.stdout.split("\n").filter(Boolean), ["from-exec", "x"]);
+    assert.equal((await k.ok(["exec", "-i", "x", "--", "cat"], { input: "through stdin\n" })).trim(), "through stdin");
+    await eventually("both lines logged", async () => ((await k.ok(["logs", "x"])).includes("two") ? true : undefined), 10_000, 250);
+    assert.equal((await k.ok(["logs", "x", "--tail=1"])).trim(), "two");
+    await k.ok(["delete", "pod", "x", "--grace-period=1"]);
   });
 
   test("kubectl delete pod is graceful (the container's TERM trap runs) and leaves no process, mount, namespace or record on the machine", async () => {

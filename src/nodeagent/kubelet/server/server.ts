@@ -20,6 +20,8 @@ export { DEFAULT_KUBELET_CLIENT_USER, type KubeletPods, type KubeletServerOption
 
 export interface KubeletServer {
   port: number;
+  /** Serves a renewed certificate to new connections. */
+  setCertificate(certPem: string, keyPem: string): void;
   /** Stops accepting and ends every open stream. */
   close(): Promise<void>;
 }
@@ -159,6 +161,9 @@ export async function startKubeletServer(options: KubeletServerOptions): Promise
   });
   return {
     port: (server.address() as AddressInfo).port,
+    setCertificate(certPem, keyPem) {
+      server.setSecureContext({ cert: certPem, key: keyPem, ca: options.clientCAPem });
+    },
     async close() {
       for (const ws of wss.clients) ws.terminate();
       server.closeAllConnections();
