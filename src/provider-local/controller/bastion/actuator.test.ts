@@ -205,7 +205,7 @@ describe("LocalBastionActuator", () => {
     const net = await networks.ensureNodeNetwork(NS, "10.250.0.0/24");
     const w = await startWorker(networks, { namespace: NS, name: "w1", userData: "#!/bin/sh\n" });
     const spec = host.machineSpec(w.machine);
-    assert.deepEqual(spec.networks, [{ bridge: net.bridge, bridgeNetns: net.netns, address: "10.250.0.2/24", gateway: "10.250.0.1" }]);
+    assert.deepEqual(spec.networks, [{ bridge: net.bridge, bridgeNetns: net.netns, address: "10.250.0.2/24", gateway: "10.250.0.1", interface: "eth0" }]);
     assert.equal(spec.owner, "worker/shoot--p--s/w1");
     assert.equal(renderTable(spec.nftTables![0]!).includes("table inet bastion_access"), true);
   });
