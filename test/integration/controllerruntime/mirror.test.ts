@@ -168,7 +168,9 @@ describe("mirror controller when its resourceVersion is compacted away", () => {
     const c = ts.client;
     await ensureNamespace(c, ns);
     for (const n of ["a", "b"]) await c.create(ConfigMaps, sourceConfigMap(ns, n, { v: "1" }));
-    const { mgr, client } = startManager(ts, { initialMs: 4000, maxMs: 4000 });
+    // The informer retries only every 10 s: the restart, the writes below and a compaction (every 1 s)
+    // all happen before it is back, even on a loaded machine, so it can only get 410 and relist.
+    const { mgr, client } = startManager(ts, { initialMs: 10_000, maxMs: 10_000 });
     addMirrorController(mgr);
     await mgr.start();
     try {
