@@ -22,7 +22,7 @@ import { nsutil } from "./native.ts";
 import { attachNetns, deleteNetns, killProcesses } from "./netns.ts";
 import { applyTable } from "./nft.ts";
 import type { NftTable } from "./nft-render.ts";
-import { childrenOf, isAlive, ref, type ProcessRef } from "./procs.ts";
+import { childrenOf, isAlive, ref, supervisorsOf, type ProcessRef } from "./procs.ts";
 import type { MachineRecord } from "./records.ts";
 
 export interface MachineNetwork {
@@ -270,6 +270,8 @@ export async function stopMachine(ctx: HostContext, name: string): Promise<void>
     }
   }
   if (rec?.init) refs.push(rec.init);
+  // Also a supervisor no record names (its starter was killed before recording it).
+  for (const s of supervisorsOf(join(ctx.stateDir, "machines"), [paths.dir])) if (!refs.some((r) => r.pid === s.pid)) refs.push(s);
   await killProcesses(ctx.exec, refs);
   if (rec?.supervisor) supervisorExits.delete(`${rec.supervisor.pid}:${rec.supervisor.startTime}`);
   await unmount(ctx, paths.dir);

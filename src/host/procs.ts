@@ -145,3 +145,30 @@ export function listeningTcp(pid: number): Socket[] {
   }
   return out;
 }
+
+/**
+ * Machine supervisors found by their command line (`unshare ... <machine dir>/ctl/stage1 <hostname>`), for
+ * the given machine directories, or for every directory below `machinesDir` when none are given; with
+ * their children. This also finds a supervisor no record names (its starter killed between starting
+ * and recording it), so stopping a machine never leaves one behind.
+ */
+export function supervisorsOf(machinesDir: string, dirs?: readonly string[]): ProcessRef[] {
+  const wanted = dirs ? new Set(dirs.map((d) => `${d}/ctl/stage1`)) : undefined;
+  const prefix = machinesDir.endsWith("/") ? machinesDir : `${machinesDir}/`;
+  const out: ProcessRef[] = [];
+  for (const pid of allPids()) {
+    if (pid === process.pid) continue;
+    const argv = readCmdline(pid);
+    if (argv[0] !== "unshare") continue;
+    const marker = argv.find((a) => a.startsWith(prefix) && a.endsWith("/ctl/stage1"));
+    if (!marker || (wanted && !wanted.has(marker))) continue;
+    const r = ref(pid);
+    if (!r) continue;
+    out.push(r);
+    for (const c of childrenOf(pid)) {
+      const cr = ref(c);
+      if (cr) out.push(cr);
+    }
+  }
+  return out;
+}

@@ -9,7 +9,7 @@ import { deleteRecords, type HostContext } from "./context.ts";
 import { macFor, unguardPorts, type GuardedPort } from "./guard.ts";
 import { isBelow, mountsBelow } from "./mounts.ts";
 import { killProcesses, listNetns } from "./netns.ts";
-import { childrenOf, isAlive, ref, type ProcessRef } from "./procs.ts";
+import { childrenOf, isAlive, ref, supervisorsOf, type ProcessRef } from "./procs.ts";
 import { recordId, type MachineRecord } from "./records.ts";
 
 /** Runs fn over items, at most `limit` at a time. */
@@ -42,6 +42,9 @@ export async function stopMachines(ctx: HostContext, machines: readonly MachineR
     }
     if (m.init) refs.push(m.init);
   }
+  // Also supervisors no record names (their starter was killed before recording them).
+  const dirsToStop = machines.map((m) => m.dir);
+  for (const s of supervisorsOf(join(ctx.stateDir, "machines"), dirsToStop)) if (!refs.some((r) => r.pid === s.pid)) refs.push(s);
   for (const part of chunks(refs, 2000)) await killProcesses(ctx.exec, part);
 
   const dirs = machines.map((m) => m.dir);
