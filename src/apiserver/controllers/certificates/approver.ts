@@ -22,7 +22,7 @@ import { type CertificateSigningRequest, SIGNER_KUBELET_CLIENT, SIGNER_KUBELET_S
 import type { Node } from "../../../apis/core/v1/types.ts";
 import type { Authorizer } from "../../authorization/types.ts";
 import type { SyncResult } from "../queue.ts";
-import { CSRLoop, CSRS, type CSRControllerOptions, condition, withCondition } from "./common.ts";
+import { CSRController, CSRS, type CSRControllerOptions, condition, withCondition } from "./common.ts";
 
 const NODES = { group: "", resource: "nodes" };
 /** How long a serving request waits for its Node before it is checked again. */
@@ -38,27 +38,13 @@ export interface ApproverOptions extends CSRControllerOptions {
   onDecision?: (name: string, decision: string) => void;
 }
 
-export class CSRApprover {
-  private readonly loop: CSRLoop;
-
+export class CSRApprover extends CSRController {
   constructor(private readonly o: ApproverOptions) {
-    this.loop = new CSRLoop(o, (name) => this.sync(name));
-  }
-
-  start(): Promise<void> {
-    return this.loop.start();
-  }
-
-  stop(): void {
-    this.loop.stop();
-  }
-
-  idle(): Promise<void> {
-    return this.loop.idle();
+    super(o);
   }
 
   async sync(name: string): Promise<SyncResult> {
-    const csr = (await this.o.client.get(CSRS, undefined, name)) as CertificateSigningRequest | undefined;
+    const csr = await this.csr(name);
     if (!csr || csr.status?.certificate) return;
     if ((csr.status?.conditions ?? []).some((c) => c.type === "Approved" || c.type === "Denied")) return;
     const signer = csr.spec?.signerName;

@@ -37,6 +37,34 @@ export class CSRLoop {
   }
 }
 
+/** A controller over all CSRs: start, stop and idle of its CSRLoop; subclasses say what sync does. */
+export abstract class CSRController {
+  private readonly loop: CSRLoop;
+
+  constructor(protected readonly base: CSRControllerOptions) {
+    this.loop = new CSRLoop(base, (name) => this.sync(name));
+  }
+
+  start(): Promise<void> {
+    return this.loop.start();
+  }
+
+  stop(): void {
+    this.loop.stop();
+  }
+
+  idle(): Promise<void> {
+    return this.loop.idle();
+  }
+
+  abstract sync(name: string): Promise<SyncResult>;
+
+  /** The stored CSR, or undefined when it is gone. */
+  protected async csr(name: string): Promise<CertificateSigningRequest | undefined> {
+    return (await this.base.client.get(CSRS, undefined, name)) as CertificateSigningRequest | undefined;
+  }
+}
+
 export function condition(clock: Clock, type: string, reason: string, message: string): CertificateSigningRequestCondition {
   const now = clock.now().toISOString().replace(/\.\d{3}Z$/, "Z");
   return { type, status: "True", reason, message, lastUpdateTime: now, lastTransitionTime: now };

@@ -4,11 +4,11 @@
 // reason SignerValidationFailure) and signed with the cluster CA, for spec.expirationSeconds
 // bounded to [10 minutes, the maximum duration] (the maximum when unset).
 import { CSRParseError, hasTrueCondition, kubeletClientProblem, kubeletServingProblem, parseCSRObject } from "../../../api/certificates/csr.ts";
-import { type CertificateSigningRequest, SIGNER_KUBELET_CLIENT, SIGNER_KUBELET_SERVING } from "../../../apis/certificates/v1/types.ts";
+import { SIGNER_KUBELET_CLIENT, SIGNER_KUBELET_SERVING } from "../../../apis/certificates/v1/types.ts";
 import type { CertificateAuthority } from "../../certs/issue.ts";
 import { signCSR } from "../../certs/sign.ts";
 import type { SyncResult } from "../queue.ts";
-import { CSRLoop, CSRS, type CSRControllerOptions, condition, withCondition } from "./common.ts";
+import { CSRController, CSRS, type CSRControllerOptions, condition, withCondition } from "./common.ts";
 
 /** kube-controller-manager's --cluster-signing-duration default: one year. */
 export const DEFAULT_SIGNING_DURATION_MS = 365 * 24 * 60 * 60 * 1000;
@@ -25,27 +25,13 @@ export function signingDurationMs(maxMs: number, expirationSeconds: number | und
   return Math.min(maxMs, Math.max(MIN_DURATION_MS, expirationSeconds * 1000));
 }
 
-export class CSRSigner {
-  private readonly loop: CSRLoop;
-
+export class CSRSigner extends CSRController {
   constructor(private readonly o: SignerOptions) {
-    this.loop = new CSRLoop(o, (name) => this.sync(name));
-  }
-
-  start(): Promise<void> {
-    return this.loop.start();
-  }
-
-  stop(): void {
-    this.loop.stop();
-  }
-
-  idle(): Promise<void> {
-    return this.loop.idle();
+    super(o);
   }
 
   async sync(name: string): Promise<SyncResult> {
-    const csr = (await this.o.client.get(CSRS, undefined, name)) as CertificateSigningRequest | undefined;
+    const csr = await this.csr(name);
     if (!csr || csr.status?.certificate || !hasTrueCondition(csr, "Approved") || hasTrueCondition(csr, "Failed")) return;
     const signer = csr.spec?.signerName;
     if (signer !== SIGNER_KUBELET_CLIENT && signer !== SIGNER_KUBELET_SERVING) return;
