@@ -56,7 +56,9 @@ const running = agent;
 // runs on (SSH, pods), and a failure is retried, never fatal.
 async function serve(certFile: string, keyFile: string): Promise<void> {
   const ip = interfaceIPv4();
-  await (identity ?? (await startNodeIdentity({ nodeName: flags.nodeName, kubeconfig: flags.kubeconfig, clock: realClock, logger }))).keepServingCertificate({
+  // Without a bootstrap kubeconfig the identity is made here, once: a retry reuses it.
+  identity ??= await startNodeIdentity({ nodeName: flags.nodeName, kubeconfig: flags.kubeconfig, clock: realClock, logger });
+  await identity.keepServingCertificate({
     hostname: hostname(),
     ipAddresses: ip ? [ip] : [],
     certFile,
