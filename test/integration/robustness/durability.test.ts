@@ -19,6 +19,8 @@ const json = { "content-type": "application/json" };
 interface Acked {
   created: Map<string, Record<string, string>>;
   deleted: Set<string>;
+  /** Deletes sent but never answered (the server died): the object may or may not be gone. */
+  unanswered: Set<string>;
   counter: number;
   maxRv: number;
   /** HTTP answers other than success while the server was up: always a bug. */
@@ -78,6 +80,10 @@ async function writeUntilDead(c: RawClient, round: number, acked: Acked): Promis
         acked.deleted.add(victim);
       } catch (e) {
         if (e instanceof Unexpected) acked.unexpected.push(e.message);
+        else {
+          acked.created.delete(victim);
+          acked.unanswered.add(victim);
+        }
         alive = false;
       }
     }
@@ -112,7 +118,7 @@ function runDurability(storage: "sqlite" | "etcd"): void {
     });
 
     void it("keeps every acknowledged create, update and delete across two SIGKILLs", async (t) => {
-      const acked: Acked = { created: new Map(), deleted: new Set(), counter: 0, maxRv: 0, unexpected: [] };
+      const acked: Acked = { created: new Map(), deleted: new Set(), unanswered: new Set(), counter: 0, maxRv: 0, unexpected: [] };
       for (const round of [1, 2]) {
         const c = rawClient(server.kubeconfig, { maxSockets: 6 });
         const killAt = acked.created.size + 120 + Math.floor(Math.random() * 80);
