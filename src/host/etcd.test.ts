@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
-import { etcdAvailable, startEtcd } from "./etcd.ts";
+import { etcdAvailable, startEtcd, startEtcdCluster } from "./etcd.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "host-etcd-"));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -35,5 +35,45 @@ void describe("startEtcd", () => {
     }
     assert.equal(alive(etcd.pid), false, "the process is gone after stop()");
     await etcd.stop(); // idempotent
+  });
+});
+
+const b64 = (s: string) => Buffer.from(s).toString("base64");
+
+/** etcd's v3 JSON gateway: put or range one key. */
+async function kv(endpoint: string, op: "put" | "range", key: string, value?: string): Promise<string | undefined> {
+  const body = op === "put" ? { key: b64(key), value: b64(value ?? "") } : { key: b64(key) };
+  const res = await fetch(`${endpoint}/v3/kv/${op}`, { method: "POST", body: JSON.stringify(body), signal: AbortSignal.timeout(5000) });
+  assert.equal(res.status, 200, await res.clone().text());
+  const json = (await res.json()) as { kvs?: { value: string }[] };
+  const v = json.kvs?.[0]?.value;
+  return v === undefined ? undefined : Buffer.from(v, "base64").toString();
+}
+
+void describe("startEtcdCluster", { skip: !etcdAvailable() && "/usr/bin/etcd is missing: run `npm run setup`" }, () => {
+  void it("starts three named members that replicate, keeps quorum without one, and stops them all", async () => {
+    const cluster = await startEtcdCluster({ dataDir: join(dir, "cluster") });
+    try {
+      assert.equal(cluster.members.length, 3);
+      assert.equal(new Set(cluster.endpoints).size, 3);
+      for (const [i, m] of cluster.members.entries()) {
+        assert.equal(m.endpoint, cluster.endpoints[i]);
+        assert.equal(m.name, `gardener-access-etcd-${new URL(m.endpoint).port}`);
+        assert.ok(alive(m.pid));
+      }
+      await kv(cluster.endpoints[0]!, "put", "/k", "v1");
+      assert.equal(await kv(cluster.endpoints[2]!, "range", "/k"), "v1", "a write through one member is read through another");
+      await cluster.members[0]!.kill("SIGKILL");
+      assert.equal(alive(cluster.members[0]!.pid), false);
+      await kv(cluster.endpoints[1]!, "put", "/k", "v2");
+      assert.equal(await kv(cluster.endpoints[2]!, "range", "/k"), "v2", "two of three members still commit");
+    } finally {
+      await cluster.stop();
+    }
+    for (const m of cluster.members) assert.equal(alive(m.pid), false, `${m.name} is gone after stop()`);
+  });
+
+  void it("refuses a member count it cannot run", async () => {
+    await assert.rejects(startEtcdCluster({ dataDir: join(dir, "none"), members: 0 }), /1 to 9 members/);
   });
 });
