@@ -1,7 +1,9 @@
-// The server's own controllers: bootstrap RBAC policy, default namespaces and namespace deletion,
-// every namespace's default ServiceAccount and kube-root-ca.crt, Endpoints and EndpointSlices of
-// Services, the kubernetes Service, node lifecycle (conditions and taints of silent nodes), CRDs
-// (serving their resources), the garbage collector, ClusterRole aggregation.
+// The server's own controllers. Every replica keeps the bootstrap RBAC policy and the default
+// namespaces, and serves CRDs (startReplicaControllers). Those kube-controller-manager would run,
+// only the replica holding the controllers Lease runs (startLedControllers, electControllers;
+// docs/high-availability.md): namespace deletion, every namespace's default ServiceAccount and
+// kube-root-ca.crt, Endpoints and EndpointSlices of Services, the kubernetes Service, node
+// lifecycle (conditions and taints of silent nodes), the garbage collector, ClusterRole aggregation.
 import type { Logger } from "pino";
 import type { Clock } from "../../utils/clock.ts";
 import { ClusterRoleAggregationController } from "../authorization/aggregation.ts";
@@ -10,9 +12,10 @@ import { ensureGardenPolicy } from "../authorization/gardenroles.ts";
 import { CRDController } from "../controllers/crd.ts";
 import { GarbageCollector } from "../controllers/garbagecollector/garbagecollector.ts";
 import { EndpointsController } from "../controllers/endpoints.ts";
+import { CONTROLLERS_LEASE, ControllerElection, type ElectionTiming } from "../controllers/leader-election.ts";
 import { KubernetesServiceController } from "../controllers/kubernetes-service.ts";
 import { NamespaceDefaultsController } from "../controllers/namespace-defaults.ts";
-import { NamespaceDeletionController } from "../controllers/namespace-deletion.ts";
+import { ensureDefaultNamespaces, NamespaceDeletionController } from "../controllers/namespace-deletion.ts";
 import { NodeLifecycleController } from "../controllers/node-lifecycle.ts";
 import { definitionsFromCRD } from "../registry/apiextensions/customresource.ts";
 import type { InternalClient } from "../registry/client.ts";
@@ -37,17 +40,31 @@ export interface RunningControllers {
   stop(): void;
 }
 
-/** Starts them in dependency order; resolves once each has seen its initial state. */
-export async function startControllers(d: ControllerDeps): Promise<RunningControllers> {
+/** Bootstrap policy and the CRD controller, in every replica; resolves once the CRDs are served. */
+export async function startReplicaControllers(d: ControllerDeps): Promise<RunningControllers> {
+  const created = await ensureBootstrapPolicy(d.client);
+  if (created.clusterRoles.length || created.clusterRoleBindings.length) d.logger.debug(created, "created bootstrap RBAC policy");
+  if (d.gardenPolicy) d.logger.debug({ clusterRoles: await ensureGardenPolicy(d.client) }, "ensured garden RBAC policy");
+  // As kube-apiserver's system namespaces controller: kube-system holds the controllers Lease.
+  await ensureDefaultNamespaces(d.client);
+  const crds = new CRDController({
+    client: d.client,
+    registry: d.registry,
+    clock: d.clock,
+    definitionsFromCRD,
+    onError: (err, crd) => d.logger.warn({ err, crd }, "CRD sync failed"),
+  });
+  await crds.start();
+  return crds;
+}
+
+/** The leader's controllers, in dependency order; resolves once each has seen its initial state. */
+export async function startLedControllers(d: ControllerDeps): Promise<RunningControllers> {
   const started: { stop(): void }[] = [];
   const stopAll = () => {
     for (const c of started.reverse()) c.stop();
   };
   try {
-    const created = await ensureBootstrapPolicy(d.client);
-    if (created.clusterRoles.length || created.clusterRoleBindings.length) d.logger.debug(created, "created bootstrap RBAC policy");
-    if (d.gardenPolicy) d.logger.debug({ clusterRoles: await ensureGardenPolicy(d.client) }, "ensured garden RBAC policy");
-
     const namespaces = new NamespaceDeletionController({
       client: d.client,
       registry: d.registry,
@@ -85,16 +102,6 @@ export async function startControllers(d: ControllerDeps): Promise<RunningContro
     started.push(nodes);
     await nodes.start();
 
-    const crds = new CRDController({
-      client: d.client,
-      registry: d.registry,
-      clock: d.clock,
-      definitionsFromCRD,
-      onError: (err, crd) => d.logger.warn({ err, crd }, "CRD sync failed"),
-    });
-    started.push(crds);
-    await crds.start();
-
     const gc = new GarbageCollector({
       client: d.client,
       registry: d.registry,
@@ -115,4 +122,36 @@ export async function startControllers(d: ControllerDeps): Promise<RunningContro
     throw err;
   }
   return { stop: stopAll };
+}
+
+export interface LeaderElectionSettings extends ElectionTiming {
+  /** false: this replica runs the led controllers without a Lease (one replica only). */
+  enabled: boolean;
+  identity: string;
+}
+
+/**
+ * Runs `lead` (the led controllers) while this replica holds the controllers Lease, or always
+ * without leader election. A lone replica, or one restarted with the same identity, leads before
+ * this resolves; otherwise it campaigns in the background.
+ */
+export async function electControllers(
+  d: Pick<ControllerDeps, "client" | "clock" | "logger">,
+  settings: LeaderElectionSettings,
+  lead: () => Promise<RunningControllers>,
+): Promise<{ stop(): Promise<void> }> {
+  if (!settings.enabled) {
+    const led = await lead();
+    return { stop: async () => led.stop() };
+  }
+  const log = d.logger.child({ lease: `${CONTROLLERS_LEASE.namespace}/${CONTROLLERS_LEASE.name}`, identity: settings.identity });
+  const election = new ControllerElection({
+    ...settings,
+    client: d.client,
+    clock: d.clock,
+    lead,
+    onEvent: (what, err) => (err ? log.debug({ err }, what) : log.info(what)),
+  });
+  await election.start();
+  return { stop: () => election.stop() };
 }

@@ -71,6 +71,8 @@ export interface ApiServerOptions {
   auditLogBufferSize: number;
   /** A node whose kubelet neither renewed its Lease nor posted Ready for this long is marked Unknown and tainted unreachable. */
   nodeMonitorGracePeriodMs: number;
+  /** The controllers Lease among replicas on one etcd (docs/high-availability.md). */
+  leaderElection: { enabled: boolean; leaseDurationMs: number; renewDeadlineMs: number; retryPeriodMs: number };
 }
 
 export type ParseResult = { kind: "options"; options: ApiServerOptions } | { kind: "exit"; code: number; stdout: string; stderr: string };
@@ -141,6 +143,10 @@ function program(): Command {
     .addOption(new Option("--audit-log-maxsize <MB>", "Rotate the audit log when it would grow past this many megabytes (0: 100 when --audit-log-maxage or --audit-log-maxbackup is set, else never).").default(0).argParser(intFlag("--audit-log-maxsize", 0, 1_000_000)))
     .addOption(new Option("--audit-log-batch-buffer-size <n>", "Audit events queued for writing at most; beyond it events are dropped (and counted in the log) rather than requests delayed.").default(10000).argParser(intFlag("--audit-log-batch-buffer-size", 1, 10_000_000)))
     .addOption(new Option("--node-monitor-grace-period <duration>", "How long a node's kubelet may go without renewing its Lease in kube-node-lease (or posting Ready) before the node's conditions become Unknown and it is tainted unreachable (Go duration).").default("40s"))
+    .addOption(new Option("--leader-elect [bool]", "Run the controllers kube-controller-manager would run (namespaces, garbage collector, endpoints, node lifecycle, RBAC aggregation, certificates) only while holding the Lease kube-system/gardener-apiserver-controllers, so replicas on one etcd do not run them twice.").default(true))
+    .addOption(new Option("--leader-elect-lease-duration <duration>", "How long other replicas wait after the last observed renewal before taking the lease over (Go duration).").default("15s"))
+    .addOption(new Option("--leader-elect-renew-deadline <duration>", "The leader stops its controllers if it could not renew the lease for this long (Go duration).").default("10s"))
+    .addOption(new Option("--leader-elect-retry-period <duration>", "Pause between attempts to acquire or renew the lease (Go duration).").default("2s"))
     .helpOption("-h, --help", "Show this help.")
     .allowExcessArguments(false)
     .exitOverride();
@@ -185,7 +191,16 @@ export function parseOptions(argv: string[]): ParseResult {
     if (Boolean(o.auditPolicyFile) !== Boolean(o.auditLogPath)) throw new FlagError("--audit-policy-file and --audit-log-path must be given together");
     const etcdServers = (o.etcdServers as string[] | undefined) ?? [];
     for (const e of etcdServers) if (!/^https?:\/\/[^/]+$/.test(e)) throw new FlagError(`invalid etcd server "${e}": expected http(s)://host:port`);
+    const leaderElection = {
+      enabled: parseBoolFlag(o.leaderElect, "--leader-elect"),
+      leaseDurationMs: durationFlag(o.leaderElectLeaseDuration, "--leader-elect-lease-duration", true),
+      renewDeadlineMs: durationFlag(o.leaderElectRenewDeadline, "--leader-elect-renew-deadline", true),
+      retryPeriodMs: durationFlag(o.leaderElectRetryPeriod, "--leader-elect-retry-period", true),
+    };
+    if (leaderElection.leaseDurationMs <= leaderElection.renewDeadlineMs) throw new FlagError("--leader-elect-lease-duration must be greater than --leader-elect-renew-deadline");
+    if (leaderElection.renewDeadlineMs <= leaderElection.retryPeriodMs) throw new FlagError("--leader-elect-renew-deadline must be greater than --leader-elect-retry-period");
     const options: ApiServerOptions = {
+      leaderElection,
       dataDir,
       securePort: o.securePort as number,
       bindAddress: o.bindAddress as string,

@@ -6,7 +6,9 @@
 import { mkdir, readFile } from "node:fs/promises";
 import { createServer, type Server } from "node:https";
 import type { AddressInfo } from "node:net";
-import { join } from "node:path";
+import { createHash } from "node:crypto";
+import { hostname } from "node:os";
+import { join, resolve } from "node:path";
 import { pino, type Logger } from "pino";
 import { collectDefaultMetrics, Registry } from "prom-client";
 import { newServiceUnavailable } from "../../apimachinery/errors.ts";
@@ -38,7 +40,7 @@ import { TokenSigner } from "../serviceaccount/signer.ts";
 import { startAudit } from "./audit.ts";
 import { buildAuthentication, buildAuthorization } from "./auth.ts";
 import { startCertificateControllers } from "./certificates.ts";
-import { startControllers } from "./controllers.ts";
+import { electControllers, startLedControllers, startReplicaControllers } from "./controllers.ts";
 import { registerDefinitions } from "./definitions.ts";
 import type { ApiServerOptions } from "./options.ts";
 import { openStorage, startCompaction } from "./storage.ts";
@@ -168,18 +170,31 @@ export async function startApiServer(o: ApiServerOptions, deps: StartDeps = {}):
     registerDefinitions(registry, { makeStore, signer, client, issuers, authorizer: authz.authorizer, tokenAuthenticator: authn.tokenAuthenticator, garden, kubelet: tls.kubelet, admission });
 
     const kubernetesService = { clusterIP: kubernetesServiceIP(serviceRange), address: clientHost(o), port };
-    const controllers = await startControllers({ client, registry, clock, logger, gardenPolicy: o.gardenerApis, caPem: tls.serverCaPem, kubernetesService, nodeMonitorGracePeriodMs: o.nodeMonitorGracePeriodMs });
-    cleanups.push(() => controllers.stop());
+    const controllerDeps = { client, registry, clock, logger, gardenPolicy: o.gardenerApis, caPem: tls.serverCaPem, kubernetesService, nodeMonitorGracePeriodMs: o.nodeMonitorGracePeriodMs };
+    const replicaControllers = await startReplicaControllers(controllerDeps);
+    cleanups.push(() => replicaControllers.stop());
     await authz.start();
-    const certificates = await startCertificateControllers({
-      client,
-      clock,
-      logger,
-      authorizer: () => authz.authorizer,
-      ca: { certPem: tls.pki.ca.certPem, keyPem: tls.pki.ca.keyPem },
-      maxSigningDurationMs: o.clusterSigningDurationMs,
-    });
-    cleanups.push(() => certificates.stop());
+    const lead = async () => {
+      const led = await startLedControllers(controllerDeps);
+      try {
+        const certificates = await startCertificateControllers({
+          client,
+          clock,
+          logger,
+          authorizer: () => authz.authorizer,
+          ca: { certPem: tls.pki.ca.certPem, keyPem: tls.pki.ca.keyPem },
+          maxSigningDurationMs: o.clusterSigningDurationMs,
+        });
+        return { stop: () => (certificates.stop(), led.stop()) };
+      } catch (err) {
+        led.stop();
+        throw err;
+      }
+    };
+    // Stable across restarts of this replica (its data dir), distinct between replicas.
+    const identity = `${hostname()}_${createHash("sha256").update(resolve(o.dataDir)).digest("hex").slice(0, 12)}`;
+    const led = await electControllers(controllerDeps, { ...o.leaderElection, identity }, lead);
+    cleanups.push(() => led.stop());
     const compactor = startCompaction(storage, { intervalMs: o.compactionIntervalMs, retainedRevisions: o.compactionRetainedRevisions, clock, logger });
     cleanups.push(() => compactor.stop());
 
