@@ -1,5 +1,6 @@
 // The built-in kinds this server stores: core/v1 Namespace, Secret, ConfigMap, ServiceAccount,
-// Node, Pod, Service, Endpoints and Event, discovery EndpointSlice, RBAC, coordination Lease and apiextensions CRDs. (Access reviews, token
+// Node, Pod, Service, Endpoints and Event, discovery EndpointSlice, RBAC, coordination Lease and apiextensions CRDs,
+// and the read-only kinds of kubectl's prune allowlist (readonly-kinds.ts). (Access reviews, token
 // requests and pods/binding are registered by their own modules.)
 import { crdDefinition } from "./apiextensions/customresourcedefinition/definition.ts";
 import { leaseDefinition } from "./coordination/lease/definition.ts";
@@ -17,6 +18,7 @@ import { clusterRoleDefinition } from "./rbac/clusterrole/definition.ts";
 import { clusterRoleBindingDefinition } from "./rbac/clusterrolebinding/definition.ts";
 import { roleDefinition } from "./rbac/role/definition.ts";
 import { roleBindingDefinition } from "./rbac/rolebinding/definition.ts";
+import { readOnlyDefinitions } from "./readonly-kinds.ts";
 import type { ResourceDefinition } from "./types.ts";
 
 export function builtinDefinitions(): ResourceDefinition[] {
@@ -37,5 +39,6 @@ export function builtinDefinitions(): ResourceDefinition[] {
     clusterRoleBindingDefinition,
     leaseDefinition,
     crdDefinition,
+    ...readOnlyDefinitions(),
   ];
 }
