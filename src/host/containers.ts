@@ -245,6 +245,8 @@ export function attachContainer(info: ContainerInfo): Promise<ContainerStream> {
 
 export interface ExecOptions {
   tty?: boolean;
+  /** The terminal's size when the command starts (with `tty`). */
+  size?: { width: number; height: number };
   stdin?: boolean;
   privileged: boolean;
   env: readonly (readonly [string, string])[];
@@ -255,6 +257,11 @@ export interface ExecOptions {
  * directory, with its capabilities and environment. With a terminal it runs under a shim of its own (not
  * recorded: it ends with the command or with the container).
  */
+function sizeArgs(size: ExecOptions["size"]): string[] {
+  if (!size || size.width <= 0 || size.height <= 0) return [];
+  return ["-W", `${Math.min(size.width, 65535)}x${Math.min(size.height, 65535)}`];
+}
+
 export async function execInContainer(ctx: HostContext, info: ContainerInfo, command: readonly string[], options: ExecOptions): Promise<ContainerStream> {
   if (!info.init || !isAlive(info.init)) throw new HostSpecError(`container ${info.name} is not running`);
   if (command.length === 0) throw new HostSpecError("exec needs a command");
@@ -279,7 +286,7 @@ export async function execInContainer(ctx: HostContext, info: ContainerInfo, com
   const id = randomBytes(8).toString("hex");
   const socket = join(runDir, `exec-${id}.sock`);
   const exitFile = join(runDir, `exec-${id}.exit`);
-  const shim = spawn(await shimBinary(ctx.exec, ctx.stateDir), ["-s", socket, "-x", exitFile, "-t", ...(options.stdin ? ["-i"] : []), "--", ...enter], { stdio: ["ignore", "ignore", "pipe"] });
+  const shim = spawn(await shimBinary(ctx.exec, ctx.stateDir), ["-s", socket, "-x", exitFile, "-t", ...sizeArgs(options.size), ...(options.stdin ? ["-i"] : []), "--", ...enter], { stdio: ["ignore", "ignore", "pipe"] });
   const done = new Promise<void>((r) => shim.once("close", () => r()));
   void done.then(() => Promise.all([rm(socket, { force: true }), rm(exitFile, { force: true }), rm(`${exitFile}.pid`, { force: true }), rm(`${exitFile}.tmp`, { force: true })]));
   await waitFor(async () => ((await stat(socket).catch(() => undefined)) ? true : undefined), 5000);

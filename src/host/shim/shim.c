@@ -213,14 +213,15 @@ static void write_file_atomic(const char *path, const char *text) {
 }
 
 static int usage(void) {
-  fprintf(stderr, "usage: shim -s SOCKET -x EXITFILE [-l LOG] [-m MAX] [-t] [-i] [-o] [-N | -J PIDNS] -- command...\n");
+  fprintf(stderr, "usage: shim -s SOCKET -x EXITFILE [-l LOG] [-m MAX] [-t [-W COLSxROWS]] [-i] [-o] [-N | -J PIDNS] -- command...\n");
   return 2;
 }
 
 int main(int argc, char **argv) {
   const char *sock_path = NULL, *join_pidns = NULL;
   int new_pidns = 0, keep_stdin = 0, opt;
-  while ((opt = getopt(argc, argv, "+s:x:l:m:tioNJ:")) != -1) {
+  unsigned cols = 0, rows = 0;
+  while ((opt = getopt(argc, argv, "+s:x:l:m:tioNJ:W:")) != -1) {
     switch (opt) {
       case 's': sock_path = optarg; break;
       case 'x': exit_path = optarg; break;
@@ -231,6 +232,9 @@ int main(int argc, char **argv) {
       case 'o': stdin_once = 1; break;
       case 'N': new_pidns = 1; break;
       case 'J': join_pidns = optarg; break;
+      case 'W':
+        if (sscanf(optarg, "%ux%u", &cols, &rows) != 2 || cols > 65535 || rows > 65535) return usage();
+        break;
       default: return usage();
     }
   }
@@ -252,6 +256,11 @@ int main(int argc, char **argv) {
   if (tty) {
     master = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
     if (master < 0 || grantpt(master) < 0 || unlockpt(master) < 0 || ptsname_r(master, slave, sizeof slave) != 0) die("pty");
+    if (cols && rows) {
+      /* The terminal's size before the command starts, so its first `stty size` is right. */
+      struct winsize ws = {.ws_col = (unsigned short)cols, .ws_row = (unsigned short)rows};
+      ioctl(master, TIOCSWINSZ, &ws);
+    }
   } else {
     if (pipe2(out, O_CLOEXEC) < 0 || pipe2(err, O_CLOEXEC) < 0) die("pipe");
     if (keep_stdin && pipe2(in, O_CLOEXEC) < 0) die("pipe");

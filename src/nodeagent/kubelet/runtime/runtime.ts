@@ -256,8 +256,6 @@ export class PodRuntime {
       const t = terminatedOf(previous, `toolbox://${uid}/${c.name}/${rec.attempt}`, "");
       if (t) rec.last = t;
       await removeContainer(this.host.ctx, previous.name, previous.dir).catch(() => undefined);
-      // The previous attempt's log stays for `logs --previous`; older ones go.
-      if (rec.attempt >= 1) await rm(this.logFile(uid, c.name, rec.attempt - 1), { force: true });
     }
     const attempt = rec.attempt + 1;
     const dir = this.podDir(uid);
@@ -304,6 +302,9 @@ export class PodRuntime {
     rec.attempt = attempt;
     delete rec.restartAt;
     p.infos.set(c.name, info);
+    // The previous attempt's log stays for `logs --previous`; older ones go. Only now, after the new
+    // attempt is recorded: until then `--previous` still means the attempt before the last one.
+    if (attempt >= 2) await rm(this.logFile(uid, c.name, attempt - 2), { force: true });
     // Ended already (during setup or at once): the poller only watches running containers.
     if (!info.running) this.wake(uid, p, 0);
   }
@@ -354,12 +355,19 @@ export class PodRuntime {
     });
   }
 
-  async exec(pod: Pod, container: string, command: string[], options: { tty?: boolean; stdin?: boolean } = {}): Promise<ContainerStream> {
+  /** Throws what `exec` would throw before starting anything: the pod, the container, not running. */
+  async checkExec(pod: Pod, container: string): Promise<void> {
+    const { info } = await this.infoOf(pod, container);
+    if (!info?.running) throw new Error(`container ${container} is not running`);
+  }
+
+  async exec(pod: Pod, container: string, command: string[], options: { tty?: boolean; stdin?: boolean; size?: { width: number; height: number } } = {}): Promise<ContainerStream> {
     const { info, p } = await this.infoOf(pod, container);
     if (!info?.running) throw new Error(`container ${container} is not running`);
     const c = [...(p.rec.pod.spec.containers ?? []), ...(p.rec.pod.spec.initContainers ?? [])].find((x) => x.name === container)!;
     const env = JSON.parse(await readFile(join(info.dir, "env.json"), "utf8").catch(() => "[]")) as [string, string][];
-    return execInContainer(this.host.ctx, info, command, { tty: options.tty ?? false, stdin: options.stdin ?? false, privileged: c.securityContext?.privileged === true, env });
+    const size = options.tty && options.size ? { size: options.size } : {};
+    return execInContainer(this.host.ctx, info, command, { tty: options.tty ?? false, ...size, stdin: options.stdin ?? false, privileged: c.securityContext?.privileged === true, env });
   }
 
   async attach(pod: Pod, container: string): Promise<ContainerStream> {

@@ -17,6 +17,7 @@ interface FakeExec {
   stdin: string;
   stdinEnded: boolean;
   resizes: [number, number][];
+  size?: { width: number; height: number } | undefined;
   finish(code: number): void;
   closed: boolean;
 }
@@ -40,13 +41,15 @@ describe("kubelet server", () => {
     tls = { ca: ca.certPem, cert: client.certPem, key: client.keyPem };
     other = { cert: admin.certPem, key: admin.keyPem };
     const runtime = {
-      exec: (_p: Pod, container: string, command: string[], o: { tty?: boolean; stdin?: boolean }): Promise<ContainerStream> => {
+      checkExec: (_p: Pod, container: string): Promise<void> =>
+        container === "waiting" ? Promise.reject(new Error("container waiting is not running")) : Promise.resolve(),
+      exec: (_p: Pod, container: string, command: string[], o: { tty?: boolean; stdin?: boolean; size?: { width: number; height: number } }): Promise<ContainerStream> => {
         if (container === "waiting") return Promise.reject(new Error("container waiting is not running"));
         const stdout = new PassThrough();
         const stderr = new PassThrough();
         const stdin = new PassThrough();
         let resolveExit!: (n: number) => void;
-        const exec: FakeExec = { command, stdin: "", stdinEnded: false, resizes: [], closed: false, finish: (code) => (stdout.end(), stderr.end(), resolveExit(code)) };
+        const exec: FakeExec = { command, size: o.size, stdin: "", stdinEnded: false, resizes: [], closed: false, finish: (code) => (stdout.end(), stderr.end(), resolveExit(code)) };
         stdin.on("data", (d: Buffer) => (exec.stdin += String(d)));
         stdin.on("end", () => (exec.stdinEnded = true));
         execs.push(exec);
@@ -149,6 +152,31 @@ describe("kubelet server", () => {
     assert.equal(status.channel, 3);
     assert.equal(decodeStatus(Buffer.from(status.text)), 3);
     assert.equal(JSON.parse(status.text).reason, "NonZeroExitCode");
+  });
+
+  test("exec with a terminal: the command starts with the client's first terminal size; what was typed before arrives", async () => {
+    const before = execs.length;
+    const s = open("/exec/ns/p/c?command=sh&stdin=1&stdout=1&tty=1");
+    await s.opened;
+    await until(() => s.frames.length >= 1);
+    assert.deepEqual(s.frames[0], { channel: 1, text: "" }, "ready before the command starts");
+    assert.equal(execs.length, before, "nothing runs before the terminal's size is known");
+    s.ws.send(encodeFrame(0, "early"));
+    s.ws.send(encodeResize({ width: 120, height: 33 }));
+    await until(() => execs.length === before + 1);
+    const e = execs.at(-1)!;
+    assert.deepEqual(e.size, { width: 120, height: 33 });
+    await until(() => e.stdin === "early");
+    e.finish(0);
+    assert.equal(await s.closed, 1000);
+    assert.equal(s.frames.filter((f) => f.channel === 1 && f.text === "").length, 1, "one ready frame");
+
+    const silent = open("/exec/ns/p/c?command=sh&stdout=1&tty=1");
+    await silent.opened;
+    await until(() => execs.length === before + 2);
+    assert.equal(execs.at(-1)!.size, undefined, "a client that sends no size still gets its command (after the wait)");
+    execs.at(-1)!.finish(0);
+    assert.equal(await silent.closed, 1000);
   });
 
   test("exec (v4): negotiated when only v4 is offered; CLOSE is not part of it; Success on 0; a client going away kills the command", async () => {

@@ -8,12 +8,12 @@ import type { AddressInfo } from "node:net";
 import type { Duplex } from "node:stream";
 import { WebSocketServer } from "ws";
 import { StatusError, newBadRequest, newNotFound, newPathNotFound, newTooManyRequests, toStatusError } from "../../../apimachinery/errors.ts";
-import { SUPPORTED_PROTOCOLS, negotiateProtocol, offeredProtocols } from "../../../apimachinery/remotecommand/protocol.ts";
+import { SUPPORTED_PROTOCOLS, encodeStatus, failureStatus, negotiateProtocol, offeredProtocols } from "../../../apimachinery/remotecommand/protocol.ts";
 import type { ContainerStream } from "../../../host/containers.ts";
 import type { Pod } from "../runtime/types.ts";
 import { checkClient } from "./auth.ts";
 import { parseLogOptions, serveLogs } from "./logs.ts";
-import { bridge, parseStreamOptions } from "./streams.ts";
+import { bridge, firstResize, parseStreamOptions, sendReady, type StreamOptions } from "./streams.ts";
 import { DEFAULT_KUBELET_CLIENT_USER, type KubeletServerOptions } from "./types.ts";
 
 export { DEFAULT_KUBELET_CLIENT_USER, type KubeletPods, type KubeletServerOptions } from "./types.ts";
@@ -33,6 +33,8 @@ interface Target {
   container: string;
 }
 
+/** How long `exec -it` waits for the client's terminal size before starting the command anyway. */
+const TERMINAL_SIZE_WAIT_MS = 1000;
 const SEGMENT = /^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/;
 
 function parseTarget(url: URL): Target {
@@ -123,6 +125,7 @@ export async function startKubeletServer(options: KubeletServerOptions): Promise
     const offered = offeredProtocols(req.headers["sec-websocket-protocol"]);
     const protocol = negotiateProtocol(offered);
     if (!protocol) throw newBadRequest(`requested protocol(s) are not supported: [${offered.join(" ")}]; supported protocols: [${SUPPORTED_PROTOCOLS.join(" ")}]`);
+    if (t.kind === "exec" && o.tty) return execInTerminal(req, socket, head, protocol, pod, t.container, o);
     let stream: ContainerStream;
     try {
       stream = t.kind === "exec" ? await kubelet.runtime.exec(pod, t.container, o.command, { tty: o.tty, stdin: o.stdin }) : await kubelet.runtime.attach(pod, t.container);
@@ -134,6 +137,39 @@ export async function startKubeletServer(options: KubeletServerOptions): Promise
     wss.handleUpgrade(req, socket, head, (ws) => {
       bridge(ws, protocol, stream, o, t.kind as "exec" | "attach")
         .catch((err: unknown) => onError(err, t.kind))
+        .finally(() => streams--);
+    });
+  }
+
+  /**
+   * `exec -it`: the command starts only once the client's terminal size is known (its first resize, or
+   * after TERMINAL_SIZE_WAIT_MS), so the shell's first `stty size` is the client's. Refusals that need
+   * no process still come as HTTP errors before the upgrade.
+   */
+  async function execInTerminal(req: IncomingMessage, socket: Duplex, head: Buffer, protocol: string, pod: Pod, container: string, o: StreamOptions): Promise<void> {
+    await kubelet.runtime.checkExec(pod, container).catch((err: unknown) => {
+      throw runtimeError(err);
+    });
+    if (socket.destroyed) return;
+    streams++;
+    wss.handleUpgrade(req, socket, head, (ws) => {
+      sendReady(ws, o);
+      const run = async () => {
+        const { size, early } = await firstResize(ws, TERMINAL_SIZE_WAIT_MS);
+        if (ws.readyState !== ws.OPEN) return;
+        let stream: ContainerStream;
+        try {
+          stream = await kubelet.runtime.exec(pod, container, o.command, { tty: true, stdin: o.stdin, ...(size ? { size } : {}) });
+        } catch (err) {
+          ws.send(encodeStatus(failureStatus(`error executing command in container: ${err instanceof Error ? err.message : String(err)}`)), { binary: true });
+          ws.close(1000);
+          return;
+        }
+        if (ws.readyState !== ws.OPEN) return stream.close();
+        await bridge(ws, protocol, stream, o, "exec", { early });
+      };
+      run()
+        .catch((err: unknown) => onError(err, "exec"))
         .finally(() => streams--);
     });
   }

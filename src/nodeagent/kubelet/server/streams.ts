@@ -65,8 +65,49 @@ function toBuffer(data: RawData): Buffer {
   return Buffer.from(data);
 }
 
-/** Runs the channel protocol on an upgraded socket until the process ends or the client goes. */
-export function bridge(ws: WebSocket, protocol: string, stream: ContainerStream, o: StreamOptions, kind: "exec" | "attach"): Promise<void> {
+/** The "ready" frame: an empty frame on the lowest writable channel. */
+export function sendReady(ws: WebSocket, o: StreamOptions): void {
+  if (ws.readyState === ws.OPEN) ws.send(encodeFrame(o.stdout ? STDOUT : o.stderr ? STDERR : ERROR), { binary: true });
+}
+
+/**
+ * Before a terminal command starts: waits (at most `ms`) for the client's first resize, so the command
+ * starts with the client's terminal size instead of 0x0. Frames that arrive meanwhile are kept for
+ * `bridge` to replay. A malformed resize ends the wait (bridge reports it).
+ */
+export function firstResize(ws: WebSocket, ms: number): Promise<{ size?: { width: number; height: number }; early: Buffer[] }> {
+  const early: Buffer[] = [];
+  const decoder = new ResizeDecoder();
+  return new Promise((resolve) => {
+    const done = (size?: { width: number; height: number }) => {
+      clearTimeout(timer);
+      ws.off("message", onMessage);
+      ws.off("close", onClose);
+      resolve(size ? { size, early } : { early });
+    };
+    const onClose = () => done();
+    const onMessage = (data: RawData) => {
+      const frame = toBuffer(data);
+      early.push(frame);
+      try {
+        const { channel, payload } = decodeFrame(frame);
+        if (channel === RESIZE) done(decoder.push(payload).at(-1));
+      } catch {
+        done();
+      }
+    };
+    const timer = setTimeout(() => done(), ms);
+    ws.on("message", onMessage);
+    ws.once("close", onClose);
+  });
+}
+
+/**
+ * Runs the channel protocol on an upgraded socket until the process ends or the client goes. With
+ * `started`, the ready frame went out already and `started.early` are frames received before the
+ * stream existed (see firstResize), handled first.
+ */
+export function bridge(ws: WebSocket, protocol: string, stream: ContainerStream, o: StreamOptions, kind: "exec" | "attach", started?: { early: Buffer[] }): Promise<void> {
   const paused = new Set<Readable>();
   let finished = false;
   const resumeIfDrained = () => {
@@ -77,7 +118,7 @@ export function bridge(ws: WebSocket, protocol: string, stream: ContainerStream,
   const send = (frame: Buffer) => {
     if (ws.readyState === ws.OPEN) ws.send(frame, { binary: true }, resumeIfDrained);
   };
-  send(encodeFrame(o.stdout ? STDOUT : o.stderr ? STDERR : ERROR));
+  if (!started) sendReady(ws, o);
 
   const outputs: Promise<void>[] = [];
   const forward = (r: Readable | null, channel: number, wanted: boolean) => {
@@ -109,9 +150,9 @@ export function bridge(ws: WebSocket, protocol: string, stream: ContainerStream,
   };
   stream.stdin?.on("error", () => (stdinOpen = false));
   const resize = new ResizeDecoder();
-  ws.on("message", (data: RawData) => {
+  const onFrame = (frame: Buffer) => {
     try {
-      const { channel, payload } = decodeFrame(toBuffer(data));
+      const { channel, payload } = decodeFrame(frame);
       if (channel === STDIN) {
         if (!stdinOpen || payload.length === 0) return;
         if (!stream.stdin!.write(payload)) {
@@ -127,7 +168,9 @@ export function bridge(ws: WebSocket, protocol: string, stream: ContainerStream,
       send(encodeStatus(failureStatus(err instanceof Error ? err.message : String(err), "BadRequest")));
       ws.close(1002, "protocol error");
     }
-  });
+  };
+  for (const frame of started?.early ?? []) onFrame(frame);
+  ws.on("message", (data: RawData) => onFrame(toBuffer(data)));
 
   return new Promise<void>((resolve) => {
     ws.once("close", () => {

@@ -5,7 +5,7 @@ import type { Pod } from "../runtime/types.ts";
 
 export interface KubeletPods {
   podByName(namespace: string, name: string): Pod | undefined;
-  runtime: Pick<PodRuntime, "exec" | "attach" | "logs" | "status">;
+  runtime: Pick<PodRuntime, "checkExec" | "exec" | "attach" | "logs" | "status">;
 }
 
 /** The API server's kubelet-client identity as Gardener's kube-apiserver presents it (secret kube-apiserver-kubelet). */
