@@ -1,6 +1,7 @@
 // Semantic equality of JSON values, as Kubernetes' apiequality.Semantic.DeepEqual sees decoded
 // objects: an absent field, null, and an empty list or map are the same (Go's nil and empty
 // slices and maps compare equal, and `omitempty` drops them); map key order never matters.
+import { isRecord } from "../utils/guards.ts";
 
 function isEmpty(v: unknown): boolean {
   if (v === undefined || v === null) return true;
@@ -8,16 +9,12 @@ function isEmpty(v: unknown): boolean {
   return typeof v === "object" && Object.keys(v).length === 0;
 }
 
-function isMap(v: unknown): v is Record<string, unknown> {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
-}
-
 export function semanticEqual(a: unknown, b: unknown): boolean {
   if (isEmpty(a) && isEmpty(b)) return true;
   if (Array.isArray(a) && Array.isArray(b)) {
     return a.length === b.length && a.every((x, i) => semanticEqual(x, b[i]));
   }
-  if (isMap(a) && isMap(b)) {
+  if (isRecord(a) && isRecord(b)) {
     const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
     for (const k of keys) if (!semanticEqual(a[k], b[k])) return false;
     return true;
@@ -40,7 +37,7 @@ export function semanticDiff(next: unknown, prev: unknown, base: string): string
   if (Array.isArray(next) && Array.isArray(prev) && next.length === prev.length) {
     return next.flatMap((x, i) => semanticDiff(x, prev[i], `${base}[${i}]`));
   }
-  if (isMap(next) && isMap(prev)) {
+  if (isRecord(next) && isRecord(prev)) {
     const keys = [...new Set([...Object.keys(next), ...Object.keys(prev)])].sort();
     return keys.flatMap((k) => semanticDiff(next[k], prev[k], base ? `${base}.${k}` : k));
   }

@@ -9,6 +9,7 @@ import type { KubeObject } from "../apis/meta/v1/types.ts";
 import type { Clock } from "../utils/clock.ts";
 import type { Client } from "./client.ts";
 import { resourceType } from "./resource.ts";
+import { metaTime } from "../utils/time.ts";
 
 export const Events = resourceType<Event>({ group: "", version: "v1", kind: "Event", plural: "events", namespaced: true });
 
@@ -51,10 +52,6 @@ class Lru<V> {
   }
 }
 
-function rfc3339(ms: number): string {
-  return new Date(Math.floor(ms / 1000) * 1000).toISOString().replace(/\.\d{3}Z$/, "Z");
-}
-
 export function newEventRecorder(client: Client, o: EventRecorderOptions): EventRecorder {
   const seen = new Lru<{ name: string; namespace: string; count: number; firstMs: number; lastMs: number }>();
   const buckets = new Lru<{ tokens: number; atMs: number }>();
@@ -86,7 +83,7 @@ export function newEventRecorder(client: Client, o: EventRecorderOptions): Event
       prev.lastMs = now;
       seen.set(key, prev);
       try {
-        await client.patch(Events, { namespace: prev.namespace, name: prev.name }, { type: "merge", body: { count: prev.count, lastTimestamp: rfc3339(now) } });
+        await client.patch(Events, { namespace: prev.namespace, name: prev.name }, { type: "merge", body: { count: prev.count, lastTimestamp: metaTime(now) } });
         return;
       } catch {
         // Gone (expired, deleted): write a new one below.
@@ -102,8 +99,8 @@ export function newEventRecorder(client: Client, o: EventRecorderOptions): Event
       message: message.length > MAX_MESSAGE ? `${message.slice(0, MAX_MESSAGE - 3)}...` : message,
       type,
       source: { component: o.component },
-      firstTimestamp: rfc3339(now),
-      lastTimestamp: rfc3339(now),
+      firstTimestamp: metaTime(now),
+      lastTimestamp: metaTime(now),
       count: 1,
       reportingComponent: o.component,
       reportingInstance: instance,

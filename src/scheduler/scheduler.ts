@@ -19,6 +19,8 @@ import type { Predicate } from "../controllerruntime/predicates.ts";
 import type { ReconcileContext, Request, Result } from "../controllerruntime/reconcile.ts";
 import { ItemExponentialFailureRateLimiter } from "../controllerruntime/workqueue/ratelimiter.ts";
 import { needsScheduling, placePod } from "./filter.ts";
+import { metaTime } from "../utils/time.ts";
+import { unlessNotFound } from "../client/helpers.ts";
 
 export const Pods = resourceType<Pod>({ group: "", version: "v1", kind: "Pod", plural: "pods", namespaced: true });
 export const Nodes = resourceType<Node>({ group: "", version: "v1", kind: "Node", plural: "nodes", namespaced: false });
@@ -150,7 +152,7 @@ export class SchedulerReconciler {
   private async markUnschedulable(pod: Pod, message: string, ctx: ReconcileContext): Promise<void> {
     const current = (pod.status?.conditions ?? []).find((c) => c.type === POD_SCHEDULED);
     if (current?.status === "False" && current.reason === "Unschedulable" && current.message === message) return;
-    const now = this.mgr.clock.now().toISOString().replace(/\.\d{3}Z$/, "Z");
+    const now = metaTime(this.mgr.clock.now());
     const condition = {
       type: POD_SCHEDULED,
       status: "False",
@@ -159,11 +161,7 @@ export class SchedulerReconciler {
       reason: "Unschedulable",
       message,
     };
-    try {
-      await this.mgr.client.patchStatus(Pods, keyOf(pod), { type: "strategic", body: { status: { conditions: [condition] } } }, { signal: ctx.signal });
-    } catch (err) {
-      if (!isNotFound(err)) throw err;
-    }
+    await unlessNotFound(this.mgr.client.patchStatus(Pods, keyOf(pod), { type: "strategic", body: { status: { conditions: [condition] } } }, { signal: ctx.signal }));
   }
 }
 

@@ -3,6 +3,7 @@
 // the API server's authenticator and token cleaner and by whoever creates tokens (gardener-local).
 import { randomInt } from "node:crypto";
 import type { Secret } from "../../apis/core/v1/types.ts";
+import { metaTime } from "../../utils/time.ts";
 
 export const BOOTSTRAP_TOKEN_NAMESPACE = "kube-system";
 export const BOOTSTRAP_TOKEN_SECRET_TYPE = "bootstrap.kubernetes.io/token";
@@ -86,7 +87,7 @@ export function bootstrapTokenSecret(o: BootstrapTokenSecretOptions): Secret {
     [KEY_USAGE_AUTHENTICATION]: "true",
     [KEY_USAGE_SIGNING]: "true",
   };
-  if (o.expiration) stringData[KEY_EXPIRATION] = o.expiration.toISOString().replace(/\.\d{3}Z$/, "Z");
+  if (o.expiration) stringData[KEY_EXPIRATION] = metaTime(o.expiration);
   if (o.description) stringData[KEY_DESCRIPTION] = o.description;
   if (o.extraGroups?.length) stringData[KEY_EXTRA_GROUPS] = o.extraGroups.join(",");
   const data = Object.fromEntries(Object.entries(stringData).map(([k, v]) => [k, Buffer.from(v).toString("base64")]));

@@ -1,10 +1,6 @@
 // Status conditions: set one by type, keeping lastTransitionTime while its status does not change.
 import type { Condition } from "../../apis/meta/v1/types.ts";
-
-/** RFC 3339 with second precision, as Kubernetes writes metav1.Time. */
-function timestamp(d: Date): string {
-  return new Date(Math.floor(d.getTime() / 1000) * 1000).toISOString().replace(/\.\d{3}Z$/, "Z");
-}
+import { metaTime } from "../../utils/time.ts";
 
 /** A new list with `cond` replacing the condition of the same type (or appended). */
 export function setCondition(conditions: readonly Condition[], cond: Omit<Condition, "lastTransitionTime">, now: Date): Condition[] {
@@ -16,9 +12,9 @@ export function setCondition(conditions: readonly Condition[], cond: Omit<Condit
       continue;
     }
     found = true;
-    const lastTransitionTime = c.status === cond.status && c.lastTransitionTime ? c.lastTransitionTime : timestamp(now);
+    const lastTransitionTime = c.status === cond.status && c.lastTransitionTime ? c.lastTransitionTime : metaTime(now);
     out.push({ ...cond, lastTransitionTime });
   }
-  if (!found) out.push({ ...cond, lastTransitionTime: timestamp(now) });
+  if (!found) out.push({ ...cond, lastTransitionTime: metaTime(now) });
   return out;
 }

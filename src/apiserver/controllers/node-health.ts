@@ -2,6 +2,7 @@
 // nodelifecycle controller; docs/scheduler.md): conditions turned Unknown when a node's kubelet
 // went silent, and the taints a node's conditions imply.
 import type { Node, NodeCondition, Taint } from "../../apis/core/v1/types.ts";
+import { metaTime } from "../../utils/time.ts";
 
 export const TAINT_NOT_READY = "node.kubernetes.io/not-ready";
 export const TAINT_UNREACHABLE = "node.kubernetes.io/unreachable";
@@ -19,11 +20,6 @@ const CONDITION_TAINTS: Record<string, Record<string, string>> = {
   PIDPressure: { True: "node.kubernetes.io/pid-pressure" },
 };
 const CONDITION_TAINT_KEYS = new Set(Object.values(CONDITION_TAINTS).flatMap((m) => Object.values(m)));
-
-/** metav1.Time: RFC 3339, second precision. */
-export function metaTime(ms: number): string {
-  return new Date(Math.floor(ms / 1000) * 1000).toISOString().replace(/\.\d{3}Z$/, "Z");
-}
 
 export function readyCondition(node: Node): NodeCondition | undefined {
   return (node.status?.conditions ?? []).find((c) => c.type === "Ready");

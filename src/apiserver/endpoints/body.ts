@@ -9,6 +9,7 @@ import type { KubeObject } from "../../apis/meta/v1/types.ts";
 import { newBadRequest, newRequestEntityTooLarge } from "../../apimachinery/errors.ts";
 import { type BodyFormat } from "./negotiation.ts";
 import { decodeProtobufObject } from "./protobuf.ts";
+import { isRecord } from "../../utils/guards.ts";
 
 export const DEFAULT_MAX_BODY_BYTES = 3 * 1024 * 1024;
 
@@ -110,10 +111,6 @@ function decodeYaml(text: string, strict: boolean): unknown {
   }
 }
 
-export function isPlainObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
-}
-
 export interface ExpectedObject {
   group: string;
   version: string;
@@ -131,7 +128,7 @@ export interface ExpectedObject {
  * must match the URL's (missing ones are filled in; cluster-scoped objects lose theirs).
  */
 export function checkObjectBody(body: unknown, exp: ExpectedObject): KubeObject {
-  if (!isPlainObject(body)) throw newBadRequest("the body of the request must be a JSON or YAML object");
+  if (!isRecord(body)) throw newBadRequest("the body of the request must be a JSON or YAML object");
   const gv = exp.group ? `${exp.group}/${exp.version}` : exp.version;
   const apiVersion = body.apiVersion;
   if (apiVersion !== undefined && apiVersion !== "" && apiVersion !== gv) {
@@ -141,13 +138,13 @@ export function checkObjectBody(body: unknown, exp: ExpectedObject): KubeObject 
   if (kind !== undefined && kind !== "" && kind !== exp.kind) {
     throw newBadRequest(`the kind in the data (${String(kind)}) does not match the expected kind (${exp.kind})`);
   }
-  if (body.metadata !== undefined && body.metadata !== null && !isPlainObject(body.metadata)) {
+  if (body.metadata !== undefined && body.metadata !== null && !isRecord(body.metadata)) {
     throw newBadRequest("metadata must be an object");
   }
   const obj = body as KubeObject;
   obj.apiVersion = gv;
   obj.kind = exp.kind;
-  obj.metadata = (isPlainObject(body.metadata) ? body.metadata : {}) as KubeObject["metadata"];
+  obj.metadata = (isRecord(body.metadata) ? body.metadata : {}) as KubeObject["metadata"];
   const meta = obj.metadata;
   if (exp.name !== undefined) {
     if (meta.name && meta.name !== exp.name) {

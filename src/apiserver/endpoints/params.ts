@@ -4,8 +4,8 @@ import type { DeleteOptions } from "../../apis/meta/v1/types.ts";
 import { newBadRequest, newInvalid } from "../../apimachinery/errors.ts";
 import { type FieldError, forbidden, invalid, notSupported, tooLong } from "../../apimachinery/field/errors.ts";
 import type { ListOptions, WatchOptions, WriteOptions } from "../registry/generic/interface.ts";
-import { isPlainObject } from "./body.ts";
 import { parseBool } from "./requestinfo.ts";
+import { isRecord } from "../../utils/guards.ts";
 
 const META_GROUP = "meta.k8s.io";
 
@@ -145,7 +145,7 @@ export interface DeleteRequestOptions {
  * overlaid by the body's (a DeleteOptions object; kind/apiVersion are not checked, an empty body is fine).
  */
 export function parseDeleteOptions(q: URLSearchParams, body: unknown): DeleteRequestOptions {
-  if (body !== undefined && !isPlainObject(body)) throw newBadRequest("the body of a delete request must be a DeleteOptions object");
+  if (body !== undefined && !isRecord(body)) throw newBadRequest("the body of a delete request must be a DeleteOptions object");
   const b = (body ?? {}) as DeleteOptions;
   const out: DeleteRequestOptions["options"] = {};
   const grace = b.gracePeriodSeconds ?? nonNegativeInt(q, "gracePeriodSeconds");

@@ -6,7 +6,7 @@ import type { Clock } from "../../utils/clock.ts";
 import { managerFromUserAgent } from "../fieldmanager/useragent.ts";
 import type { WriteOptions, WriteResult } from "../registry/generic/interface.ts";
 import type { ResourceDefinition, SubresourceHandler } from "../registry/types.ts";
-import { checkObjectBody, decodeBody, isPlainObject, readBody } from "./body.ts";
+import { checkObjectBody, decodeBody, readBody } from "./body.ts";
 import { verbsOf } from "./discovery.ts";
 import { type BodyFormat, bodyFormatOf, negotiateOutput, type OutputFormat, patchTypeOf } from "./negotiation.ts";
 import { type OptionsKind, parseDeleteOptions, parseListOptions, parseWriteOptions, storeListOptions, storeWatchOptions } from "./params.ts";
@@ -15,6 +15,7 @@ import { warningHeaders, writeObject } from "./responses.ts";
 import { serveScale } from "./scale.ts";
 import { parseIncludeObject, toPartial, toPartialList, toTable } from "./table.ts";
 import { httpWatchOutput, serveWatch } from "./watch.ts";
+import { isRecord } from "../../utils/guards.ts";
 
 export type { ResourceRequest };
 
@@ -215,7 +216,7 @@ async function servePatch(r: ResourceRequest, name: string, subresource: string)
     if (patch.length > MAX_JSON_PATCH_OPERATIONS) {
       throw newRequestEntityTooLarge(`The allowed maximum operations in a JSON patch is ${MAX_JSON_PATCH_OPERATIONS}, got ${patch.length}`);
     }
-  } else if (!isPlainObject(patch)) {
+  } else if (!isRecord(patch)) {
     throw newBadRequest(`${type === "apply" ? "apply" : "merge"} patch must be an object`);
   }
   const result = await r.store.patch(r.ctx, name, type, patch, opts, subresource);

@@ -6,11 +6,12 @@ import { isConflict, newBadRequest, newMethodNotSupported, newOptimisticLockConf
 import { applyJsonPatch } from "../../apimachinery/patch/json-patch.ts";
 import { mergePatch } from "../../apimachinery/patch/merge-patch.ts";
 import { type Scale, type ScalePaths, scaleOf, validateScale, withReplicas } from "../registry/apiextensions/scale.ts";
-import { decodeBody, isPlainObject, readBody } from "./body.ts";
+import { decodeBody, readBody } from "./body.ts";
 import { bodyFormatOf, negotiateOutput, patchTypeOf } from "./negotiation.ts";
 import { parseWriteOptions } from "./params.ts";
 import type { ResourceRequest } from "./request.ts";
 import { writeObject } from "./responses.ts";
+import { isRecord } from "../../utils/guards.ts";
 
 const MAX_ATTEMPTS = 8;
 
@@ -20,8 +21,8 @@ function respond(r: ResourceRequest, scale: Scale): void {
 }
 
 function setsResourceVersion(type: string, patch: unknown): boolean {
-  if (type === "json") return Array.isArray(patch) && patch.some((op) => isPlainObject(op) && op.path === "/metadata/resourceVersion");
-  return isPlainObject(patch) && isPlainObject(patch.metadata) && patch.metadata.resourceVersion !== undefined;
+  if (type === "json") return Array.isArray(patch) && patch.some((op) => isRecord(op) && op.path === "/metadata/resourceVersion");
+  return isRecord(patch) && isRecord(patch.metadata) && patch.metadata.resourceVersion !== undefined;
 }
 
 export async function serveScale(r: ResourceRequest, method: string, name: string, paths: ScalePaths): Promise<void> {
@@ -34,13 +35,13 @@ export async function serveScale(r: ResourceRequest, method: string, name: strin
   if (patchType === "apply") throw newUnsupportedMediaType(r.req.headers["content-type"] ?? "", ["application/json-patch+json", "application/merge-patch+json", "application/strategic-merge-patch+json"]);
   const input = decodeBody(await readBody(r.req, r.maxBodyBytes), patchType ? "json" : bodyFormatOf(r.req.headers["content-type"]), strict);
   if (input === undefined) throw newBadRequest("the body of the request is empty");
-  if (patchType === "json" ? !Array.isArray(input) : !isPlainObject(input)) throw newBadRequest(`the body of a scale ${method === "PUT" ? "update" : "patch"} is not valid`);
+  if (patchType === "json" ? !Array.isArray(input) : !isRecord(input)) throw newBadRequest(`the body of a scale ${method === "PUT" ? "update" : "patch"} is not valid`);
   const opts = parseWriteOptions(r.url.searchParams, method === "PUT" ? "UpdateOptions" : "PatchOptions");
   const desired = (current: Scale): unknown => {
     if (!patchType) return input;
     return patchType === "json" ? applyJsonPatch(current, input) : mergePatch(current, input);
   };
-  const conditional = patchType ? setsResourceVersion(patchType, input) : isPlainObject(input) && isPlainObject(input.metadata) && Boolean(input.metadata.resourceVersion);
+  const conditional = patchType ? setsResourceVersion(patchType, input) : isRecord(input) && isRecord(input.metadata) && Boolean(input.metadata.resourceVersion);
 
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
     const current = await r.store.get(r.ctx, name);

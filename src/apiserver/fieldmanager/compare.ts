@@ -3,12 +3,12 @@
 // both sides) are compared as whole values; a granular map or list that appears or disappears is
 // itself added or removed, with everything below it.
 import type { JSONSchemaProps } from "../../apis/apiextensions/v1/types.ts";
-import { isPlainObject } from "../schema/node.ts";
 import { jsonEqual } from "./json.ts";
 import { FieldSet } from "./fieldset.ts";
 import { groupItems, itemPEs } from "./items.ts";
 import { fieldPE, type PE } from "./pathelement.ts";
 import { memberSchema, type Shape, shapeOf } from "./schema.ts";
+import { isRecord } from "../../utils/guards.ts";
 
 export interface Comparison {
   added: FieldSet;
@@ -25,7 +25,7 @@ export function compare(lhs: unknown, rhs: unknown, schema: JSONSchemaProps | un
 function isEmpty(v: unknown): boolean {
   if (v === undefined || v === null) return true;
   if (Array.isArray(v)) return v.length === 0;
-  return isPlainObject(v) && Object.keys(v).length === 0;
+  return isRecord(v) && Object.keys(v).length === 0;
 }
 
 function leaf(c: Comparison, lhs: unknown, rhs: unknown, path: PE[]): void {
@@ -49,8 +49,8 @@ function inner(c: Comparison, lhs: unknown, rhs: unknown, schema: JSONSchemaProp
   const shape = shapeFor(schema, lhs, rhs);
   if (shape === "leaf") return leaf(c, lhs, rhs, path);
   if (shape.kind === "map") {
-    const l = isPlainObject(lhs) ? lhs : {};
-    const r = isPlainObject(rhs) ? rhs : {};
+    const l = isRecord(lhs) ? lhs : {};
+    const r = isRecord(rhs) ? rhs : {};
     const keys = new Set([...Object.keys(l), ...Object.keys(r)]);
     for (const k of keys) {
       if (l[k] === undefined && r[k] === undefined) continue;

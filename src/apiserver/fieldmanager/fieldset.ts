@@ -2,8 +2,8 @@
 // are members (owned paths ending here) and the elements with deeper paths. Serialized as
 // managedFields' `fieldsV1`: `{"f:spec": {".": {}, "f:replicas": {}}}`, "." marking a path that
 // is a member and also has children.
-import { isPlainObject } from "../schema/node.ts";
 import { comparePE, type PE, parsePE } from "./pathelement.ts";
+import { isRecord } from "../../utils/guards.ts";
 
 /** Built once and then only read: operations return new sets that may share unchanged subtrees. */
 export class FieldSet {
@@ -139,15 +139,15 @@ export class FieldSet {
 }
 
 function parseInto(set: FieldSet, v: unknown, depth: number): void {
-  if (!isPlainObject(v)) throw new Error("fieldsV1: expected an object");
+  if (!isRecord(v)) throw new Error("fieldsV1: expected an object");
   if (depth <= 0) throw new Error("fieldsV1: nested too deeply");
   for (const [key, child] of Object.entries(v)) {
     if (key === ".") {
-      if (!isPlainObject(child)) throw new Error("fieldsV1: expected an object");
+      if (!isRecord(child)) throw new Error("fieldsV1: expected an object");
       continue;
     }
     const pe = parsePE(key);
-    if (!isPlainObject(child)) throw new Error("fieldsV1: expected an object");
+    if (!isRecord(child)) throw new Error("fieldsV1: expected an object");
     const keys = Object.keys(child);
     if (keys.length === 0 || keys.includes(".")) set.members.add(pe);
     if (keys.some((k) => k !== ".")) parseInto(set.descend(pe), child, depth - 1);

@@ -1,9 +1,9 @@
 // The path elements of list items: `k:` by the list's keys (a missing key takes its schema
 // default), `v:` for set items. Malformed lists are reported (strict: the applied configuration)
 // or, for stored objects, make the caller treat the list as atomic.
-import { isPlainObject } from "../schema/node.ts";
 import { keyPE, type PE, pathString, valuePE } from "./pathelement.ts";
 import { memberSchema, type Shape, shapeOf } from "./schema.ts";
+import { isRecord } from "../../utils/guards.ts";
 
 export type ListShape = Extract<Shape, { kind: "list" }>;
 
@@ -17,7 +17,7 @@ export class Problems {
 }
 
 function keyedPE(shape: ListShape, item: unknown): PE | string {
-  if (!isPlainObject(item)) return "associative list with keys may not have non-map elements";
+  if (!isRecord(item)) return "associative list with keys may not have non-map elements";
   const itemShape = shapeOf(shape.item, item);
   const fields: Array<[string, unknown]> = [];
   for (const key of shape.keys) {
@@ -42,7 +42,7 @@ export function itemPEs(shape: ListShape, items: unknown[], path: readonly PE[],
   let ok = true;
   items.forEach((item, i) => {
     let pe: PE | string;
-    if (shape.relation === "set") pe = isPlainObject(item) ? "associative list without keys has an element that's a map type" : valuePE(item);
+    if (shape.relation === "set") pe = isRecord(item) ? "associative list without keys has an element that's a map type" : valuePE(item);
     else pe = keyedPE(shape, item);
     if (pe.startsWith("k:") || pe.startsWith("v:")) out.push(pe);
     else {

@@ -4,12 +4,12 @@
 // still hold those values; and while the annotation exists, server-side applies keep it current
 // so a later client-side apply computes its patches from the right base.
 import type { KubeObject } from "../../apis/meta/v1/types.ts";
-import { isPlainObject } from "../schema/node.ts";
 import { compare } from "./compare.ts";
 import { FieldSet } from "./fieldset.ts";
 import { goJSON } from "./pathelement.ts";
 import { toFieldSet } from "./tofieldset.ts";
 import type { UpdaterOptions } from "./updater.ts";
+import { isRecord } from "../../utils/guards.ts";
 
 export const LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration";
 /** kube-apiserver's limit on all annotations of an object together. */
@@ -30,7 +30,7 @@ export function allowedByLastApplied(live: KubeObject, o: UpdaterOptions): Field
   } catch {
     return new FieldSet();
   }
-  if (!isPlainObject(last) || last.apiVersion !== o.apiVersion) return new FieldSet();
+  if (!isRecord(last) || last.apiVersion !== o.apiVersion) return new FieldSet();
   const c = compare(last, live, o.schema);
   return toFieldSet(last, o.schema).difference(c.modified).difference(c.added).difference(c.removed);
 }

@@ -2,9 +2,9 @@
 // subresource and, for updates, API version (as kube-apiserver's BuildManagerIdentifier, a JSON
 // string); its time is kept beside it. Entries are written sorted as kube-apiserver sorts them.
 import type { ManagedFieldsEntry } from "../../apis/meta/v1/types.ts";
-import { isPlainObject } from "../schema/node.ts";
 import { FieldSet } from "./fieldset.ts";
 import type { ManagedSets } from "./updater.ts";
+import { isRecord } from "../../utils/guards.ts";
 
 export interface Managed {
   sets: ManagedSets;
@@ -43,7 +43,7 @@ export function decodeManaged(entries: unknown): Managed {
   if (entries === undefined || entries === null) return out;
   if (!Array.isArray(entries)) throw new Error("managedFields must be a list");
   entries.forEach((e: unknown, i) => {
-    if (!isPlainObject(e)) throw new Error(`managed fields entry ${i} is not an object`);
+    if (!isRecord(e)) throw new Error(`managed fields entry ${i} is not an object`);
     const entry = e as ManagedFieldsEntry;
     if (entry.operation !== "Apply" && entry.operation !== "Update") throw new Error("operation must be `Apply` or `Update`");
     if (typeof entry.apiVersion !== "string" || !entry.apiVersion) throw new Error("apiVersion must not be empty");
@@ -73,7 +73,7 @@ export function decodeManagedOrEmpty(entries: unknown): Managed {
 export function isReset(entries: unknown): boolean {
   if (!Array.isArray(entries)) return false;
   if (entries.length === 0) return true;
-  return entries.length === 1 && isPlainObject(entries[0]) && Object.values(entries[0]).every((v) => v === undefined || v === null || v === "");
+  return entries.length === 1 && isRecord(entries[0]) && Object.values(entries[0]).every((v) => v === undefined || v === null || v === "");
 }
 
 function seconds(t: string | undefined): number {

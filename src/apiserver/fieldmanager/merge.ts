@@ -4,10 +4,10 @@
 // configuration's order for the items it does. The configuration has been checked already
 // (toFieldSet with problems): duplicates in it never reach here.
 import type { JSONSchemaProps } from "../../apis/apiextensions/v1/types.ts";
-import { isPlainObject } from "../schema/node.ts";
 import { itemPEs, type ListShape } from "./items.ts";
 import type { PE } from "./pathelement.ts";
 import { memberSchema, shapeOf } from "./schema.ts";
+import { isRecord } from "../../utils/guards.ts";
 
 export function merge(lhs: unknown, rhs: unknown, schema: JSONSchemaProps | undefined): unknown {
   if (rhs === undefined) return lhs;
@@ -16,7 +16,7 @@ export function merge(lhs: unknown, rhs: unknown, schema: JSONSchemaProps | unde
   const sr = shapeOf(schema, rhs);
   if (sl.kind !== sr.kind || sr.kind === "scalar") return rhs;
   if (sr.kind === "map") {
-    if (sr.atomic || !isPlainObject(lhs) || !isPlainObject(rhs)) return rhs;
+    if (sr.atomic || !isRecord(lhs) || !isRecord(rhs)) return rhs;
     if (Object.keys(lhs).length === 0 && Object.keys(rhs).length === 0) return rhs;
     const out: Record<string, unknown> = {};
     for (const k of new Set([...Object.keys(lhs), ...Object.keys(rhs)])) {

@@ -2,7 +2,7 @@
 // `f:<field>` a map field, `k:{"name":"a"}` an associative-list item by its keys, `v:<json>` a
 // set item, `i:<n>` a list index. The serialized form is canonical (key fields sorted, JSON as Go
 // writes it), so it serves as the identity of an element.
-import { isPlainObject } from "../schema/node.ts";
+import { isRecord } from "../../utils/guards.ts";
 
 /** A serialized path element. */
 export type PE = string;
@@ -14,7 +14,7 @@ export function goJSON(v: unknown): string {
 
 function rawJSON(v: unknown): string {
   if (Array.isArray(v)) return `[${v.map(rawJSON).join(",")}]`;
-  if (isPlainObject(v)) {
+  if (isRecord(v)) {
     const keys = Object.keys(v)
       .filter((k) => v[k] !== undefined)
       .sort();
@@ -57,7 +57,7 @@ export function parsePE(s: string): PE {
       return valuePE(JSON.parse(rest));
     case "k": {
       const obj: unknown = JSON.parse(rest);
-      if (!isPlainObject(obj)) throw new Error(`invalid path element ${JSON.stringify(s)}: keys must be an object`);
+      if (!isRecord(obj)) throw new Error(`invalid path element ${JSON.stringify(s)}: keys must be an object`);
       return keyPE(Object.entries(obj));
     }
     case "i":
@@ -73,7 +73,7 @@ function valueString(v: unknown): string {
   if (v === null || v === undefined) return "null";
   if (typeof v === "string") return JSON.stringify(v);
   if (Array.isArray(v)) return `[${v.map(valueString).join(",")}]`;
-  if (isPlainObject(v)) return `{${Object.keys(v).sort().map((k) => `${k}=${valueString(v[k])}`).join(";")}}`;
+  if (isRecord(v)) return `{${Object.keys(v).sort().map((k) => `${k}=${valueString(v[k])}`).join(";")}}`;
   return String(v);
 }
 

@@ -3,11 +3,11 @@
 // EnsureNamedFieldsAreMembers: struct fields on the way to owned paths count as owned, so
 // removing what nobody owns never takes a struct that still holds owned fields.
 import type { JSONSchemaProps } from "../../apis/apiextensions/v1/types.ts";
-import { isPlainObject } from "../schema/node.ts";
 import { FieldSet } from "./fieldset.ts";
 import { itemPEs } from "./items.ts";
 import { fieldNameOf, fieldPE } from "./pathelement.ts";
 import { isNamedField, memberSchema, shapeOf } from "./schema.ts";
+import { isRecord } from "../../utils/guards.ts";
 
 export function removeItems(value: unknown, set: FieldSet, schema: JSONSchemaProps | undefined): unknown {
   if (set.empty()) return value;
@@ -26,7 +26,7 @@ export function removeItems(value: unknown, set: FieldSet, schema: JSONSchemaPro
     });
     return out.length ? out : undefined;
   }
-  if (shape.kind !== "map" || shape.atomic || !isPlainObject(value) || Object.keys(value).length === 0) return value;
+  if (shape.kind !== "map" || shape.atomic || !isRecord(value) || Object.keys(value).length === 0) return value;
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(value)) {
     const pe = fieldPE(k);

@@ -7,8 +7,8 @@
 // granular maps and arrays atomic lists. A value that does not match its schema is a scalar
 // (a leaf compared as a whole); validation reports it.
 import type { JSONSchemaProps } from "../../apis/apiextensions/v1/types.ts";
-import { isPlainObject } from "../schema/node.ts";
 import { objectMetaSchema } from "../schema/objectmeta.ts";
+import { isRecord } from "../../utils/guards.ts";
 
 export type Shape =
   | { kind: "scalar" }
@@ -31,7 +31,7 @@ function fieldsOf(s: JSONSchemaProps): Record<string, JSONSchemaProps> {
 }
 
 function deduced(value: unknown): Shape {
-  if (isPlainObject(value)) return { kind: "map", atomic: false, fields: {}, elem: undefined };
+  if (isRecord(value)) return { kind: "map", atomic: false, fields: {}, elem: undefined };
   if (Array.isArray(value)) return { kind: "list", relation: "atomic", keys: [], item: undefined };
   return SCALAR;
 }
@@ -46,7 +46,7 @@ export function shapeOf(schema: JSONSchemaProps | undefined, value: unknown): Sh
   const type = pick(schema, "type") ?? (Object.keys(props).length || additional ? "object" : items ? "array" : undefined);
   const present = value !== undefined && value !== null;
   if (type === "object") {
-    if (present && !isPlainObject(value)) return SCALAR;
+    if (present && !isRecord(value)) return SCALAR;
     const preserve = pick(schema, "x-kubernetes-preserve-unknown-fields") === true;
     const elem = typeof additional === "object" ? additional : undefined;
     if (!elem && !preserve && additional !== true && Object.keys(props).length === 0 && present) return deduced(value);

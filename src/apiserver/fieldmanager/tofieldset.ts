@@ -2,11 +2,11 @@
 // or atomic map; every list item and free map key; named struct fields only when null or empty.
 // A duplicated list item is one member, not descended into.
 import type { JSONSchemaProps } from "../../apis/apiextensions/v1/types.ts";
-import { isPlainObject } from "../schema/node.ts";
 import { FieldSet } from "./fieldset.ts";
 import { groupItems, itemPEs, type Problems } from "./items.ts";
 import { fieldPE, type PE, peString } from "./pathelement.ts";
 import { isNamedField, memberSchema, shapeOf } from "./schema.ts";
+import { isRecord } from "../../utils/guards.ts";
 
 export function toFieldSet(value: unknown, schema: JSONSchemaProps | undefined, problems?: Problems): FieldSet {
   const root = new FieldSet();
@@ -34,12 +34,12 @@ function walk(value: unknown, schema: JSONSchemaProps | undefined, node: FieldSe
     return false;
   }
   if (shape.atomic) return true;
-  if (!isPlainObject(value)) return false;
+  if (!isRecord(value)) return false;
   for (const [k, v] of Object.entries(value)) {
     if (v === undefined) continue;
     const pe = fieldPE(k);
     const leaf = descend(node, pe, v, memberSchema(shape, k), path, problems);
-    if (leaf || v === null || (isPlainObject(v) && Object.keys(v).length === 0) || !isNamedField(shape, k)) node.members.add(pe);
+    if (leaf || v === null || (isRecord(v) && Object.keys(v).length === 0) || !isNamedField(shape, k)) node.members.add(pe);
   }
   return false;
 }

@@ -3,7 +3,8 @@
 // exist but lack the field (or hold null for a non-nullable field), including inside array items
 // and additionalProperties values. Defaults are applied top-down, so a defaulted object gets the
 // defaults of its own fields too.
-import { type SchemaNode, isPlainObject } from "./node.ts";
+import { type SchemaNode } from "./node.ts";
+import { isRecord } from "../../utils/guards.ts";
 
 const isNonNullableNull = (v: unknown, s: SchemaNode | undefined): s is SchemaNode => v === null && s !== undefined && !s.nullable;
 
@@ -17,7 +18,7 @@ export function pruneNonNullableNulls(node: SchemaNode | undefined, value: unkno
   if (!node) return;
   if (Array.isArray(value)) {
     for (const item of value) pruneNonNullableNulls(node.items, item);
-  } else if (isPlainObject(value)) {
+  } else if (isRecord(value)) {
     for (const [k, v] of Object.entries(value)) {
       const sub = fieldSchema(node, k);
       if (isNonNullableNull(v, sub) && !sub.hasDefault) delete value[k];
@@ -37,7 +38,7 @@ export function defaultNode(node: SchemaNode | undefined, value: unknown): void 
     }
     return;
   }
-  if (!isPlainObject(value)) return;
+  if (!isRecord(value)) return;
   if (node.properties) {
     for (const [k, prop] of node.properties) {
       if (!prop.hasDefault) continue;

@@ -5,7 +5,7 @@
 // are evaluated with AllowMissingKeys(true).
 import { humanDuration } from "../registry/core/age.ts";
 import { JSONPathError, type Literal, Parser, type Segment } from "./jsonpath-parse.ts";
-import { isPlainObject } from "./node.ts";
+import { isRecord } from "../../utils/guards.ts";
 
 export { JSONPathError };
 
@@ -20,16 +20,16 @@ function step(values: unknown[], seg: Segment): unknown[] {
   for (const v of values) {
     switch (seg.kind) {
       case "field":
-        if (isPlainObject(v) && v[seg.name] !== undefined) out.push(v[seg.name]);
+        if (isRecord(v) && v[seg.name] !== undefined) out.push(v[seg.name]);
         break;
       case "wildcard":
         if (Array.isArray(v)) out.push(...v);
-        else if (isPlainObject(v)) out.push(...Object.values(v));
+        else if (isRecord(v)) out.push(...Object.values(v));
         break;
       case "recursive":
         for (const d of descendants(v)) {
           if (seg.name === undefined) out.push(d);
-          else if (isPlainObject(d) && d[seg.name] !== undefined) out.push(d[seg.name]);
+          else if (isRecord(d) && d[seg.name] !== undefined) out.push(d[seg.name]);
         }
         break;
       case "index":
@@ -52,7 +52,7 @@ function step(values: unknown[], seg: Segment): unknown[] {
 function descendants(v: unknown): unknown[] {
   const out: unknown[] = [v];
   if (Array.isArray(v)) for (const x of v) out.push(...descendants(x));
-  else if (isPlainObject(v)) for (const x of Object.values(v)) out.push(...descendants(x));
+  else if (isRecord(v)) for (const x of Object.values(v)) out.push(...descendants(x));
   return out;
 }
 
@@ -93,7 +93,7 @@ export function printValue(v: unknown): string {
   if (typeof v === "string") return v;
   if (v === null || v === undefined) return "<nil>";
   if (Array.isArray(v)) return `[${v.map(printValue).join(" ")}]`;
-  if (isPlainObject(v)) {
+  if (isRecord(v)) {
     const keys = Object.keys(v).sort();
     return `map[${keys.map((k) => `${k}:${printValue(v[k])}`).join(" ")}]`;
   }

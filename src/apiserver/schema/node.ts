@@ -2,6 +2,7 @@
 // keys are computed up front so validation, pruning and defaulting only walk the tree.
 import type { JSONSchemaProps } from "../../apis/apiextensions/v1/types.ts";
 import { objectMetaSchema } from "./objectmeta.ts";
+import { isRecord } from "../../utils/guards.ts";
 
 export type JSONType = "null" | "boolean" | "integer" | "number" | "string" | "array" | "object";
 
@@ -103,14 +104,10 @@ export function jsonTypeOf(v: unknown): JSONType {
   }
 }
 
-export function isPlainObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
-}
-
 /** JSON with sorted object keys: equal values give equal strings. */
 export function canonicalJSON(v: unknown): string {
   if (Array.isArray(v)) return `[${v.map(canonicalJSON).join(",")}]`;
-  if (isPlainObject(v)) {
+  if (isRecord(v)) {
     const keys = Object.keys(v).filter((k) => v[k] !== undefined).sort();
     return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJSON(v[k])}`).join(",")}}`;
   }

@@ -2,7 +2,8 @@
 // apiextensions-apiserver does for custom resources (and as decoding into Go structs does for
 // built-in kinds). apiVersion and kind are kept at the root and in embedded resources; their
 // metadata is pruned to ObjectMeta's fields whatever the schema says about it.
-import { type SchemaNode, childPath, indexPath, isPlainObject, objectMetaNode } from "./node.ts";
+import { type SchemaNode, childPath, indexPath, objectMetaNode } from "./node.ts";
+import { isRecord } from "../../utils/guards.ts";
 
 /** Prunes `value` against `node`; appends the removed field paths (`spec.foo`, `spec.items[0].bar`) to `removed`. */
 export function pruneNode(node: SchemaNode, value: unknown, path: string, removed: string[], resource: boolean): void {
@@ -12,7 +13,7 @@ export function pruneNode(node: SchemaNode, value: unknown, path: string, remove
     value.forEach((item, i) => pruneNode(items, item, indexPath(path, i), removed, items.embedded));
     return;
   }
-  if (!isPlainObject(value)) return;
+  if (!isRecord(value)) return;
   for (const k of Object.keys(value)) {
     const p = childPath(path, k);
     if (resource && (k === "apiVersion" || k === "kind")) continue;

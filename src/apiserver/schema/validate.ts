@@ -6,7 +6,8 @@
 import type { FieldError } from "../../apimachinery/field/errors.ts";
 import { duplicate, invalid, notSupported, required, typeInvalid } from "../../apimachinery/field/errors.ts";
 import { checkFormat } from "./formats.ts";
-import { type SchemaNode, canonicalJSON, childPath, indexPath, isPlainObject, jsonTypeOf, objectMetaNode } from "./node.ts";
+import { type SchemaNode, canonicalJSON, childPath, indexPath, jsonTypeOf, objectMetaNode } from "./node.ts";
+import { isRecord } from "../../utils/guards.ts";
 
 /** How an object node relates to Kubernetes resources: the top-level object, an embedded resource, or neither. */
 export type ResourceKind = "root" | "embedded" | undefined;
@@ -108,7 +109,7 @@ function validateArray(node: SchemaNode, a: unknown[], path: string, errs: Field
   } else if (node.listType === "map" && node.listMapKeys.length) {
     const seen = new Set<string>();
     a.forEach((item, i) => {
-      if (!isPlainObject(item)) return;
+      if (!isRecord(item)) return;
       const keyValues: Record<string, unknown> = {};
       for (const k of node.listMapKeys) keyValues[k] = item[k] ?? node.items?.properties?.get(k)?.schema.default ?? null;
       const key = canonicalJSON(keyValues);

@@ -1,4 +1,5 @@
 // Claims of service-account tokens ([k8s] pkg/serviceaccount/claims.go, legacy.go).
+import { isRecord } from "../../utils/guards.ts";
 
 export interface ObjectRefClaim {
   name: string;
@@ -71,6 +72,3 @@ function refOf(v: unknown): ObjectRefClaim | undefined {
   return { name: v.name, uid: v.uid };
 }
 
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
-}

@@ -1,6 +1,7 @@
 // Minimal JWS compact serialization with node:crypto: ES256/ES384 for EC keys (raw r||s
 // signatures, RFC 7518 §3.4) and RS256 for RSA keys. Only what service-account tokens need.
 import { type KeyObject, createHash, createPrivateKey, createPublicKey, sign, verify, X509Certificate } from "node:crypto";
+import { isRecord } from "../../utils/guards.ts";
 
 export type JwtAlg = "ES256" | "ES384" | "RS256";
 
@@ -51,7 +52,7 @@ export function decodeJwt(token: string): DecodedJwt | undefined {
   try {
     const header = JSON.parse(Buffer.from(parts[0]!, "base64url").toString("utf8")) as unknown;
     const claims = JSON.parse(Buffer.from(parts[1]!, "base64url").toString("utf8")) as unknown;
-    if (!isObject(header) || typeof header.alg !== "string" || !isObject(claims)) return undefined;
+    if (!isRecord(header) || typeof header.alg !== "string" || !isRecord(claims)) return undefined;
     return {
       header: header as unknown as JwtHeader,
       claims,
@@ -97,6 +98,3 @@ export function parsePublicKeys(pemText: string): KeyObject[] {
   return keys;
 }
 
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
-}

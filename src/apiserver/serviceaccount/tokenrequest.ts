@@ -11,6 +11,7 @@ import type { InternalClient } from "../registry/client.ts";
 import type { ResourceDefinition, SubresourceHandler, SubresourceRequest } from "../registry/types.ts";
 import type { ObjectRefClaim } from "./claims.ts";
 import { DEFAULT_EXPIRATION_SECONDS, MAX_EXPIRATION_SECONDS, MIN_EXPIRATION_SECONDS, type TokenSigner } from "./signer.ts";
+import { metaTime } from "../../utils/time.ts";
 
 const TOKEN_REQUEST_GK = { group: "authentication.k8s.io", kind: "TokenRequest" };
 const SERVICE_ACCOUNTS = { group: "", resource: "serviceaccounts" };
@@ -102,8 +103,8 @@ async function createToken(signer: TokenSigner, client: InternalClient, opts: To
     pod,
     secret,
   });
-  out.metadata.creationTimestamp = rfc3339(req.ctx.clock.now());
-  out.status = { token: signed.token, expirationTimestamp: rfc3339(signed.expirationTimestamp) };
+  out.metadata.creationTimestamp = metaTime(req.ctx.clock.now());
+  out.status = { token: signed.token, expirationTimestamp: metaTime(signed.expirationTimestamp) };
   return out;
 }
 
@@ -122,6 +123,3 @@ async function boundObject(client: InternalClient, namespace: string, kind: "Pod
   return obj;
 }
 
-function rfc3339(d: Date): string {
-  return d.toISOString().replace(/\.\d{3}Z$/, "Z");
-}

@@ -7,6 +7,7 @@ import { isAlreadyExists, isConflict, isNotFound } from "../../apimachinery/erro
 import { type Lease, type LeaseSpec, Leases } from "../../client/builtins.ts";
 import type { Client } from "../../client/client.ts";
 import { type Clock, realClock } from "../../utils/clock.ts";
+import { microTime } from "../../utils/time.ts";
 
 export interface LeaderElectionConfig {
   client: Client;
@@ -30,11 +31,6 @@ export interface LeaderElectionConfig {
   onStartedLeading(signal: AbortSignal): void;
   onStoppedLeading?(): void;
   onNewLeader?(identity: string): void;
-}
-
-/** MicroTime: RFC 3339 with six fractional digits. */
-export function microTime(ms: number): string {
-  return new Date(ms).toISOString().replace(/\.(\d{3})Z$/, ".$1000Z");
 }
 
 function sameSpec(a: LeaseSpec | undefined, b: LeaseSpec | undefined): boolean {

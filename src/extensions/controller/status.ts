@@ -8,11 +8,7 @@ import type { Client } from "../../client/client.ts";
 import { keyOf, type ResourceType } from "../../client/resource.ts";
 import type { Clock } from "../../utils/clock.ts";
 import { extractErrorCodes, messageOf } from "./errors.ts";
-
-/** metav1.Time: RFC 3339 in UTC with whole seconds. */
-export function metaTime(ms: number): string {
-  return new Date(Math.floor(ms / 1000) * 1000).toISOString().replace(/\.\d{3}Z$/, "Z");
-}
+import { metaTime } from "../../utils/time.ts";
 
 /** Upper-cases the first letter (Gardener's FormatLastErrDescription). */
 export function capitalize(text: string): string {

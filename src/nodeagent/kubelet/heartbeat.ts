@@ -8,6 +8,7 @@ import type { Client } from "../../client/client.ts";
 import type { Clock } from "../../utils/clock.ts";
 import { Nodes } from "../node.ts";
 import { type NodeFacts, type NodeHealth, nodeStatus, nodeStatusChanged } from "./node-status.ts";
+import { metaTime, microTime } from "../../utils/time.ts";
 
 export const NODE_LEASE_NAMESPACE = "kube-node-lease";
 export const LEASE_RENEW_MS = 10_000;
@@ -24,10 +25,6 @@ export interface HeartbeatOptions {
   health?: () => NodeHealth;
   onError?: (what: string, err: unknown) => void;
 }
-
-/** RFC 3339 with microseconds (MicroTime). */
-const microTime = (d: Date): string => d.toISOString().replace(/\.(\d{3})Z$/, ".$1000Z");
-const seconds = (d: Date): string => d.toISOString().replace(/\.\d{3}Z$/, "Z");
 
 export class Heartbeat {
   private lastReportMs = -Infinity;
@@ -46,7 +43,7 @@ export class Heartbeat {
   async updateNodeStatus(force = false): Promise<boolean> {
     const node = await this.o.client.get(Nodes, { name: this.o.nodeName });
     const now = this.o.clock.now();
-    const next = nodeStatus(this.o.facts(), this.o.health?.() ?? { ready: true }, node, seconds(now));
+    const next = nodeStatus(this.o.facts(), this.o.health?.() ?? { ready: true }, node, metaTime(now));
     if (!force && !nodeStatusChanged(node.status, next) && now.getTime() - this.lastReportMs < NODE_STATUS_REPORT_MS) return false;
     await this.o.client.patchStatus(Nodes, { name: this.o.nodeName }, { type: "merge", body: { status: next } });
     this.lastReportMs = now.getTime();

@@ -5,7 +5,6 @@
 // still has and cleans up the rest.
 import type { Logger } from "pino";
 import type { Pod as ApiPod } from "../../apis/core/v1/pod.ts";
-import { isNotFound } from "../../apimachinery/errors.ts";
 import { ConfigMaps, Secrets } from "../../client/builtins.ts";
 import type { Client } from "../../client/client.ts";
 import { type EventRecorder, newEventRecorder } from "../../client/events.ts";
@@ -20,6 +19,7 @@ import { type KubeletRuntime, PodWorker, Pods } from "./pod-worker.ts";
 import type { PodRuntime } from "./runtime/runtime.ts";
 import type { Pod } from "./runtime/types.ts";
 import { TokenManager } from "./tokens.ts";
+import { unlessNotFound } from "../../client/helpers.ts";
 
 export { Pods, type KubeletRuntime } from "./pod-worker.ts";
 
@@ -67,10 +67,9 @@ export class Kubelet<R extends KubeletRuntime = PodRuntime> implements Runnable 
     this.clock = o.clock ?? realClock;
     this.recorder = o.recorder ?? newEventRecorder(o.client, { clock: this.clock, component: "kubelet", instance: o.nodeName, onError: (err) => this.error("record an event", err) });
     this.tokens = new TokenManager(o.client, this.clock);
-    const orUndefined = async <T>(p: Promise<T>): Promise<T | undefined> => p.catch((err: unknown) => (isNotFound(err) ? undefined : Promise.reject(err)));
     this.sources = {
-      secret: (namespace, name) => orUndefined(o.client.get(Secrets, { namespace, name })),
-      configMap: (namespace, name) => orUndefined(o.client.get(ConfigMaps, { namespace, name })),
+      secret: (namespace, name) => unlessNotFound(o.client.get(Secrets, { namespace, name })),
+      configMap: (namespace, name) => unlessNotFound(o.client.get(ConfigMaps, { namespace, name })),
       token: (pod, sa, p) => this.tokens.token(pod, sa, p),
     };
     const facts = o.facts ?? (() => readNodeFacts(o.hostname, o.internalIP));

@@ -15,6 +15,7 @@ import { ContainerConfigError, type InputSources, MountError, resolveEnv, resolv
 import { containerEvents, killingEvents, type PodEvent } from "./pod-events.ts";
 import { composeStatus, statusKey } from "./pod-status.ts";
 import type { ContainerStatus, Pod, PodInputs, PodRuntimeStatus } from "./runtime/types.ts";
+import { metaTime } from "../../utils/time.ts";
 
 export const Pods = resourceType<ApiPod>({ group: "", version: "v1", kind: "Pod", plural: "pods", namespaced: true });
 
@@ -141,7 +142,7 @@ export class PodWorker {
 
   private async report(pod: ApiPod, rt: PodRuntimeStatus | undefined): Promise<void> {
     const ref = { name: pod.metadata.name!, namespace: pod.metadata.namespace!, uid: this.uid };
-    const status = composeStatus({ pod, ...(rt ? { runtime: rt } : {}), ...(this.d.hostIP ? { hostIP: this.d.hostIP } : {}), nowIso: isoSeconds(this.d.clock.now()), waiting: this.waiting });
+    const status = composeStatus({ pod, ...(rt ? { runtime: rt } : {}), ...(this.d.hostIP ? { hostIP: this.d.hostIP } : {}), nowIso: metaTime(this.d.clock.now()), waiting: this.waiting });
     const all = [...(status.initContainerStatuses ?? []), ...(status.containerStatuses ?? [])] as ContainerStatus[];
     const events: PodEvent[] = [];
     for (const s of all) {
@@ -188,6 +189,3 @@ export class PodWorker {
   }
 }
 
-function isoSeconds(d: Date): string {
-  return d.toISOString().replace(/\.\d{3}Z$/, "Z");
-}

@@ -14,6 +14,7 @@ import { Path, invalid, required } from "../../apimachinery/field/errors.ts";
 import type { AdmissionAttributes, AdmissionPlugin } from "../../apiserver/admission/types.ts";
 import { GROUP_MASTERS, type UserInfo } from "../../apiserver/authentication/types.ts";
 import type { InternalClient } from "../../apiserver/registry/client.ts";
+import { isRecord } from "../../utils/guards.ts";
 
 export const PLUGIN_NAME = "Bastion";
 
@@ -25,10 +26,6 @@ const SHOOT_PATH = Path.root("spec").child("shootRef", "name");
 export interface BastionAdmissionOptions {
   /** False until the plugin's dependencies are ready (answers 403 meanwhile). Default: always ready. */
   ready?: () => boolean;
-}
-
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
 }
 
 function asBastion(obj: KubeObject | undefined): Bastion | undefined {

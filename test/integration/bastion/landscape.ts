@@ -12,7 +12,6 @@ import { pino } from "pino";
 import type { CustomResourceDefinition } from "../../../src/apis/apiextensions/v1/types.ts";
 import { SEEDS_GROUP, type Project, type Shoot } from "../../../src/apis/gardencore/v1beta1/types.ts";
 import type { Bastion } from "../../../src/apis/operations/v1alpha1/types.ts";
-import { isNotFound } from "../../../src/apimachinery/errors.ts";
 import { issueClientCertificate } from "../../../src/apiserver/certs/issue.ts";
 import { writeKubeconfig } from "../../../src/apiserver/certs/kubeconfig.ts";
 import { ensurePki } from "../../../src/apiserver/certs/pki.ts";
@@ -34,6 +33,7 @@ import { FakeClock, realClock } from "../../../src/utils/clock.ts";
 import { startApiServerProcess } from "../../support/apiserver.ts";
 import { eventually } from "../../support/http.ts";
 import { TestActuator } from "./actuator.ts";
+import { unlessNotFound } from "../../../src/client/helpers.ts";
 
 export const SEED = "a";
 export const PROJECT = "p";
@@ -208,22 +208,12 @@ export function bastionFor(shoot: string, name: string, cidrs: string[] = ["203.
   return { metadata: { name, namespace: PROJECT_NS }, spec: { shootRef: { name: shoot }, sshPublicKey: SSH_KEY, ingress: cidrs.map((cidr) => ({ ipBlock: { cidr } })) } };
 }
 
-export async function getOrUndefined<T extends Bastion | Shoot>(client: Client, type: ResourceType<T>, name: string): Promise<T | undefined> {
-  try {
-    return await client.get(type, { namespace: PROJECT_NS, name });
-  } catch (err) {
-    if (isNotFound(err)) return undefined;
-    throw err;
-  }
+export function getOrUndefined<T extends Bastion | Shoot>(client: Client, type: ResourceType<T>, name: string): Promise<T | undefined> {
+  return unlessNotFound(client.get(type, { namespace: PROJECT_NS, name }));
 }
 
-export async function extensionOf(ls: Landscape, shoot: string, name: string) {
-  try {
-    return await ls.seedAdmin.get(ExtensionBastions, { namespace: technicalID(shoot), name });
-  } catch (err) {
-    if (isNotFound(err)) return undefined;
-    throw err;
-  }
+export function extensionOf(ls: Landscape, shoot: string, name: string) {
+  return unlessNotFound(ls.seedAdmin.get(ExtensionBastions, { namespace: technicalID(shoot), name }));
 }
 
 /** Resolves with the garden Bastion once BastionReady is True for its current generation. */

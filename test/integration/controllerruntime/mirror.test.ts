@@ -4,20 +4,15 @@
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { isDeepStrictEqual } from "node:util";
-import { isNotFound } from "../../../src/apimachinery/errors.ts";
 import { type ConfigMap, ConfigMaps } from "../../../src/client/builtins.ts";
 import { Client } from "../../../src/client/client.ts";
 import { Manager } from "../../../src/controllerruntime/manager.ts";
 import { addMirrorController, finalizer, mirrorName, sourceConfigMap } from "./sample.ts";
 import { type StorageKind, type TestServer, ensureNamespace, eventually, startTestServer, storageAvailable } from "./support.ts";
+import { unlessNotFound } from "../../../src/client/helpers.ts";
 
-async function getOrUndefined(client: Client, namespace: string, name: string): Promise<ConfigMap | undefined> {
-  try {
-    return await client.get(ConfigMaps, { namespace, name });
-  } catch (err) {
-    if (isNotFound(err)) return undefined;
-    throw err;
-  }
+function getOrUndefined(client: Client, namespace: string, name: string): Promise<ConfigMap | undefined> {
+  return unlessNotFound(client.get(ConfigMaps, { namespace, name }));
 }
 
 /** Resolves when `name`'s mirror holds exactly `data`. */

@@ -5,7 +5,7 @@
 // controller owns() mirrors. An annotation asks for a periodic requeue.
 import type { ConfigMap } from "../../../src/client/builtins.ts";
 import { ConfigMaps } from "../../../src/client/builtins.ts";
-import { addFinalizer, createOrPatch, removeFinalizer } from "../../../src/client/helpers.ts";
+import { addFinalizer, createOrPatch, removeFinalizer, unlessNotFound } from "../../../src/client/helpers.ts";
 import { isNotFound } from "../../../src/apimachinery/errors.ts";
 import { newControllerManagedBy } from "../../../src/controllerruntime/builder.ts";
 import type { Controller } from "../../../src/controllerruntime/controller.ts";
@@ -30,13 +30,8 @@ export class MirrorReconciler implements Reconciler {
   async reconcile(req: Request, ctx: ReconcileContext): Promise<Result | void> {
     this.seen.push(`${req.namespace}/${req.name}`);
     const client = this.mgr.client;
-    let source: ConfigMap;
-    try {
-      source = await this.mgr.cache.get(ConfigMaps, req, ctx.signal);
-    } catch (err) {
-      if (isNotFound(err)) return; // gone; the finalizer already removed the mirror
-      throw err;
-    }
+    let source = await unlessNotFound(this.mgr.cache.get(ConfigMaps, req, ctx.signal));
+    if (!source) return; // gone; the finalizer already removed the mirror
     const mirrorKey = { namespace: req.namespace, name: mirrorName(req.name) };
     if (source.metadata.deletionTimestamp) {
       await client.delete(ConfigMaps, mirrorKey, { signal: ctx.signal }).catch((err: unknown) => {

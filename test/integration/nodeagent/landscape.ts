@@ -6,7 +6,6 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pino } from "pino";
 import type { Shoot } from "../../../src/apis/gardencore/v1beta1/types.ts";
-import { isNotFound } from "../../../src/apimachinery/errors.ts";
 import { parseOptions } from "../../../src/apiserver/server/options.ts";
 import { startApiServer } from "../../../src/apiserver/server/server.ts";
 import { gardenAdmissionPlugins } from "../../../src/plugins/garden.ts";
@@ -21,6 +20,7 @@ import { type NodeAgent, createNodeAgent } from "../../../src/nodeagent/agent.ts
 import { RecordingSshd } from "../../../src/nodeagent/sshd.ts";
 import { fixedUserManager } from "../../../src/nodeagent/users.ts";
 import { FakeClock } from "../../../src/utils/clock.ts";
+import { unlessNotFound } from "../../../src/client/helpers.ts";
 
 export const SEED = "a";
 export const PROJECT_NS = "garden-p";
@@ -129,13 +129,8 @@ export async function createShoot(ls: Landscape): Promise<Shoot> {
   return ls.garden.patchStatus(Shoots, { namespace: PROJECT_NS, name: SHOOT }, { type: "merge", body: { status: { technicalID: TECHNICAL_ID } } });
 }
 
-export async function secretOrUndefined(client: Client, key: ObjectKey): Promise<Secret | undefined> {
-  try {
-    return await client.get(Secrets, key);
-  } catch (err) {
-    if (isNotFound(err)) return undefined;
-    throw err;
-  }
+export function secretOrUndefined(client: Client, key: ObjectKey): Promise<Secret | undefined> {
+  return unlessNotFound(client.get(Secrets, key));
 }
 
 export function b64(s: string): string {

@@ -13,11 +13,11 @@ import { type Lease, Leases, Namespaces } from "../../../src/client/builtins.ts"
 import { Client } from "../../../src/client/client.ts";
 import { Events } from "../../../src/client/events.ts";
 import { resourceType } from "../../../src/client/resource.ts";
-import { microTime } from "../../../src/controllerruntime/leaderelection/leaderelection.ts";
 import { type Scheduler, createScheduler } from "../../../src/scheduler/app.ts";
 import { Nodes, Pods } from "../../../src/scheduler/scheduler.ts";
 import { FakeClock, realClock } from "../../../src/utils/clock.ts";
 import { eventually } from "../../support/http.ts";
+import { metaTime, microTime } from "../../../src/utils/time.ts";
 
 export { eventually };
 const ServiceAccounts = resourceType({ group: "", version: "v1", kind: "ServiceAccount", plural: "serviceaccounts", namespaced: true });
@@ -92,7 +92,7 @@ export async function addNode(env: Env, name: string, o: NodeOptions = {}): Prom
 
 /** The kubelet's status report: Ready with a fresh heartbeat. */
 export async function postReady(env: Env, name: string, ready = true): Promise<Node> {
-  const now = env.clock.now().toISOString().replace(/\.\d{3}Z$/, "Z");
+  const now = metaTime(env.clock.now());
   const condition = { type: "Ready", status: ready ? "True" : "False", reason: ready ? "KubeletReady" : "KubeletNotReady", message: "kubelet reports", lastHeartbeatTime: now, lastTransitionTime: now };
   return env.admin.patchStatus(Nodes, { name }, { type: "strategic", body: { status: { conditions: [condition] } } });
 }

@@ -5,20 +5,17 @@ import { type FieldError, Path, forbidden, invalid, required } from "../../../ap
 import { nameIsDNSSubdomain } from "../../../apimachinery/validation/names.ts";
 import { validateObjectMetaCreate } from "../../../apimachinery/validation/objectmeta.ts";
 import { semanticDiff, semanticEqual } from "../../equality.ts";
+import { recordOrEmpty } from "../../../utils/guards.ts";
 
 const SPEC = Path.root("spec");
 
 type BastionLike = Pick<ExtensionBastion, "metadata" | "spec">;
 
-function record(v: unknown): Record<string, unknown> {
-  return typeof v === "object" && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
-}
-
 const text = (v: unknown): string => (typeof v === "string" ? v : "");
 
 /** Create: metadata (name a DNS-1123 subdomain), then type, userData and ingress required. */
 export function validateExtensionBastion(bastion: BastionLike): FieldError[] {
-  const spec = record(bastion.spec);
+  const spec = recordOrEmpty(bastion.spec);
   const errs = validateObjectMetaCreate(bastion.metadata ?? {}, { namespaced: true, nameValidator: nameIsDNSSubdomain });
   if (text(spec.type) === "") errs.push(required(SPEC.child("type"), "field is required"));
   if (text(spec.userData) === "") errs.push(required(SPEC.child("userData"), "field is required"));
@@ -36,8 +33,8 @@ export function validateExtensionBastionUpdate(bastion: BastionLike, old: Bastio
     const changes = semanticDiff(bastion.spec, old.spec, "spec").join(",");
     return [forbidden(SPEC, `cannot update bastion spec if deletion timestamp is set. Requested changes: ${changes}`)];
   }
-  const spec = record(bastion.spec);
-  const oldSpec = record(old.spec);
+  const spec = recordOrEmpty(bastion.spec);
+  const oldSpec = recordOrEmpty(old.spec);
   const errs: FieldError[] = [];
   if (text(spec.type) !== text(oldSpec.type)) errs.push(invalid(SPEC.child("type"), text(spec.type), "field is immutable"));
   if (text(spec.userData) !== text(oldSpec.userData)) errs.push(invalid(SPEC.child("userData"), text(spec.userData), "field is immutable"));

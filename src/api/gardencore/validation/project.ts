@@ -8,17 +8,15 @@ import {
 import { isDNS1123Label } from "../../../apimachinery/names/validation.ts";
 import { type FieldError, Path, duplicate, invalid, notSupported, required } from "../../../apimachinery/field/errors.ts";
 import { validateImmutableField } from "../../../apimachinery/validation/objectmeta.ts";
+import { recordOrEmpty } from "../../../utils/guards.ts";
 
 const SPEC = Path.root("spec");
 const SUBJECT_KINDS = ["User", "Group", "ServiceAccount"];
 
-function record(v: unknown): Record<string, unknown> {
-  return typeof v === "object" && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
-}
 const text = (v: unknown): string => (typeof v === "string" ? v : "");
 
 function validateSubject(value: unknown, path: Path): FieldError[] {
-  const s = record(value);
+  const s = recordOrEmpty(value);
   const errs: FieldError[] = [];
   const kind = text(s.kind);
   if (!SUBJECT_KINDS.includes(kind)) errs.push(notSupported(path.child("kind"), kind, SUBJECT_KINDS));
@@ -29,7 +27,7 @@ function validateSubject(value: unknown, path: Path): FieldError[] {
 
 /** The roles of a member: `role` and `roles` together. */
 export function memberRoles(member: unknown): string[] {
-  const m = record(member);
+  const m = recordOrEmpty(member);
   const roles = text(m.role) ? [text(m.role)] : [];
   if (Array.isArray(m.roles)) for (const r of m.roles) if (typeof r === "string") roles.push(r);
   return roles;
@@ -45,7 +43,7 @@ function validateRole(role: string, path: Path): FieldError[] {
 }
 
 export function validateProject(project: Pick<Project, "spec">): FieldError[] {
-  const spec = record(project.spec);
+  const spec = recordOrEmpty(project.spec);
   const errs: FieldError[] = [];
   const ns = text(spec.namespace);
   if (ns) for (const msg of isDNS1123Label(ns)) errs.push(invalid(SPEC.child("namespace"), ns, msg));
@@ -55,7 +53,7 @@ export function validateProject(project: Pick<Project, "spec">): FieldError[] {
   members.forEach((member, i) => {
     const path = SPEC.child("members").index(i);
     errs.push(...validateSubject(member, path));
-    const m = record(member);
+    const m = recordOrEmpty(member);
     const key = `${text(m.kind)}/${text(m.namespace)}/${text(m.name)}`;
     if (seen.has(key)) errs.push(duplicate(path, text(m.name)));
     seen.add(key);
@@ -69,7 +67,7 @@ export function validateProject(project: Pick<Project, "spec">): FieldError[] {
 /** The namespace may be set once (by the user or the project controller), then never changed. */
 export function validateProjectUpdate(project: Pick<Project, "spec">, old: Pick<Project, "spec">): FieldError[] {
   const errs: FieldError[] = [];
-  const oldNs = text(record(old.spec).namespace);
-  if (oldNs) errs.push(...validateImmutableField(text(record(project.spec).namespace), oldNs, SPEC.child("namespace")));
+  const oldNs = text(recordOrEmpty(old.spec).namespace);
+  if (oldNs) errs.push(...validateImmutableField(text(recordOrEmpty(project.spec).namespace), oldNs, SPEC.child("namespace")));
   return [...errs, ...validateProject(project)];
 }

@@ -7,12 +7,10 @@ import { formatDuration } from "../../../utils/duration.ts";
 import { parseCIDR } from "../../cidr.ts";
 import { ANNOTATION_MAINTENANCE_OPERATION, isValidRotationPeriod, operationsOf, rotationPeriodMs, sshKeypairAutoRotation } from "../rotation.ts";
 import { MAX_WINDOW_S, MIN_WINDOW_S, MaintenanceTimeWindow } from "../timewindow.ts";
+import { recordOrEmpty } from "../../../utils/guards.ts";
 
 const SPEC = Path.root("spec");
 
-function record(v: unknown): Record<string, unknown> {
-  return typeof v === "object" && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
-}
 const text = (v: unknown): string => (typeof v === "string" ? v : "");
 
 /** `HHMMSS+ZZZZ` (or `-ZZZZ`): a time of day with a UTC offset. */
@@ -26,7 +24,7 @@ function validateWorkers(workers: unknown[], path: Path): FieldError[] {
   const errs: FieldError[] = [];
   const names = new Set<string>();
   workers.forEach((value, i) => {
-    const w = record(value);
+    const w = recordOrEmpty(value);
     const p = path.index(i);
     const name = text(w.name);
     if (name === "") errs.push(required(p.child("name"), "worker names must not be empty"));
@@ -54,8 +52,8 @@ function validateNetworking(networking: Record<string, unknown>, path: Path): Fi
 }
 
 export function validateShoot(shoot: Pick<Shoot, "spec">): FieldError[] {
-  const spec = record(shoot.spec);
-  const provider = record(spec.provider);
+  const spec = recordOrEmpty(shoot.spec);
+  const provider = recordOrEmpty(spec.provider);
   const errs: FieldError[] = [];
   if (text(provider.type) === "") errs.push(required(SPEC.child("provider", "type"), "must specify a provider type"));
   if (Array.isArray(provider.workers)) errs.push(...validateWorkers(provider.workers, SPEC.child("provider", "workers")));
@@ -67,7 +65,7 @@ export function validateShoot(shoot: Pick<Shoot, "spec">): FieldError[] {
   if (!(Array.isArray(provider.workers) && provider.workers.length > 0) && provider.workersSettings !== undefined) {
     errs.push(forbidden(SPEC.child("provider", "workersSettings"), "this field should not be set for workerless Shoot clusters"));
   }
-  errs.push(...validateNetworking(record(spec.networking), SPEC.child("networking")));
+  errs.push(...validateNetworking(recordOrEmpty(spec.networking), SPEC.child("networking")));
   return errs;
 }
 
@@ -76,7 +74,7 @@ const MAINTENANCE = SPEC.child("maintenance");
 /** Time window (format, 30m..6h) and the SSH key pair's automatic rotation period (0 or 30m..90d). */
 function validateMaintenance(spec: Record<string, unknown>, hasWorkers: boolean): FieldError[] {
   const errs: FieldError[] = [];
-  const window = record(record(spec.maintenance).timeWindow);
+  const window = recordOrEmpty(recordOrEmpty(spec.maintenance).timeWindow);
   let formatOK = true;
   for (const field of ["begin", "end"]) {
     const v = window[field];

@@ -9,15 +9,12 @@ import { nameIsDNSLabel } from "../../../apimachinery/validation/names.ts";
 import { validateImmutableField, validateObjectMetaCreate, validateObjectMetaUpdate } from "../../../apimachinery/validation/objectmeta.ts";
 import { isCIDR, isStrictSubnet, parseCIDR } from "../../cidr.ts";
 import { MAX_AUTHORIZED_KEY_LENGTH, isValidAuthorizedKey } from "../sshkey.ts";
+import { recordOrEmpty } from "../../../utils/guards.ts";
 
 const SPEC = Path.root("spec");
 
 /** Bastion names are DNS-1123 labels (they name hosts and seed objects). */
 export const validateBastionName = nameIsDNSLabel;
-
-function record(v: unknown): Record<string, unknown> {
-  return typeof v === "object" && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
-}
 
 const text = (v: unknown): string => (typeof v === "string" ? v : "");
 
@@ -27,8 +24,8 @@ const text = (v: unknown): string => (typeof v === "string" ? v : "");
  */
 export function validateBastionSpec(specValue: unknown): FieldError[] {
   const errs: FieldError[] = [];
-  const spec = record(specValue);
-  const shootName = text(record(spec.shootRef).name);
+  const spec = recordOrEmpty(specValue);
+  const shootName = text(recordOrEmpty(spec.shootRef).name);
   if (shootName === "") errs.push(invalid(SPEC.child("shootRef", "name"), shootName, "shoot reference must not be empty"));
 
   const key = text(spec.sshPublicKey);
@@ -40,7 +37,7 @@ export function validateBastionSpec(specValue: unknown): FieldError[] {
   const ingress = Array.isArray(spec.ingress) ? spec.ingress : [];
   if (ingress.length === 0) errs.push(invalid(SPEC.child("ingress"), spec.ingress ?? null, "ingress must not be empty"));
   ingress.forEach((entry, i) => {
-    const ipBlock = record(record(entry).ipBlock);
+    const ipBlock = recordOrEmpty(recordOrEmpty(entry).ipBlock);
     const cidr = text(ipBlock.cidr);
     if (cidr === "") errs.push(invalid(SPEC.child("ingress"), cidr, "CIDR must not be empty"));
     else if (!isCIDR(cidr)) errs.push(invalid(SPEC.child("ingress"), cidr, "invalid CIDR"));
@@ -80,11 +77,11 @@ function createdBy(meta: ObjectMeta | undefined): string {
 
 /** docs/bastion.md#validation-on-update without the standard ObjectMeta rules (the API server's store checks those): creator, shoot reference and key. */
 export function validateBastionImmutables(bastion: Pick<Bastion, "metadata" | "spec">, old: Pick<Bastion, "metadata" | "spec">): FieldError[] {
-  const spec = record(bastion.spec);
-  const oldSpec = record(old.spec);
+  const spec = recordOrEmpty(bastion.spec);
+  const oldSpec = recordOrEmpty(old.spec);
   return [
     ...validateImmutableField(createdBy(bastion.metadata), createdBy(old.metadata), Path.root("metadata").child("annotations")),
-    ...validateImmutableField(text(record(spec.shootRef).name), text(record(oldSpec.shootRef).name), SPEC.child("shootRef", "name")),
+    ...validateImmutableField(text(recordOrEmpty(spec.shootRef).name), text(recordOrEmpty(oldSpec.shootRef).name), SPEC.child("shootRef", "name")),
     ...rawImmutable(text(spec.sshPublicKey), text(oldSpec.sshPublicKey), SPEC.child("sshPublicKey")),
   ];
 }

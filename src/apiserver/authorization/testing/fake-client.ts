@@ -7,6 +7,7 @@ import { type StatusError, newAlreadyExists, newNotFound, newResourceExpired } f
 import type { InternalClient } from "../../registry/client.ts";
 import type { ListOptions, PatchType, WatchHandle } from "../../registry/generic/interface.ts";
 import type { GroupResource } from "../../registry/types.ts";
+import { metaTime } from "../../../utils/time.ts";
 
 interface Watcher {
   gr: string;
@@ -80,7 +81,7 @@ export class FakeClient implements InternalClient {
     if (this.bucket(gr).has(key)) return Promise.reject(newAlreadyExists(gr, name));
     const stored = clone(obj);
     stored.metadata.uid ??= randomUUID();
-    stored.metadata.creationTimestamp ??= new Date().toISOString().replace(/\.\d+Z$/, "Z");
+    stored.metadata.creationTimestamp ??= metaTime(Date.now());
     return Promise.resolve(this.write(gr, "ADDED", stored));
   }
 

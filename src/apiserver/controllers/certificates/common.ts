@@ -4,6 +4,7 @@ import type { Clock } from "../../../utils/clock.ts";
 import type { InternalClient } from "../../registry/client.ts";
 import { KeyQueue, type SyncResult } from "../queue.ts";
 import { Rewatcher } from "../rewatch.ts";
+import { metaTime } from "../../../utils/time.ts";
 
 export const CSRS = { group: "certificates.k8s.io", resource: "certificatesigningrequests" };
 
@@ -66,7 +67,7 @@ export abstract class CSRController {
 }
 
 export function condition(clock: Clock, type: string, reason: string, message: string): CertificateSigningRequestCondition {
-  const now = clock.now().toISOString().replace(/\.\d{3}Z$/, "Z");
+  const now = metaTime(clock.now());
   return { type, status: "True", reason, message, lastUpdateTime: now, lastTransitionTime: now };
 }
 

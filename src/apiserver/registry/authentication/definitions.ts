@@ -6,6 +6,7 @@ import { newBadRequest } from "../../../apimachinery/errors.ts";
 import type { TokenAuthenticator, UserInfo } from "../../authentication/types.ts";
 import { answer, reviewDefinition, s } from "../authorization/review.ts";
 import type { ResourceDefinition } from "../types.ts";
+import { metaTime } from "../../../utils/time.ts";
 
 const GROUP = "authentication.k8s.io";
 
@@ -68,7 +69,7 @@ export function authenticationReviewDefinitions(tokenAuthenticator: TokenAuthent
         description: "SelfSubjectReview contains the user information that the kube-apiserver has about the user making this request.",
         status: s.obj("SelfSubjectReviewStatus is filled by the kube-apiserver and sent back to a user.", { userInfo: userInfoSchema }),
         create: (ctx, obj) => {
-          const metadata = { ...(obj.metadata ?? {}), creationTimestamp: ctx.clock.now().toISOString().replace(/\.\d{3}Z$/, "Z") };
+          const metadata = { ...(obj.metadata ?? {}), creationTimestamp: metaTime(ctx.clock.now()) };
           return Promise.resolve(answer<SelfSubjectReview>(GROUP, version, "SelfSubjectReview", obj, { metadata, status: { userInfo: apiUser(ctx.user) } }));
         },
       }),

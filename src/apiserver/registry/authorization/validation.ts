@@ -1,25 +1,26 @@
 // Validation of access reviews ([k8s] pkg/apis/authorization/validation/validation.go).
 import type { ResourceAttributes, SelfSubjectAccessReviewSpec, SubjectAccessReviewSpec } from "../../../apis/authorization/v1/types.ts";
 import { type FieldError, Path, invalid, required } from "../../../apimachinery/field/errors.ts";
+import { isRecord } from "../../../utils/guards.ts";
 
 const SPEC = Path.root("spec");
 
 export function validateSelfSubjectAccessReviewSpec(spec: SelfSubjectAccessReviewSpec | undefined): FieldError[] {
   const errs: FieldError[] = [];
-  if (!isObject(spec)) return [required(SPEC)];
+  if (!isRecord(spec)) return [required(SPEC)];
   const hasRes = spec.resourceAttributes != null;
   const hasNonRes = spec.nonResourceAttributes != null;
   if (hasRes && hasNonRes) errs.push(invalid(SPEC.child("nonResourceAttributes"), spec.nonResourceAttributes, "cannot be specified in combination with resourceAttributes"));
   if (!hasRes && !hasNonRes) errs.push(invalid(SPEC.child("resourceAttributes"), null, "exactly one of nonResourceAttributes or resourceAttributes must be specified"));
-  if (hasRes && !isObject(spec.resourceAttributes)) errs.push(invalid(SPEC.child("resourceAttributes"), spec.resourceAttributes, "must be an object"));
-  if (hasNonRes && !isObject(spec.nonResourceAttributes)) errs.push(invalid(SPEC.child("nonResourceAttributes"), spec.nonResourceAttributes, "must be an object"));
-  if (hasRes && isObject(spec.resourceAttributes)) errs.push(...validateResourceAttributes(spec.resourceAttributes));
+  if (hasRes && !isRecord(spec.resourceAttributes)) errs.push(invalid(SPEC.child("resourceAttributes"), spec.resourceAttributes, "must be an object"));
+  if (hasNonRes && !isRecord(spec.nonResourceAttributes)) errs.push(invalid(SPEC.child("nonResourceAttributes"), spec.nonResourceAttributes, "must be an object"));
+  if (hasRes && isRecord(spec.resourceAttributes)) errs.push(...validateResourceAttributes(spec.resourceAttributes));
   return errs;
 }
 
 export function validateSubjectAccessReviewSpec(spec: SubjectAccessReviewSpec | undefined): FieldError[] {
   const errs = validateSelfSubjectAccessReviewSpec(spec);
-  if (!isObject(spec)) return errs;
+  if (!isRecord(spec)) return errs;
   if (!spec.user && (!Array.isArray(spec.groups) || spec.groups.length === 0)) {
     errs.push(invalid(SPEC.child("user"), spec.user ?? "", "at least one of user or group must be specified"));
   }
@@ -29,9 +30,9 @@ export function validateSubjectAccessReviewSpec(spec: SubjectAccessReviewSpec | 
 /** LocalSubjectAccessReview: additionally namespace-bound and resource-only. */
 export function validateLocalSubjectAccessReviewSpec(spec: SubjectAccessReviewSpec | undefined, namespace: string): FieldError[] {
   const errs = validateSubjectAccessReviewSpec(spec);
-  if (!isObject(spec)) return errs;
+  if (!isRecord(spec)) return errs;
   const ra = spec.resourceAttributes;
-  if (isObject(ra) && (ra.namespace ?? "") !== namespace) {
+  if (isRecord(ra) && (ra.namespace ?? "") !== namespace) {
     errs.push(invalid(SPEC.child("resourceAttributes", "namespace"), ra.namespace ?? "", "must match metadata.namespace"));
   }
   if (spec.nonResourceAttributes != null) errs.push(invalid(SPEC.child("nonResourceAttributes"), spec.nonResourceAttributes, "disallowed on this kind of request"));
@@ -47,6 +48,3 @@ function validateResourceAttributes(ra: ResourceAttributes): FieldError[] {
   return errs;
 }
 
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
-}

@@ -1,6 +1,7 @@
 // Keys of ConfigMap and Secret data (k8s.io/apimachinery/pkg/util/validation IsConfigMapKey),
 // and tolerant readers for values that reach strategies before schema validation has run.
 import { DNS1123_SUBDOMAIN_MAX_LENGTH, maxLenError, regexError } from "../../../apimachinery/names/validation.ts";
+import { isRecord } from "../../../utils/guards.ts";
 
 const configMapKeyFmt = "[-._a-zA-Z0-9]+";
 const configMapKeyRe = /^[-._a-zA-Z0-9]+$/;
@@ -19,7 +20,7 @@ export function isConfigMapKey(value: string): string[] {
 
 /** The value as a string map, or undefined when it is not an object (the schema reports that). */
 export function asRecord(v: unknown): Record<string, unknown> | undefined {
-  return typeof v === "object" && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
+  return isRecord(v) ? v : undefined;
 }
 
 export function asArray(v: unknown): unknown[] {

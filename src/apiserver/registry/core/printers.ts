@@ -2,6 +2,7 @@
 // (pkg/printers/internalversion): column definitions and the AGE cell.
 import type { KubeObject, TableColumnDefinition } from "../../../apis/meta/v1/types.ts";
 import { translateTimestampSince } from "./age.ts";
+import { metaTime } from "../../../utils/time.ts";
 
 export const CREATION_TIMESTAMP_DESCRIPTION =
   "CreationTimestamp is a timestamp representing the server time when this object was created. It is not guaranteed to be set in happens-before order across separate operations. Clients may not set this value. It is represented in RFC3339 form and is in UTC.";
@@ -27,7 +28,7 @@ export function ageCell(obj: KubeObject, now: Date): string {
 /** RBAC roles and CRDs print the creation time itself: "2024-01-01T00:00:00Z". */
 export function createdAtCell(obj: KubeObject): string {
   const t = Date.parse(obj.metadata?.creationTimestamp ?? "");
-  return Number.isNaN(t) ? "" : new Date(t).toISOString().replace(/\.\d{3}Z$/, "Z");
+  return Number.isNaN(t) ? "" : metaTime(t);
 }
 
 /** Object keys of a map-valued field, tolerating anything that is not a map. */

@@ -8,7 +8,6 @@ import { newBadRequest } from "../../../apimachinery/errors.ts";
 import { depthMessage, MAX_NESTING_DEPTH, measureJson } from "../../../apimachinery/json/bounds.ts";
 import { applyConfiguration } from "../../fieldmanager/fieldmanager.ts";
 import type { RequestContext } from "../types.ts";
-import { isObject } from "./codec.ts";
 import type { StoreCore } from "./core.ts";
 import type { WriteOptions, WriteResult } from "./interface.ts";
 import { fieldManagerScope, managerOf } from "./managed-fields.ts";
@@ -16,15 +15,16 @@ import { checkPatched } from "./size.ts";
 import { decodeBody } from "./prepare.ts";
 import { maxObjectBytes, objectTooLarge } from "./size.ts";
 import { updateLoop } from "./update.ts";
+import { isRecord } from "../../../utils/guards.ts";
 
 function decodeConfiguration(core: StoreCore, patchDoc: unknown, fieldValidation: WriteOptions["fieldValidation"]): { config: KubeObject; warnings: string[] } {
-  if (!isObject(patchDoc)) throw newBadRequest("apply patch must be an object");
+  if (!isRecord(patchDoc)) throw newBadRequest("apply patch must be an object");
   const m = measureJson(patchDoc, { maxDepth: MAX_NESTING_DEPTH, maxBytes: maxObjectBytes(core.def) });
   if (m.exceeded === "depth") throw newBadRequest(`the object provided is nested too deeply: ${depthMessage()}`);
   if (m.exceeded === "bytes") throw objectTooLarge(core.def, undefined, "");
   const config = structuredClone(patchDoc) as KubeObject;
   if (config.metadata === undefined || config.metadata === null) config.metadata = {};
-  if (!isObject(config.metadata)) throw newBadRequest("metadata: expected an object");
+  if (!isRecord(config.metadata)) throw newBadRequest("metadata: expected an object");
   const removed = core.schema.prune(config);
   const warnings: string[] = [];
   if (removed.length && fieldValidation === "Strict") {

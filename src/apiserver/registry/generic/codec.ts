@@ -84,11 +84,3 @@ export function jsonEqual(a: unknown, b: unknown): boolean {
   return ak.length === bk.length && ak.every((k) => Object.hasOwn(bo, k) && jsonEqual(ao[k], bo[k]));
 }
 
-/** Second-precision RFC 3339, as Kubernetes writes metav1.Time. */
-export function rfc3339(d: Date): string {
-  return new Date(Math.floor(d.getTime() / 1000) * 1000).toISOString().replace(/\.\d{3}Z$/, "Z");
-}
-
-export function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
-}

@@ -6,7 +6,7 @@ import type { KubeList, KubeObject } from "../../../apis/meta/v1/types.ts";
 import { isNotFound, newConflict, newNotFound } from "../../../apimachinery/errors.ts";
 import { type KeyValue, StorageError } from "../../storage/interface.ts";
 import { groupVersionOf, type RequestContext } from "../types.ts";
-import { decode, encode, objectKey, rfc3339 } from "./codec.ts";
+import { decode, encode, objectKey } from "./codec.ts";
 import { admit, type StoreCore } from "./core.ts";
 import type { DeleteResult, ListOptions, StoreDeleteOptions } from "./interface.ts";
 import { gcFinalizersOnDelete } from "./gc-finalizers.ts";
@@ -14,6 +14,7 @@ import { beforeDelete } from "./graceful.ts";
 import { sameObject } from "./prepare.ts";
 import { currentAfterConflict, getKey, list } from "./read.ts";
 import { storageToStatus } from "./rv.ts";
+import { metaTime } from "../../../utils/time.ts";
 
 const MAX_ATTEMPTS = 16;
 
@@ -100,7 +101,7 @@ export function markAsDeleting(old: KubeObject, now: Date): KubeObject {
   const existing = meta.deletionTimestamp ? Date.parse(meta.deletionTimestamp) : undefined;
   if (existing !== undefined && !Number.isNaN(existing) && existing <= now.getTime()) return obj;
   if (!meta.deletionTimestamp && (meta.generation ?? 0) > 0) meta.generation = (meta.generation ?? 0) + 1;
-  meta.deletionTimestamp = rfc3339(now);
+  meta.deletionTimestamp = metaTime(now);
   meta.deletionGracePeriodSeconds = 0;
   return obj;
 }

@@ -4,7 +4,7 @@
 // lets the object go. Negative periods count as 1 second.
 import type { KubeObject } from "../../../apis/meta/v1/types.ts";
 import type { RequestContext, Strategy } from "../types.ts";
-import { rfc3339 } from "./codec.ts";
+import { metaTime } from "../../../utils/time.ts";
 
 export type GracefulOutcome =
   /** Not graceful: delete now, or mark for the finalizers. */
@@ -25,13 +25,13 @@ export function beforeDelete(strategy: Strategy, ctx: RequestContext, old: KubeO
     if (asked === undefined || asked >= current) return { kind: "pending" };
     const obj = structuredClone(old);
     const start = Date.parse(meta.deletionTimestamp) - current * 1000;
-    obj.metadata.deletionTimestamp = rfc3339(new Date(start + asked * 1000));
+    obj.metadata.deletionTimestamp = metaTime(new Date(start + asked * 1000));
     obj.metadata.deletionGracePeriodSeconds = asked;
     return { kind: "graceful", obj, period: asked };
   }
   const period = Math.max(0, strategy.gracePeriodSeconds(ctx, old, asked));
   const obj = structuredClone(old);
-  obj.metadata.deletionTimestamp = rfc3339(new Date(now.getTime() + period * 1000));
+  obj.metadata.deletionTimestamp = metaTime(new Date(now.getTime() + period * 1000));
   obj.metadata.deletionGracePeriodSeconds = period;
   if ((obj.metadata.generation ?? 0) > 0) obj.metadata.generation = (obj.metadata.generation ?? 0) + 1;
   return { kind: "graceful", obj, period };

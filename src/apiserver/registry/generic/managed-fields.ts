@@ -3,16 +3,16 @@
 // filled in, else IN_PROCESS_MANAGER for the server's own writes).
 import type { KubeObject, ManagedFieldsEntry } from "../../../apis/meta/v1/types.ts";
 import { type FieldManagerScope, managedFieldsAfterUpdate } from "../../fieldmanager/fieldmanager.ts";
-import { rfc3339 } from "./codec.ts";
 import type { StoreCore } from "./core.ts";
 import type { WriteOptions } from "./interface.ts";
+import { metaTime } from "../../../utils/time.ts";
 
 /** The manager of writes made in-process (controllers and admission running inside the server). */
 export const IN_PROCESS_MANAGER = "gardener-apiserver";
 
 export function fieldManagerScope(core: StoreCore, subresource: string): FieldManagerScope {
   const { schema, group, version, kind, hasStatus } = core.def;
-  return { schema, group, version, kind, hasStatus, subresource, now: rfc3339(core.clock.now()) };
+  return { schema, group, version, kind, hasStatus, subresource, now: metaTime(core.clock.now()) };
 }
 
 export function managerOf(options: WriteOptions): string {

@@ -10,10 +10,12 @@ import { depthMessage, MAX_NESTING_DEPTH, measureJson } from "../../../apimachin
 import { compileSchema } from "../../schema/compile.ts";
 import { objectMetaSchema } from "../../schema/objectmeta.ts";
 import { groupVersionOf, type RequestContext } from "../types.ts";
-import { isObject, jsonEqual, normalizeMeta, rfc3339 } from "./codec.ts";
+import { jsonEqual, normalizeMeta } from "./codec.ts";
 import type { StoreCore } from "./core.ts";
 import type { WriteOptions } from "./interface.ts";
 import { maxObjectBytes, objectTooLarge } from "./size.ts";
+import { metaTime } from "../../../utils/time.ts";
+import { isRecord } from "../../../utils/guards.ts";
 
 export interface Decoded {
   obj: KubeObject;
@@ -25,7 +27,7 @@ export interface Decoded {
  * dropped (fieldValidation=Strict: 400 listing all of them; Warn or unset: warnings), defaults applied.
  */
 export function decodeBody(core: StoreCore, body: unknown, fieldValidation: WriteOptions["fieldValidation"]): Decoded {
-  if (!isObject(body)) throw newBadRequest(`the object provided is not a JSON object of kind ${core.def.kind}`);
+  if (!isRecord(body)) throw newBadRequest(`the object provided is not a JSON object of kind ${core.def.kind}`);
   // Before anything recursive (structuredClone, pruning, defaulting, validation) and before
   // admission: too deep is a 400, too large for the kind a 413 (checked exactly again when stored).
   const m = measureJson(body, { maxDepth: MAX_NESTING_DEPTH, maxBytes: maxObjectBytes(core.def) });
@@ -33,7 +35,7 @@ export function decodeBody(core: StoreCore, body: unknown, fieldValidation: Writ
   if (m.exceeded === "bytes") throw objectTooLarge(core.def, undefined, nameOf(body));
   const obj = structuredClone(body) as KubeObject;
   if (obj.metadata === undefined || obj.metadata === null) obj.metadata = {};
-  if (!isObject(obj.metadata)) throw newBadRequest("metadata: expected an object");
+  if (!isRecord(obj.metadata)) throw newBadRequest("metadata: expected an object");
   const gv = groupVersionOf(core.def);
   if (obj.apiVersion !== undefined && obj.apiVersion !== "" && obj.apiVersion !== gv) {
     throw newBadRequest(`the API version in the data (${String(obj.apiVersion)}) does not match the expected API version (${gv})`);
@@ -51,7 +53,7 @@ export function decodeBody(core: StoreCore, body: unknown, fieldValidation: Writ
     if (fieldValidation !== "Ignore") for (const p of removed) warnings.push(`unknown field ${JSON.stringify(p)}`);
   }
   core.schema.applyDefaults(obj);
-  if (!isObject(obj.metadata)) obj.metadata = {};
+  if (!isRecord(obj.metadata)) obj.metadata = {};
   obj.apiVersion = gv;
   obj.kind = core.def.kind;
   return { obj, warnings };
@@ -59,7 +61,7 @@ export function decodeBody(core: StoreCore, body: unknown, fieldValidation: Writ
 
 function nameOf(body: Record<string, unknown>): string {
   const meta = body.metadata;
-  return isObject(meta) && typeof meta.name === "string" ? meta.name : "";
+  return isRecord(meta) && typeof meta.name === "string" ? meta.name : "";
 }
 
 const metadataOnly = compileSchema({ type: "object", properties: { metadata: objectMetaSchema } }, { resource: false });
@@ -100,7 +102,7 @@ export function prepareCreate(core: StoreCore, ctx: RequestContext, obj: KubeObj
   delete meta.deletionTimestamp;
   delete meta.deletionGracePeriodSeconds;
   meta.uid = randomUUID();
-  meta.creationTimestamp = rfc3339(core.clock.now());
+  meta.creationTimestamp = metaTime(core.clock.now());
   if (core.def.tracksGeneration === false) delete meta.generation;
   else meta.generation = 1;
   if (core.def.hasStatus) delete obj.status;

@@ -7,6 +7,7 @@ import type { Client } from "../../../client/index.ts";
 import { CLIError, errorMessage } from "./errors.ts";
 import type { Logger } from "./log.ts";
 import { Bastions } from "./resources.ts";
+import { unlessNotFound } from "../../../client/helpers.ts";
 
 export const KEEPALIVE = { "gardener.cloud/operation": "keepalive" };
 
@@ -46,12 +47,7 @@ export async function createOrReuseBastion(client: Client, p: CreateParams, log:
         }
       }
     }
-    let existing: Bastion | undefined;
-    try {
-      existing = await client.get(Bastions, { namespace: p.namespace, name: p.name });
-    } catch (err) {
-      if (!isNotFound(err)) throw err;
-    }
+    const existing = await unlessNotFound(client.get(Bastions, { namespace: p.namespace, name: p.name }));
     if (existing === undefined) {
       const created = await client.create(Bastions, build(p.name));
       log.info("Bastion operation", { bastion: key(p.name), result: "created" });

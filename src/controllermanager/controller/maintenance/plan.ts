@@ -20,6 +20,7 @@ import {
 } from "../../../api/gardencore/rotation.ts";
 import { isSSHAccessEnabled } from "../../../api/gardencore/shoot.ts";
 import { shootMaintenanceWindow } from "../../../api/gardencore/timewindow.ts";
+import { metaTime } from "../../../utils/time.ts";
 
 export const DESCRIPTION_SUCCESS = "All maintenance operations successful.";
 export const DESCRIPTION_SSH_ROTATION = 'Credentials "rotate-ssh-keypair": SSH keypair rotation started. Reason: Automatic rotation of SSH keypair configured';
@@ -70,7 +71,7 @@ export function maintenancePlan(shoot: Shoot, nowMs: number): MaintenancePlan {
   const description = rotation ? `${DESCRIPTION_SUCCESS} ${DESCRIPTION_SSH_ROTATION}` : DESCRIPTION_SUCCESS;
   return {
     operation: joinOperations([...new Set(ops)]),
-    lastMaintenance: { description, triggeredTime: new Date(nowMs).toISOString().replace(/\.\d{3}Z$/, "Z"), state: "Succeeded" },
+    lastMaintenance: { description, triggeredTime: metaTime(nowMs), state: "Succeeded" },
     rotation,
   };
 }

@@ -1,12 +1,12 @@
 // The GCM's project controller, RBAC part (docs/bastion.md#project): keeps the project namespace
 // (labelled as the project's) and the member and viewer RoleBindings in it equal to the
 // Project's owner and members.
-import { LABEL_PROJECT_NAME, LABEL_ROLE, ROLE_PROJECT, type Project } from "../../../apis/gardencore/v1beta1/types.ts";
+import { LABEL_PROJECT_NAME, LABEL_ROLE, ROLE_PROJECT } from "../../../apis/gardencore/v1beta1/types.ts";
 import { semanticEqual } from "../../../api/equality.ts";
 import { isAlreadyExists, isNotFound } from "../../../apimachinery/errors.ts";
 import { Namespaces } from "../../../client/builtins.ts";
 import type { Client } from "../../../client/client.ts";
-import { createOrPatch } from "../../../client/helpers.ts";
+import { createOrPatch, unlessNotFound } from "../../../client/helpers.ts";
 import type { Cache } from "../../../controllerruntime/cache/cache.ts";
 import type { ReconcileContext, Reconciler, Request, Result } from "../../../controllerruntime/reconcile.ts";
 import { Projects } from "../../../client/garden.ts";
@@ -20,13 +20,8 @@ export class ProjectReconciler implements Reconciler {
 
   async reconcile(req: Request, rc: ReconcileContext): Promise<Result | void> {
     const signal = AbortSignal.any([rc.signal, AbortSignal.timeout(RECONCILE_TIMEOUT_MS)]);
-    let project: Project;
-    try {
-      project = await this.d.cache.get(Projects, req, signal);
-    } catch (err) {
-      if (isNotFound(err)) return;
-      throw err;
-    }
+    const project = await unlessNotFound(this.d.cache.get(Projects, req, signal));
+    if (!project) return;
     const namespace = project.spec?.namespace;
     if (project.metadata.deletionTimestamp || !namespace) return;
     await this.ensureNamespace(project.metadata.name ?? "", namespace, signal);

@@ -11,7 +11,7 @@ import { FINALIZER_BASTION, type Cluster, type ExtensionBastion, type LastOperat
 import { isNotFound } from "../../../apimachinery/errors.ts";
 import type { Client } from "../../../client/client.ts";
 import type { EventRecorder } from "../../../client/events.ts";
-import { addFinalizer, hasFinalizer, removeFinalizer } from "../../../client/helpers.ts";
+import { addFinalizer, hasFinalizer, removeFinalizer, unlessNotFound } from "../../../client/helpers.ts";
 import { keyOf } from "../../../client/resource.ts";
 import type { Cache } from "../../../controllerruntime/cache/cache.ts";
 import type { ReconcileContext, Reconciler, Request, Result } from "../../../controllerruntime/reconcile.ts";
@@ -56,13 +56,8 @@ export class BastionReconciler implements Reconciler {
 
   async reconcile(req: Request, rc: ReconcileContext): Promise<Result | void> {
     const signal = AbortSignal.any([rc.signal, AbortSignal.timeout(RECONCILE_TIMEOUT_MS)]);
-    let bastion: ExtensionBastion;
-    try {
-      bastion = await this.d.cache.get(ExtensionBastions, req, signal);
-    } catch (err) {
-      if (isNotFound(err)) return;
-      throw err;
-    }
+    let bastion = await unlessNotFound(this.d.cache.get(ExtensionBastions, req, signal));
+    if (!bastion) return;
     const op = bastion.metadata.annotations?.[ANNOTATION_OPERATION];
     if (op === OPERATION_WAIT_FOR_STATE) {
       rc.log.info("skipping: the object waits for its state (operation wait-for-state)");

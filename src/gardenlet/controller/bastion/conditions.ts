@@ -4,6 +4,7 @@
 import { isDeepStrictEqual } from "node:util";
 import type { Condition, ConditionStatus } from "../../../apis/gardencore/v1beta1/types.ts";
 import { CONDITION_BASTION_READY } from "../../../apis/operations/v1alpha1/types.ts";
+import { metaTime } from "../../../utils/time.ts";
 
 export const REASON_INITIALIZED = "ConditionInitialized";
 export const MESSAGE_INITIALIZED = "The condition has been initialized but its semantic check has not been performed yet.";
@@ -12,11 +13,6 @@ export const MESSAGE_RECONCILED = "The bastion has been reconciled successfully.
 export const REASON_FAILED = "FailedReconciling";
 export const REASON_DELETING = "DeletionInProgress";
 export const MESSAGE_DELETING = "The bastion is being deleted.";
-
-/** metav1.Time: RFC 3339 in UTC with whole seconds. */
-export function metaTime(ms: number): string {
-  return new Date(Math.floor(ms / 1000) * 1000).toISOString().replace(/\.\d{3}Z$/, "Z");
-}
 
 export function initCondition(type: string, nowMs: number): Condition {
   const t = metaTime(nowMs);

@@ -4,7 +4,6 @@
 // finish through the normal deletion flow.
 import type { Shoot } from "../../../apis/gardencore/v1beta1/types.ts";
 import { isSSHAccessEnabled, technicalIDOf } from "../../../api/gardencore/shoot.ts";
-import { isNotFound } from "../../../apimachinery/errors.ts";
 import type { Client } from "../../../client/client.ts";
 import { keyOf } from "../../../client/resource.ts";
 import type { Cache } from "../../../controllerruntime/cache/cache.ts";
@@ -12,6 +11,7 @@ import type { Predicate } from "../../../controllerruntime/predicates.ts";
 import type { ReconcileContext, Reconciler, Request, Result } from "../../../controllerruntime/reconcile.ts";
 import { ExtensionBastions } from "../../../extensions/resources.ts";
 import { Shoots } from "../../../client/garden.ts";
+import { unlessNotFound } from "../../../client/helpers.ts";
 
 /** Shoots created, or changed, without SSH access. */
 export function sshAccessPredicate(): Predicate<Shoot> {
@@ -22,22 +22,14 @@ export class SSHAccessReconciler implements Reconciler {
   constructor(private readonly d: { gardenCache: Cache; seedClient: Client; seedCache: Cache }) {}
 
   async reconcile(req: Request, rc: ReconcileContext): Promise<Result | void> {
-    let shoot: Shoot;
-    try {
-      shoot = await this.d.gardenCache.get(Shoots, req, rc.signal);
-    } catch (err) {
-      if (isNotFound(err)) return;
-      throw err;
-    }
+    const shoot = await unlessNotFound(this.d.gardenCache.get(Shoots, req, rc.signal));
+    if (!shoot) return;
     const namespace = technicalIDOf(shoot);
     if (isSSHAccessEnabled(shoot) || !namespace) return;
     for (const ext of await this.d.seedCache.list(ExtensionBastions, { namespace }, rc.signal)) {
       if (ext.metadata.deletionTimestamp) continue;
-      try {
-        await this.d.seedClient.delete(ExtensionBastions, keyOf(ext), { signal: rc.signal });
+      if (await unlessNotFound(this.d.seedClient.delete(ExtensionBastions, keyOf(ext), { signal: rc.signal }).then(() => true))) {
         rc.log.info({ extension: `${namespace}/${ext.metadata.name}` }, "deleted extension bastion: SSH access is disabled");
-      } catch (err) {
-        if (!isNotFound(err)) throw err;
       }
     }
   }

@@ -17,6 +17,7 @@ import { Seeds } from "../../../client/garden.ts";
 import { unlessNotFound } from "../../../client/helpers.ts";
 import type { Runnable } from "../../../controllerruntime/manager.ts";
 import type { Clock, Timer } from "../../../utils/clock.ts";
+import { metaTime } from "../../../utils/time.ts";
 
 export const DEFAULT_SEED_STATUS_INTERVAL_MS = 30_000;
 
@@ -33,13 +34,9 @@ export interface SeedStatusOptions {
 
 type Desired = Pick<Condition, "type" | "status" | "reason" | "message">;
 
-function rfc3339(ms: number): string {
-  return new Date(Math.floor(ms / 1000) * 1000).toISOString().replace(/\.\d{3}Z$/, "Z");
-}
-
 /** The conditions after this report: others kept, ours updated (lastTransitionTime kept while the status holds). */
 export function withConditions(current: readonly Condition[], desired: readonly Desired[], nowMs: number): Condition[] {
-  const now = rfc3339(nowMs);
+  const now = metaTime(nowMs);
   const out = current.filter((c) => !desired.some((d) => d.type === c.type)).map((c) => ({ ...c }));
   for (const d of desired) {
     const old = current.find((c) => c.type === d.type);

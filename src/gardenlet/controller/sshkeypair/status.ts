@@ -7,11 +7,7 @@ import { CONSTRAINT_SSH_ROTATION_POSSIBLE, REASON_NODES_NOT_UP_TO_DATE, joinOper
 import type { Client } from "../../../client/client.ts";
 import { Shoots } from "../../../client/garden.ts";
 import { keyOf } from "../../../client/resource.ts";
-
-/** RFC 3339 at second granularity, as metav1.Time serialises. */
-export function rfc3339(ms: number): string {
-  return new Date(Math.floor(ms / 1000) * 1000).toISOString().replace(/\.\d{3}Z$/, "Z");
-}
+import { metaTime } from "../../../utils/time.ts";
 
 const seconds = (t: string | undefined): number => {
   const ms = Date.parse(t ?? "");
@@ -24,12 +20,12 @@ const seconds = (t: string | undefined): number => {
  */
 export function initiationTime(shoot: Shoot, nowMs: number): string {
   const r = sshKeypairRotation(shoot);
-  return rfc3339(Math.max(nowMs, seconds(r?.lastInitiationTime) + 1000, seconds(r?.lastCompletionTime) + 1000));
+  return metaTime(Math.max(nowMs, seconds(r?.lastInitiationTime) + 1000, seconds(r?.lastCompletionTime) + 1000));
 }
 
 /** lastCompletionTime: now, never before the initiation. */
 export function completionTime(shoot: Shoot, nowMs: number): string {
-  return rfc3339(Math.max(nowMs, seconds(sshKeypairRotation(shoot)?.lastInitiationTime)));
+  return metaTime(Math.max(nowMs, seconds(sshKeypairRotation(shoot)?.lastInitiationTime)));
 }
 
 function constraintsOf(shoot: Shoot): Condition[] {
@@ -50,7 +46,7 @@ async function patchStatus(garden: Client, shoot: Shoot, status: Record<string, 
 export async function setWaitingConstraint(garden: Client, shoot: Shoot, message: string, nowMs: number, signal: AbortSignal): Promise<Shoot> {
   const existing = constraintsOf(shoot).find((c) => c.type === CONSTRAINT_SSH_ROTATION_POSSIBLE);
   if (existing?.status === "False" && existing.reason === REASON_NODES_NOT_UP_TO_DATE && existing.message === message) return shoot;
-  const now = rfc3339(nowMs);
+  const now = metaTime(nowMs);
   const constraint: Condition = {
     type: CONSTRAINT_SSH_ROTATION_POSSIBLE,
     status: "False",

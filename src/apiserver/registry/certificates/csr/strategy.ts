@@ -7,11 +7,12 @@
 import type { CertificateSigningRequest, CertificateSigningRequestCondition } from "../../../../apis/certificates/v1/types.ts";
 import type { RequestContext, Strategy } from "../../types.ts";
 import { validateCSRSpec, validateCSRUpdate, validateConditions } from "./validation.ts";
+import { metaTime } from "../../../../utils/time.ts";
 
 const APPROVAL_TYPES = new Set(["Approved", "Denied"]);
 
 function stamp(ctx: RequestContext): string {
-  return ctx.clock.now().toISOString().replace(/\.\d{3}Z$/, "Z");
+  return metaTime(ctx.clock.now());
 }
 
 /** lastUpdateTime defaults to now; lastTransitionTime is now for new conditions or changed status, else kept. */

@@ -7,10 +7,10 @@ import type { KubeObject } from "../../../../apis/meta/v1/types.ts";
 import { newBadRequest, newConflict, newInvalid, newMethodNotSupported } from "../../../../apimachinery/errors.ts";
 import { type FieldError, Path, invalid, required } from "../../../../apimachinery/field/errors.ts";
 import { isDNS1123Subdomain } from "../../../../apimachinery/names/validation.ts";
-import { rfc3339 } from "../../generic/codec.ts";
 import type { ObjectStore } from "../../generic/interface.ts";
 import type { ResourceDefinition, Strategy, SubresourceHandler } from "../../types.ts";
 import { asRecord, asString } from "../keys.ts";
+import { metaTime } from "../../../../utils/time.ts";
 
 const BINDING_GR = { group: "", resource: "pods/binding" };
 
@@ -35,7 +35,7 @@ export function bindingStrategy(): Strategy<Pod> {
       const status = (pod.status ??= {});
       const conditions = (status.conditions ?? []).filter((c) => c.type !== "PodScheduled");
       const previous = (status.conditions ?? []).find((c) => c.type === "PodScheduled");
-      const now = rfc3339(ctx.clock.now());
+      const now = metaTime(ctx.clock.now());
       conditions.push({
         type: "PodScheduled",
         status: "True",

@@ -25,6 +25,7 @@ import {
 import type { Clock } from "../../../../utils/clock.ts";
 import { normalizeTime } from "../../core/time.ts";
 import type { Strategy } from "../../types.ts";
+import { metaTime } from "../../../../utils/time.ts";
 
 export interface BastionStrategyOptions {
   /** Heartbeat time-to-live (`--bastion-time-to-live`, default 1h). */
@@ -34,11 +35,6 @@ export interface BastionStrategyOptions {
 }
 
 export const DEFAULT_BASTION_TTL_MS = 60 * 60 * 1000;
-
-/** metav1.Time: RFC 3339, UTC, whole seconds. */
-export function formatTime(ms: number): string {
-  return new Date(Math.floor(ms / 1000) * 1000).toISOString().replace(/\.\d{3}Z$/, "Z");
-}
 
 function operationOf(meta: ObjectMeta): string | undefined {
   return meta.annotations?.[ANNOTATION_OPERATION];
@@ -66,10 +62,10 @@ function keepStoredBinding(bastion: Bastion, old: Bastion): void {
 export function bastionStrategy(opts: BastionStrategyOptions): Strategy<Bastion> {
   const expiration = (heartbeat: string): string | undefined => {
     const t = Date.parse(heartbeat);
-    return Number.isNaN(t) ? undefined : formatTime(t + opts.ttlMs);
+    return Number.isNaN(t) ? undefined : metaTime(t + opts.ttlMs);
   };
   const heartbeat = (bastion: Bastion): void => {
-    const now = formatTime(opts.clock.nowMs());
+    const now = metaTime(opts.clock.nowMs());
     bastion.status = { ...(bastion.status ?? {}), lastHeartbeatTimestamp: now, expirationTimestamp: expiration(now)! };
   };
 
