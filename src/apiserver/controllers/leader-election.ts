@@ -8,6 +8,7 @@
 import type { Lease, LeaseSpec } from "../../apis/coordination/v1/types.ts";
 import type { KubeObject } from "../../apis/meta/v1/types.ts";
 import type { Clock } from "../../utils/clock.ts";
+import { microTime } from "../../utils/time.ts";
 import type { InternalClient } from "../registry/client.ts";
 
 const LEASES = { group: "coordination.k8s.io", resource: "leases" };
@@ -29,10 +30,6 @@ export interface ElectionOptions extends ElectionTiming {
   /** Starts the led controllers; resolves once they run. Its result stops them. */
   lead(): Promise<{ stop(): void }>;
   onEvent(what: "started leading" | "stopped leading" | "lease request failed", err?: unknown): void;
-}
-
-function microTime(ms: number): string {
-  return new Date(ms).toISOString().replace(/\.(\d{3})Z$/, ".$1000Z");
 }
 
 export class ControllerElection {

@@ -16,12 +16,12 @@ import {
   sshKeypairRotation,
 } from "../../../../api/gardencore/rotation.ts";
 import { randomMaintenanceWindow } from "../../../../api/gardencore/timewindow.ts";
+import { isRecord } from "../../../../utils/guards.ts";
 
 export const ROTATION_WARNING =
   "you should consider rotating the SSH keypair, see https://github.com/gardener/gardener/blob/master/docs/usage/shoot-operations/shoot_credentials_rotation.md#ssh-key-pair-for-worker-nodes for details";
 
 type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
 
 /** The object at `path` under `root`, created (as {}) where missing; undefined when a non-object is in the way. */
 function ensurePath(root: Obj, path: string[]): Obj | undefined {
@@ -29,7 +29,7 @@ function ensurePath(root: Obj, path: string[]): Obj | undefined {
   for (const key of path) {
     if (cur[key] === undefined || cur[key] === null) cur[key] = {};
     const next = cur[key];
-    if (!isObj(next)) return undefined;
+    if (!isRecord(next)) return undefined;
     cur = next;
   }
   return cur;
@@ -45,12 +45,12 @@ function hasWorkers(shoot: Shoot): boolean {
  * for Shoots with workers the SSH key pair rotation period 168h when unset (R2).
  */
 export function applyShootDefaults(shoot: Shoot, old?: Shoot, random: () => number = Math.random): void {
-  if (!isObj(shoot.spec)) return;
+  if (!isRecord(shoot.spec)) return;
   const spec = shoot.spec as Obj;
   const maintenance = ensurePath(spec, ["maintenance"]);
   if (maintenance && maintenance.timeWindow === undefined) {
     const previous = (old?.spec as { maintenance?: { timeWindow?: unknown } } | undefined)?.maintenance?.timeWindow;
-    maintenance.timeWindow = isObj(previous) ? structuredClone(previous) : randomMaintenanceWindow(random);
+    maintenance.timeWindow = isRecord(previous) ? structuredClone(previous) : randomMaintenanceWindow(random);
   }
   if (!hasWorkers(shoot)) return;
   const sshKeypair = ensurePath(spec, ["maintenance", "autoRotation", "credentials", "sshKeypair"]);
