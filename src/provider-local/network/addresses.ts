@@ -1,11 +1,13 @@
 // Address allocation for the local landscape: pools (the public network, each shoot's node network, the
 // pool node CIDRs are carved from) hand out addresses or blocks by key ("bastion/<ns>/<name>"), the same
 // one again for the same key, so a restarted controller finds its machines at the addresses they have.
-// FileAddressBook keeps the allocations in one JSON file (written atomically); MemoryAddressBook is for
+// FileAddressBook keeps the allocations in one JSON file (written atomically, each update under a lock
+// file, so processes sharing the book never hand out one address twice); MemoryAddressBook is for
 // unit tests. Deleting what an address belongs to releases it: a stale entry is recorded state, a leak.
 import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
 import { dirname } from "node:path";
 import { formatAddress, network, parseCidr, type Cidr } from "../../host/cidr.ts";
+import { withFileLock } from "./file-lock.ts";
 import { KeyedMutex } from "./lock.ts";
 
 /** pool -> key -> value (an address "10.250.0.5" or a block "10.250.3.0/24"). */
@@ -52,15 +54,18 @@ export class FileAddressBook implements AddressBook {
   }
 
   update<T>(change: (a: Allocations) => T): Promise<T> {
+    // The in-process mutex first, so this process's own updates queue here instead of polling the lock.
     return this.mutex.run("book", async () => {
-      const data = await this.read();
-      const out = change(data);
-      for (const [pool, entries] of Object.entries(data)) if (Object.keys(entries).length === 0) delete data[pool];
       await mkdir(dirname(this.file), { recursive: true });
-      const tmp = `${this.file}.${process.pid}.tmp`;
-      await writeFile(tmp, JSON.stringify(data, null, 2) + "\n", { mode: 0o600 });
-      await rename(tmp, this.file);
-      return out;
+      return withFileLock(`${this.file}.lock`, async () => {
+        const data = await this.read();
+        const out = change(data);
+        for (const [pool, entries] of Object.entries(data)) if (Object.keys(entries).length === 0) delete data[pool];
+        const tmp = `${this.file}.${process.pid}.tmp`;
+        await writeFile(tmp, JSON.stringify(data, null, 2) + "\n", { mode: 0o600 });
+        await rename(tmp, this.file);
+        return out;
+      });
     });
   }
 }
