@@ -40,18 +40,22 @@ void describe("startEtcd", () => {
 
 const b64 = (s: string) => Buffer.from(s).toString("base64");
 
-/** etcd's v3 JSON gateway: put or range one key. */
+/** etcd's v3 JSON gateway: put or range one key; retries "unavailable" (a leader election in progress), as clients do. */
 async function kv(endpoint: string, op: "put" | "range", key: string, value?: string): Promise<string | undefined> {
   const body = op === "put" ? { key: b64(key), value: b64(value ?? "") } : { key: b64(key) };
-  const res = await fetch(`${endpoint}/v3/kv/${op}`, { method: "POST", body: JSON.stringify(body), signal: AbortSignal.timeout(5000) });
-  assert.equal(res.status, 200, await res.clone().text());
-  const json = (await res.json()) as { kvs?: { value: string }[] };
-  const v = json.kvs?.[0]?.value;
-  return v === undefined ? undefined : Buffer.from(v, "base64").toString();
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    const res = await fetch(`${endpoint}/v3/kv/${op}`, { method: "POST", body: JSON.stringify(body), signal: AbortSignal.timeout(10_000) });
+    const json = (await res.json()) as { kvs?: { value: string }[]; code?: number };
+    if (res.status !== 200 && json.code === 14 && Date.now() < deadline) continue;
+    assert.equal(res.status, 200, `${op} ${key} at ${endpoint}: ${JSON.stringify(json)}`);
+    const v = json.kvs?.[0]?.value;
+    return v === undefined ? undefined : Buffer.from(v, "base64").toString();
+  }
 }
 
 void describe("startEtcdCluster", { skip: !etcdAvailable() && "/usr/bin/etcd is missing: run `npm run setup`" }, () => {
-  void it("starts three named members that replicate, keeps quorum without one, and stops them all", async () => {
+  void it("starts three named members that replicate, keeps quorum without one, restarts it, and stops them all", async () => {
     const cluster = await startEtcdCluster({ dataDir: join(dir, "cluster") });
     try {
       assert.equal(cluster.members.length, 3);
@@ -67,6 +71,10 @@ void describe("startEtcdCluster", { skip: !etcdAvailable() && "/usr/bin/etcd is 
       assert.equal(alive(cluster.members[0]!.pid), false);
       await kv(cluster.endpoints[1]!, "put", "/k", "v2");
       assert.equal(await kv(cluster.endpoints[2]!, "range", "/k"), "v2", "two of three members still commit");
+      const back = await cluster.restartMember(0);
+      assert.equal(cluster.members[0], back);
+      assert.ok(alive(back.pid));
+      assert.equal(await kv(cluster.endpoints[0]!, "range", "/k"), "v2", "a restarted member catches up");
     } finally {
       await cluster.stop();
     }

@@ -167,6 +167,8 @@ export interface RunningEtcdCluster {
   /** Client URLs of all members, in member order (what --etcd-servers takes, comma-separated). */
   endpoints: string[];
   members: RunningEtcd[];
+  /** Starts member i again (after kill or stop) on its data dir and ports, and waits for it to be healthy; replaces members[i]. */
+  restartMember(i: number): Promise<RunningEtcd>;
   /** Stops every member that still runs. Idempotent. */
   stop(): Promise<void>;
 }
@@ -197,7 +199,16 @@ export async function startEtcdCluster(options: StartEtcdClusterOptions): Promis
     throw err;
   }
   let stopping: Promise<void> | undefined;
-  return { endpoints: members.map((m) => m.clientUrl), members: running, stop: () => (stopping ??= stopAll()) };
+  const restartMember = async (i: number): Promise<RunningEtcd> => {
+    const m = members[i];
+    if (!m || stopping) throw new Error(`no etcd member ${i} to restart`);
+    await running[i]!.stop();
+    // Its data dir holds the membership: the initial-cluster flags are ignored.
+    const memberOptions = { ...options, dataDir: join(options.dataDir, m.name) };
+    running[i] = await startMember(memberOptions, m, initialCluster, "existing", true);
+    return running[i]!;
+  };
+  return { endpoints: members.map((m) => m.clientUrl), members: running, restartMember, stop: () => (stopping ??= stopAll()) };
 }
 
 /** Polls etcd's /health until it reports healthy. */
