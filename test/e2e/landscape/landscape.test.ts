@@ -1,6 +1,7 @@
 // `gardener-local` end to end (root): `up` on a fresh state directory reaches ready with two Nodes that
 // publish host keys; the kubeconfigs work with kubectl (the project member sees the project's shoots but
-// not seeds); `status` lists components and machines; a killed component is restarted; `up` after a
+// not seeds); the garden's audit log answers who had access (audit.ts); `gardenctl ssh` opens an
+// interactive shell and keeps a bastion until SIGINT (../gardenctl-shell/shell.ts); `status` lists components and machines; a killed component is restarted; `up` after a
 // SIGKILL of the supervisor works; `down` leaves no namespace, link, mount, process or nft table behind.
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
@@ -15,6 +16,8 @@ import { Client } from "../../../src/client/client.ts";
 import { Nodes } from "../../../src/nodeagent/node.ts";
 import { eventually } from "../../support/http.ts";
 import { hostSnapshot, skipUnlessRoot } from "../support/landscape.ts";
+import { ShellChecks, shellSkip } from "../gardenctl-shell/shell.ts";
+import { auditSkip, checkAuditTrail } from "./audit.ts";
 import { kubectl, latestKubectl, skipUnlessKubectl } from "../../support/kubectl.ts";
 
 const skip = skipUnlessRoot;
@@ -162,6 +165,14 @@ describe("gardener-local e2e", { skip, timeout: 420_000 }, () => {
     const nodes = await kubectl(latestKubectl, ["get", "nodes"], { kubeconfig: join(dir, "shoot-local.kubeconfig") });
     assert.equal(nodes.stdout.split("\n").filter((l) => l.includes("worker-w")).length, 2);
   });
+
+  test("the audit log answers who opened a bastion to which shoot, from which CIDR, and when it ended", { skip: auditSkip }, () => checkAuditTrail(dir, userEnv));
+
+  let shell: ShellChecks | undefined;
+  const shellChecks = (): ShellChecks => (shell ??= new ShellChecks(dir, userEnv, mkdtempSync(join(dir, "tmp-"))));
+  after(() => shell?.close());
+  test("gardenctl ssh without a command: an interactive shell on the node through a pty; `exit 7` ends gardenctl with 7", { skip: shellSkip }, () => shellChecks().interactiveShell());
+  test("gardenctl ssh without a node: lists the nodes, keeps the bastion until SIGINT, then cleans up", { skip: shellSkip }, () => shellChecks().untilInterrupted());
 
   test("status lists components and machines; a killed component is restarted", async () => {
     const s = await run(["status", "--state-dir", dir]);

@@ -2,7 +2,7 @@
 // after a rotation `gardenctl ssh` works (it uses the current key) and the previous key still works on
 // every node; after a second rotation the first key is refused by every node; with SSH access disabled
 // no key works (the open connection is ended, sshd listens nowhere, no bastion is admitted), and
-// re-enabling brings access back.
+// re-enabling brings access back. Then the same landscape goes through rotations under chaos (chaos.ts).
 import assert from "node:assert/strict";
 import { execFileSync, spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
@@ -12,12 +12,13 @@ import { Bastions, Shoots } from "../../../src/client/garden.ts";
 import { PROJECT_NAMESPACE } from "../../../src/landscape/layout.ts";
 import { eventually } from "../../support/http.ts";
 import { type Landscape, skipUnlessRoot, startLandscape } from "../support/landscape.ts";
+import { ROTATIONS, rotationChaos } from "./chaos.ts";
 import { SHOOT_KEY, gardenctlSsh, nodeAddresses, readyBastion, rotate, saveKey, sshAll, sshdListening } from "./support.ts";
 
 const PREFIX = "glr-";
 const progress = (line: string): void => void process.stderr.write(`${new Date().toISOString()} ${line}\n`);
 
-describe("SSH key pair rotation on the local landscape", { skip: skipUnlessRoot, timeout: 600_000 }, () => {
+describe("SSH key pair rotation on the local landscape", { skip: skipUnlessRoot, timeout: 2_400_000 }, () => {
   let l: Landscape;
   let userKey: string;
   let bastionIp: string;
@@ -85,4 +86,6 @@ describe("SSH key pair rotation on the local landscape", { skip: skipUnlessRoot,
     assert.ok(all(255, await sshAll(l, { bastionIp, bastionKey: userKey, nodeKey: key(2) })), "keys from before are gone");
     assert.ok(Object.values(await sshdListening(l)).every((x) => x), "sshd listens again on every node");
   });
+
+  test(`under chaos: ${ROTATIONS} rotations with the gardenlet and node agents SIGKILLed at random points`, () => rotationChaos(l, progress));
 });
