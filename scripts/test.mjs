@@ -49,17 +49,24 @@ if (files.length === 0) {
   process.exit(1);
 }
 
-/** Runs node's test runner on `list`, streaming its output; resolves with its exit code and counts. */
-function runTests(label, list, concurrency) {
-  console.log(`\n==> ${label} (${list.length} files)`);
-  return new Promise((resolve) => {
+/**
+ * Runs node's test runner on `list`; resolves with its exit code and counts. Its output is streamed,
+ * or, with `buffered`, kept and printed by `flush()` (so two runs side by side do not interleave).
+ */
+function runTests(label, list, concurrency, buffered = false) {
+  const chunks = [];
+  const print = (text) => (buffered ? chunks.push(text) : process.stdout.write(text));
+  print(`\n==> ${label} (${list.length} files)\n`);
+  const started = Date.now();
+  const done = new Promise((resolve) => {
     const child = spawn(process.execPath, ["--import", "tsx", "--test", `--test-concurrency=${concurrency}`, "--test-timeout=600000", ...list], {
-      stdio: ["ignore", "pipe", "inherit"],
+      stdio: ["ignore", "pipe", buffered ? "pipe" : "inherit"],
     });
     const counts = { pass: 0, fail: 0, skipped: 0 };
     let tail = "";
+    child.stderr?.on("data", (chunk) => print(chunk.toString("utf8")));
     child.stdout.on("data", (chunk) => {
-      process.stdout.write(chunk);
+      print(chunk.toString("utf8"));
       tail += chunk.toString("utf8");
       const lines = tail.split("\n");
       tail = lines.pop() ?? "";
@@ -68,20 +75,32 @@ function runTests(label, list, concurrency) {
         if (m) counts[m[1]] = Number(m[2]);
       }
     });
-    child.on("close", (code) => resolve({ code: code ?? 1, counts }));
+    child.on("close", (code) => {
+      print(`==> ${label}: ${Math.round((Date.now() - started) / 1000)} s\n`);
+      resolve({ code: code ?? 1, counts });
+    });
   });
+  return { done, flush: () => process.stdout.write(chunks.splice(0).join("")) };
 }
 
-// e2e files (the real landscape, host machines) run one at a time, after everything else: they
-// share host-wide resources (the landscape's public network) and want the CPU to themselves. So do
-// the attack tests (test/integration/hardening/): they assert that a bystander is served within 1 s
-// while the server is attacked, which another test file's CPU load must not decide.
-const isE2E = (f) => f.startsWith("test/e2e/") || f.startsWith("test/integration/hardening/");
-const results = [];
-const others = files.filter((f) => !isE2E(f));
+// Three groups. The e2e files (the real landscape, host machines) run one at a time: they share
+// host-wide resources (the landscape's public network, host routes). They spend much of their time
+// waiting (timeouts, heartbeats, machines booting), so the unit and integration tests run beside them,
+// one file at a time too (two processes for two cores); the e2e output is printed after theirs. Last,
+// alone: the attack tests (test/integration/hardening/), which assert that a bystander is served
+// within 1 s while the server is attacked, which another test file's CPU load must not decide.
+const isAttack = (f) => f.startsWith("test/integration/hardening/");
+const isE2E = (f) => f.startsWith("test/e2e/");
+const others = files.filter((f) => !isE2E(f) && !isAttack(f));
 const e2e = files.filter(isE2E);
-if (others.length) results.push(await runTests("unit and integration tests", others, 2));
-if (e2e.length) results.push(await runTests("attack and e2e tests, one file at a time", e2e, 1));
+const attacks = files.filter(isAttack);
+const results = [];
+const side = [];
+if (others.length) side.push(runTests("unit and integration tests, beside the e2e tests", others, e2e.length ? 1 : 2));
+if (e2e.length) side.push(runTests("e2e tests, one file at a time", e2e, 1, others.length > 0));
+results.push(...(await Promise.all(side.map((r) => r.done))));
+for (const r of side) r.flush();
+if (attacks.length) results.push(await runTests("attack tests, alone", attacks, 1).done);
 const total = { pass: 0, fail: 0, skipped: 0 };
 for (const r of results) for (const k of Object.keys(total)) total[k] += r.counts[k];
 const failedRun = results.some((r) => r.code !== 0);
