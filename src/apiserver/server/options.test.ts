@@ -30,6 +30,7 @@ void describe("parseOptions", () => {
         compactionIntervalMs: o.compactionIntervalMs,
         compactionRetainedRevisions: o.compactionRetainedRevisions,
         nodeMonitorGracePeriodMs: o.nodeMonitorGracePeriodMs,
+        leaderElection: o.leaderElection,
       },
       {
         securePort: 6443,
@@ -43,6 +44,7 @@ void describe("parseOptions", () => {
         compactionIntervalMs: 300_000,
         compactionRetainedRevisions: 10000,
         nodeMonitorGracePeriodMs: 40_000,
+        leaderElection: { enabled: true, leaseDurationMs: 15_000, renewDeadlineMs: 10_000, retryPeriodMs: 2_000 },
       },
     );
   });
@@ -98,6 +100,9 @@ void describe("parseOptions", () => {
       [["--data-dir=/d", "--anonymous-auth=maybe"], /--anonymous-auth/],
       [["--data-dir=/d", "--etcd-compaction-interval=5 minutes"], /invalid duration/],
       [["--data-dir=/d", "extra"], /too many arguments|excess/],
+      [["--data-dir=/d", "--leader-elect-lease-duration=5s", "--leader-elect-renew-deadline=5s"], /lease-duration must be greater than --leader-elect-renew-deadline/],
+      [["--data-dir=/d", "--leader-elect-renew-deadline=2s"], /renew-deadline must be greater than --leader-elect-retry-period/],
+      [["--data-dir=/d", "--leader-elect=sometimes"], /--leader-elect/],
     ];
     for (const [argv, re] of cases) {
       const r = exit(argv);
@@ -110,7 +115,7 @@ void describe("parseOptions", () => {
   void it("explains every flag in --help and exits 0", () => {
     const r = exit(["--help"]);
     assert.equal(r.code, 0);
-    for (const flag of ["--data-dir", "--secure-port", "--bind-address", "--cert-dir", "--tls-cert-file", "--tls-private-key-file", "--client-ca-file", "--token-auth-file", "--etcd-servers", "--etcd-prefix", "--service-account-key-file", "--service-account-signing-key-file", "--service-account-issuer", "--authorization-mode", "--anonymous-auth", "--advertise-address", "--watch-cache-size"]) {
+    for (const flag of ["--data-dir", "--secure-port", "--bind-address", "--cert-dir", "--tls-cert-file", "--tls-private-key-file", "--client-ca-file", "--token-auth-file", "--etcd-servers", "--etcd-prefix", "--service-account-key-file", "--service-account-signing-key-file", "--service-account-issuer", "--authorization-mode", "--anonymous-auth", "--advertise-address", "--watch-cache-size", "--leader-elect", "--leader-elect-lease-duration", "--leader-elect-renew-deadline", "--leader-elect-retry-period"]) {
       assert.ok(r.stdout.includes(flag), flag);
     }
   });
