@@ -32,12 +32,13 @@ describe("buildAuthenticators", () => {
       tokenAuthFile: join(dir, "tokens.csv"),
       serviceAccounts: { publicKeys: parsePublicKeys(pub), issuers: [issuer], client, clock },
     });
-    const token = new TokenSigner({ privateKeyPem: priv, issuer, clock }).signBoundToken({
+    const signed = await new TokenSigner({ privateKeyPem: priv, issuer, clock }).signBoundToken({
       namespace: "ns",
       serviceAccount: { name: "robot", uid: sa.metadata.uid! },
       audiences: [issuer],
       expirationSeconds: 3600,
-    }).token;
+    });
+    const token = signed.token;
 
     assert.equal((await a.request.authenticate({ headers: { authorization: "Bearer static-token" } }))?.username, "alice");
     assert.equal((await a.request.authenticate({ headers: { authorization: `Bearer ${token}` } }))?.username, "system:serviceaccount:ns:robot");

@@ -29,17 +29,19 @@ describe("ServiceAccountTokenAuthenticator", () => {
     saUid = sa.metadata.uid!;
   });
 
-  const issue = (over: Partial<Parameters<TokenSigner["signBoundToken"]>[0]> = {}) =>
-    signer.signBoundToken({
-      namespace: "garden-dev",
-      serviceAccount: { name: "robot", uid: saUid },
-      audiences: [ISSUER],
-      expirationSeconds: 3600,
-      ...over,
-    }).token;
+  const issue = async (over: Partial<Parameters<TokenSigner["signBoundToken"]>[0]> = {}) =>
+    (
+      await signer.signBoundToken({
+        namespace: "garden-dev",
+        serviceAccount: { name: "robot", uid: saUid },
+        audiences: [ISSUER],
+        expirationSeconds: 3600,
+        ...over,
+      })
+    ).token;
 
   it("authenticates a bound token as the service account with its groups", async () => {
-    const r = await authn.authenticateToken(issue());
+    const r = await authn.authenticateToken(await issue());
     assert.equal(r?.user.username, "system:serviceaccount:garden-dev:robot");
     assert.equal(r?.user.uid, saUid);
     assert.deepEqual(r?.user.groups, ["system:serviceaccounts", "system:serviceaccounts:garden-dev", "system:authenticated"]);
@@ -48,7 +50,7 @@ describe("ServiceAccountTokenAuthenticator", () => {
   });
 
   it("rejects expired tokens (after a minute of leeway) with 401", async () => {
-    const token = issue({ expirationSeconds: 600 });
+    const token = await issue({ expirationSeconds: 600 });
     clock.step(600_000 + 59_000);
     assert.ok(await authn.authenticateToken(token));
     clock.step(2_000);
@@ -57,31 +59,31 @@ describe("ServiceAccountTokenAuthenticator", () => {
 
   it("has no opinion on tokens of other issuers or non-JWT tokens", async () => {
     const other = new TokenSigner({ privateKeyPem: pem(keys), issuer: "https://elsewhere", clock });
-    const t = other.signBoundToken({ namespace: "garden-dev", serviceAccount: { name: "robot", uid: saUid }, audiences: [ISSUER], expirationSeconds: 3600 });
+    const t = await other.signBoundToken({ namespace: "garden-dev", serviceAccount: { name: "robot", uid: saUid }, audiences: [ISSUER], expirationSeconds: 3600 });
     assert.equal(await authn.authenticateToken(t.token), undefined);
     assert.equal(await authn.authenticateToken("static-token"), undefined);
   });
 
   it("rejects a wrong audience, and honours requested audiences", async () => {
-    const token = issue({ audiences: ["vault"] });
+    const token = await issue({ audiences: ["vault"] });
     await assert.rejects(authn.authenticateToken(token), { code: 401, message: /token audiences \["vault"\] is invalid for the target audiences \["https:\/\/garden.local"\]/ });
     const r = await authn.authenticateToken(token, ["other", "vault"]);
     assert.deepEqual(r?.audiences, ["vault"]);
   });
 
   it("rejects a tampered signature and a token signed by another key", async () => {
-    const token = issue();
+    const token = await issue();
     const [h, p, s] = token.split(".");
     const sig = Buffer.from(s!, "base64url");
     sig[5] = sig[5]! ^ 0xff;
     await assert.rejects(authn.authenticateToken(`${h}.${p}.${sig.toString("base64url")}`), { code: 401, message: /signature is invalid/ });
     const stranger = new TokenSigner({ privateKeyPem: pem(generateKeyPairSync("ec", { namedCurve: "P-256" })), issuer: ISSUER, clock });
-    const t = stranger.signBoundToken({ namespace: "garden-dev", serviceAccount: { name: "robot", uid: saUid }, audiences: [ISSUER], expirationSeconds: 3600 });
+    const t = await stranger.signBoundToken({ namespace: "garden-dev", serviceAccount: { name: "robot", uid: saUid }, audiences: [ISSUER], expirationSeconds: 3600 });
     await assert.rejects(authn.authenticateToken(t.token), { code: 401 });
   });
 
   it("rejects tokens of a deleted or re-created service account", async () => {
-    const token = issue();
+    const token = await issue();
     await client.delete(SA, "garden-dev", "robot");
     await assert.rejects(authn.authenticateToken(token), { code: 401, message: "service account garden-dev/robot has been deleted" });
     await client.create(SA, { metadata: { name: "robot", namespace: "garden-dev" } });
@@ -90,7 +92,7 @@ describe("ServiceAccountTokenAuthenticator", () => {
 
   it("checks the bound pod and adds its name and uid as extra", async () => {
     const pod = await client.create(PODS, { metadata: { name: "p1", namespace: "garden-dev" } });
-    const token = issue({ pod: { name: "p1", uid: pod.metadata.uid! } });
+    const token = await issue({ pod: { name: "p1", uid: pod.metadata.uid! } });
     const r = await authn.authenticateToken(token);
     assert.deepEqual(r?.user.extra?.["authentication.kubernetes.io/pod-name"], ["p1"]);
     await client.delete(PODS, "garden-dev", "p1");
@@ -98,7 +100,7 @@ describe("ServiceAccountTokenAuthenticator", () => {
   });
 
   it("accepts legacy secret-based tokens only while the secret holds the token", async () => {
-    const token = signer.signLegacyToken("garden-dev", { name: "robot", uid: saUid }, "robot-token");
+    const token = await signer.signLegacyToken("garden-dev", { name: "robot", uid: saUid }, "robot-token");
     await client.create(SECRETS, { metadata: { name: "robot-token", namespace: "garden-dev" }, data: { token: Buffer.from(token).toString("base64") } });
     const r = await authn.authenticateToken(token);
     assert.equal(r?.user.username, "system:serviceaccount:garden-dev:robot");

@@ -47,7 +47,7 @@ export class ServiceAccountTokenAuthenticator implements TokenAuthenticator {
   async authenticateToken(token: string, audiences?: string[]): Promise<TokenAuthResult | undefined> {
     const jwt = decodeJwt(token);
     if (!jwt || typeof jwt.claims.iss !== "string" || !this.issuers.has(jwt.claims.iss)) return undefined;
-    if (!verifyJwtSignature(jwt, this.opts.publicKeys)) throw unauthorized("invalid bearer token, token signature is invalid");
+    if (!(await verifyJwtSignature(jwt, this.opts.publicKeys))) throw unauthorized("invalid bearer token, token signature is invalid");
 
     const wanted = audiences && audiences.length > 0 ? audiences : this.apiAudiences;
     if (jwt.claims.iss === LEGACY_ISSUER) {

@@ -1,6 +1,7 @@
-// Minimal JWS compact serialization with node:crypto: ES256/ES384 for EC keys (raw r||s
-// signatures, RFC 7518 §3.4) and RS256 for RSA keys. Only what service-account tokens need.
-import { type KeyObject, createHash, createPrivateKey, createPublicKey, sign, verify, X509Certificate } from "node:crypto";
+// JWS compact serialization through `jose`: ES256/ES384 for EC keys and RS256 for RSA keys, with
+// kube's key id (the hash of the public key's SPKI DER). Only what service-account tokens need.
+import { type KeyObject, createHash, createPrivateKey, createPublicKey, X509Certificate } from "node:crypto";
+import { CompactSign, compactVerify, decodeJwt as decodePayload, decodeProtectedHeader, errors } from "jose";
 import { isRecord } from "../../utils/guards.ts";
 
 export type JwtAlg = "ES256" | "ES384" | "RS256";
@@ -14,11 +15,9 @@ export interface JwtHeader {
 export interface DecodedJwt {
   header: JwtHeader;
   claims: Record<string, unknown>;
-  signingInput: string;
-  signature: Buffer;
+  /** The compact serialization it was decoded from. */
+  token: string;
 }
-
-const HASH: Record<JwtAlg, string> = { ES256: "sha256", ES384: "sha384", RS256: "sha256" };
 
 export function algForKey(key: KeyObject): JwtAlg {
   if (key.asymmetricKeyType === "rsa") return "RS256";
@@ -36,36 +35,28 @@ export function keyId(key: KeyObject): string {
   return createHash("sha256").update(pub.export({ format: "der", type: "spki" })).digest("base64url");
 }
 
-const b64url = (v: unknown) => Buffer.from(JSON.stringify(v), "utf8").toString("base64url");
-
-export function signJwt(claims: Record<string, unknown>, privateKey: KeyObject, kid = keyId(privateKey)): string {
-  const alg = algForKey(privateKey);
-  const signingInput = `${b64url({ alg, kid })}.${b64url(claims)}`;
-  const sig = sign(HASH[alg], Buffer.from(signingInput), { key: privateKey, dsaEncoding: "ieee-p1363" });
-  return `${signingInput}.${sig.toString("base64url")}`;
+/** A JWS whose header is `{"alg":…,"kid":…}` and whose payload is the claims' JSON, in their order. */
+export async function signJwt(claims: Record<string, unknown>, privateKey: KeyObject, kid = keyId(privateKey)): Promise<string> {
+  const payload = Buffer.from(JSON.stringify(claims), "utf8");
+  return new CompactSign(payload).setProtectedHeader({ alg: algForKey(privateKey), kid }).sign(privateKey);
 }
 
-/** Parses without verifying. undefined when the text is not a well-formed JWS. */
+/** Parses without verifying. undefined when the text is not a well-formed JWS with a JSON object payload. */
 export function decodeJwt(token: string): DecodedJwt | undefined {
   const parts = token.split(".");
   if (parts.length !== 3 || parts.some((p) => !/^[A-Za-z0-9_-]*$/.test(p))) return undefined;
   try {
-    const header = JSON.parse(Buffer.from(parts[0]!, "base64url").toString("utf8")) as unknown;
-    const claims = JSON.parse(Buffer.from(parts[1]!, "base64url").toString("utf8")) as unknown;
-    if (!isRecord(header) || typeof header.alg !== "string" || !isRecord(claims)) return undefined;
-    return {
-      header: header as unknown as JwtHeader,
-      claims,
-      signingInput: `${parts[0]}.${parts[1]}`,
-      signature: Buffer.from(parts[2]!, "base64url"),
-    };
+    const header = decodeProtectedHeader(token);
+    const claims = decodePayload(token) as unknown;
+    if (typeof header.alg !== "string" || !isRecord(claims)) return undefined;
+    return { header: header as JwtHeader, claims, token };
   } catch {
     return undefined;
   }
 }
 
-/** True when one of the keys (whose type matches the header's alg) verifies the signature. */
-export function verifyJwtSignature(jwt: DecodedJwt, publicKeys: KeyObject[]): boolean {
+/** True when one of the keys (whose type matches the header's alg and kid) verifies the signature. */
+export async function verifyJwtSignature(jwt: DecodedJwt, publicKeys: KeyObject[]): Promise<boolean> {
   for (const key of publicKeys) {
     let alg: JwtAlg;
     try {
@@ -75,8 +66,12 @@ export function verifyJwtSignature(jwt: DecodedJwt, publicKeys: KeyObject[]): bo
     }
     if (alg !== jwt.header.alg) continue;
     if (jwt.header.kid && jwt.header.kid !== keyId(key)) continue;
-    const ok = verify(HASH[alg], Buffer.from(jwt.signingInput), { key, dsaEncoding: "ieee-p1363" }, jwt.signature);
-    if (ok) return true;
+    try {
+      await compactVerify(jwt.token, key, { algorithms: [alg] });
+      return true;
+    } catch (err) {
+      if (!(err instanceof errors.JOSEError)) throw err;
+    }
   }
   return false;
 }

@@ -50,7 +50,7 @@ export class TokenSigner {
   }
 
   /** A bound token valid from now for req.expirationSeconds (callers enforce the limits). */
-  signBoundToken(req: BoundTokenRequest): SignedToken {
+  async signBoundToken(req: BoundTokenRequest): Promise<SignedToken> {
     const now = Math.floor(this.clock.nowMs() / 1000);
     const exp = now + req.expirationSeconds;
     const k8s: KubernetesClaim = { namespace: req.namespace, serviceaccount: { ...req.serviceAccount } };
@@ -66,11 +66,11 @@ export class TokenSigner {
       nbf: now,
       sub: makeUsername(req.namespace, req.serviceAccount.name),
     };
-    return { token: signJwt(claims, this.privateKey, this.keyId), expirationTimestamp: new Date(exp * 1000), claims };
+    return { token: await signJwt(claims, this.privateKey, this.keyId), expirationTimestamp: new Date(exp * 1000), claims };
   }
 
   /** A legacy token as the token controller put into `kubernetes.io/service-account-token` Secrets (no expiry). */
-  signLegacyToken(namespace: string, serviceAccount: ObjectRefClaim, secretName: string): string {
+  signLegacyToken(namespace: string, serviceAccount: ObjectRefClaim, secretName: string): Promise<string> {
     const claims: LegacyTokenClaims = {
       iss: LEGACY_ISSUER,
       "kubernetes.io/serviceaccount/namespace": namespace,

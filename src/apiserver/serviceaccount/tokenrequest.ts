@@ -95,7 +95,7 @@ async function createToken(signer: TokenSigner, client: InternalClient, opts: To
     spec,
   };
   if (req.ctx.dryRun) return out;
-  const signed = signer.signBoundToken({
+  const signed = await signer.signBoundToken({
     namespace,
     serviceAccount: { name, uid: sa.metadata.uid ?? "" },
     audiences: spec.audiences,
