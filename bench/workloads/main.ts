@@ -1,8 +1,11 @@
-// bench/workloads: the node agent's pod runtime in a real worker machine (root only): pod create -> running
-// p50/p99 one at a time and 20 at once, exec round trip p50/p99, memory per running pod (PSS of the
-// machine's processes, and MemAvailable, which also counts tmpfs and kernel memory), and how many pods run
-// on one worker (default goal 100).
+// bench/workloads: pods on a real worker machine (root only). In the machine, one driver measures the
+// pod runtime alone (driver.ts: the reference), another an API server, the scheduler and the node agent as
+// kubelet with its kubelet server, through the API and real kubectl 1.33 (api-driver.ts): pod create ->
+// Running p50/p99 one at a time and 20 at once, `kubectl exec POD -- true` and each layer under it,
+// `kubectl run -it` -> prompt through a pty, memory per running pod, and how many pods run on one worker
+// (default goal 100). Results: docs/kubelet.md#measured.
 //   node --import tsx bench/workloads/main.ts [--pods 100]
+import { readFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
@@ -15,25 +18,45 @@ if (process.getuid?.() !== 0) {
   process.stderr.write("bench/workloads needs root (it starts a worker machine)\n");
   process.exit(2);
 }
+type P = { p50: number; p99: number; n?: number };
+type Out = Record<string, P | undefined> & { error?: string; scale?: P & Record<string, number> & { createRunning: P }; deleteAllSeconds?: number };
 const here = dirname(fileURLToPath(import.meta.url));
 const REPO = resolve(here, "..", "..");
+const load = () => readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ");
 const stateDir = await mkdtemp(join(tmpdir(), "ga-bench-workloads-"));
 const host = new LinuxHost({ stateDir, prefix: "gbw-" });
+const loadBefore = load();
 try {
-  const binds = ["bin", "src", "node_modules", "package.json", "tsconfig.json", "bench/workloads"].map((p) => join(REPO, p));
+  const binds = ["bin", "src", "node_modules", "package.json", "tsconfig.json", "bench", "test/support"].map((p) => join(REPO, p));
   const m = await host.startMachine({ name: "worker", networks: [], readOnlyBinds: binds, sshd: { hostKeyTypes: ["ed25519"], listenAddresses: ["127.0.0.1"] }, userData: "#!/bin/sh\nsystemctl start sshd\n", readyTimeoutMs: 60_000 });
-  const r = await host.execInMachine(m.name, "sh", ["-c", `cd ${REPO} && exec node --import tsx ${join(here, "driver.ts")} /var/lib/gardener-node-agent/host ${Number(values.pods)}`], { timeoutMs: 1_800_000 });
-  const out = JSON.parse(r.stdout.trim().split("\n").pop() ?? "{}") as Record<string, Record<string, number>>;
+  const drive = async (file: string, arg: string): Promise<Out> => {
+    const r = await host.execInMachine(m.name, "sh", ["-c", `cd ${REPO} && exec node --import tsx ${join(here, file)} ${arg}`], { timeoutMs: 1_800_000 });
+    const out = JSON.parse(r.stdout.trim().split("\n").pop() ?? "{}") as Out;
+    if (out.error) process.stderr.write(`${file}: ${out.error}\n${r.stderr.slice(-3000)}\n`);
+    return out;
+  };
+  const rt = await drive("driver.ts", "/var/lib/gardener-node-agent/host 0");
+  const api = await drive("api-driver.ts", String(Number(values.pods)));
   const ms = (x: number | undefined) => `${(x ?? NaN).toFixed(0)} ms`;
-  const lines = [
-    ["pod create -> running, one at a time", `p50 ${ms(out.createSerial?.p50)}, p99 ${ms(out.createSerial?.p99)}`],
-    ["pod create -> running, 20 at once", `p50 ${ms(out.create20AtOnce?.p50)}, p99 ${ms(out.create20AtOnce?.p99)}`],
-    ["exec round trip (true)", `p50 ${ms(out.exec?.p50)}, p99 ${ms(out.exec?.p99)}`],
-    ["pods running on one worker", `${out.scale?.running} of ${out.scale?.requested} (${out.scale?.seconds?.toFixed(1)} s, waves of 10)`],
-    ["memory per running pod", `PSS ${out.scale?.pssKiBPerPod} KiB, MemAvailable ${out.scale?.memAvailableKiBPerPod} KiB`],
-    ["cleanup of all pods", `${(out as unknown as { cleanupSecondsAll: number }).cleanupSecondsAll?.toFixed(1)} s`],
+  const pp = (x: P | undefined) => `p50 ${ms(x?.p50)}, p99 ${ms(x?.p99)}`;
+  const ratio = (a: P | undefined, b: P | undefined) => `${((a?.p50 ?? NaN) / (b?.p50 ?? NaN)).toFixed(1)}x`;
+  const s = api.scale;
+  const signed = (x: number | undefined) => `${(x ?? NaN) >= 0 ? "+" : ""}${x}`;
+  const rows = [
+    ["pod create -> Running, one at a time", pp(api.createSerial), `runtime alone ${pp(rt.createSerial)} (${ratio(api.createSerial, rt.createSerial)})`],
+    ["pod create -> Running, 20 at once", pp(api.create20AtOnce), `runtime alone ${pp(rt.create20AtOnce)} (${ratio(api.create20AtOnce, rt.create20AtOnce)})`],
+    ["kubectl exec POD -- true", pp(api.kubectlExec), `kubectl get pod (start + 1 request) ${pp(api.kubectlGet)}`],
+    ["  exec through the API server (client-node)", pp(api.execApiServer), `${ratio(api.execApiServer, api.execKubelet)} of the kubelet server`],
+    ["  exec at the kubelet server (mTLS WebSocket)", pp(api.execKubelet), `${ratio(api.execKubelet, api.execRuntime)} of the runtime`],
+    ["  exec in the runtime (process spawn)", pp(api.execRuntime), ""],
+    ["kubectl run -it --rm -> prompt (pty)", pp(api.runItPrompt), ""],
+    ["pods Running on one worker", `${s?.running} of ${s?.requested} in ${s?.seconds?.toFixed(1)} s`, `create -> Running ${pp(s?.createRunning)}`],
+    ["memory per running pod", `RSS ${s?.podRssKiB} KiB (PSS ${s?.podPssKiB} KiB, ${s?.processes} processes)`, `agent/API server process RSS ${signed(s?.selfRssKiBPerPod)} KiB; MemAvailable ${signed(-(s?.memAvailableKiBPerPod ?? NaN))} KiB`],
+    ["delete all pods", `${api.deleteAllSeconds?.toFixed(1)} s`, ""],
   ];
-  for (const [k, v] of lines) process.stdout.write(`${k.padEnd(40)} ${v}\n`);
+  const w = Math.max(...rows.map((r) => r[0]!.length));
+  for (const [k, v, ref] of rows) process.stdout.write(`${k!.padEnd(w)}  ${v}${ref ? `   [${ref}]` : ""}\n`);
+  process.stdout.write(`load average (1/5/15 min) before ${loadBefore}, after ${load()}; ${(await import("node:os")).cpus().length} cores\n`);
 } finally {
   await host.removeAll();
   await rm(stateDir, { recursive: true, force: true });
