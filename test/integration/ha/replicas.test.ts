@@ -22,7 +22,8 @@ const ns = "ha";
 const cms = (n: string) => `/api/v1/namespaces/${n}/configmaps`;
 const json = { "content-type": "application/json" };
 const lease = "/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/gardener-apiserver-controllers";
-const electionFlags = ["--leader-elect-lease-duration=4s", "--leader-elect-renew-deadline=3s", "--leader-elect-retry-period=1s"];
+// Short enough that B takes over during the stream, long enough that a loaded machine does not make A miss renewals.
+const electionFlags = ["--leader-elect-lease-duration=8s", "--leader-elect-renew-deadline=6s", "--leader-elect-retry-period=1s"];
 
 interface Meta {
   metadata: { name: string; uid: string; resourceVersion: string };
