@@ -65,18 +65,18 @@ async function runningAfter(names: string[], t0: number, timeoutMs: number): Pro
   }
   return done;
 }
-async function createRunning(n: number): Promise<{ ms: number[]; names: string[] }> {
+async function createRunning(n: number, timeoutMs = 60_000): Promise<{ ms: number[]; names: string[] }> {
   const names = Array.from({ length: n }, () => `p${seq++}`);
   const t0 = performance.now();
   const created = Promise.all(names.map((name) => client.create(Pods, podOf(name))));
-  const done = await runningAfter(names, t0, 60_000);
+  const done = await runningAfter(names, t0, timeoutMs);
   await created;
   return { ms: [...done.values()], names };
 }
 async function deleteAll(): Promise<void> {
   const names = (await client.list(Pods, { namespace: NS })).items.map((p) => p.metadata.name!);
   await Promise.all(names.map((name) => client.delete(Pods, { namespace: NS, name }, { gracePeriodSeconds: 0 }).catch(() => undefined)));
-  for (let i = 0; i < 600 && (await kubelet.runtime.list()).length > 0; i++) await sleep(100);
+  for (let i = 0; i < 2400 && (await kubelet.runtime.list()).length > 0; i++) await sleep(100);
 }
 const timed = async (n: number, f: () => Promise<unknown>) => {
   const xs: number[] = [];
@@ -124,7 +124,7 @@ try {
   const baseline = processIds();
   const before = memory(baseline);
   const t0 = performance.now();
-  const scale = await createRunning(target);
+  const scale = await createRunning(target, 240_000);
   const seconds = (performance.now() - t0) / 1000;
   await sleep(3000);
   const afterMem = memory(baseline);

@@ -5,6 +5,7 @@
 // the container), the node's /usr read-only, its own proc, sys, dev and run, the pod's files and volumes;
 // then pivot_root, the hostname, the working directory, capabilities, and exec of the command.
 // Every value is passed quoted: nothing here is parsed by a shell.
+import { posix } from "node:path";
 
 /** Docker's default capability set, given to containers that are not privileged. */
 export const DEFAULT_CAPABILITIES = [
@@ -51,13 +52,24 @@ export function renderContainerScript(spec: ContainerScriptSpec): string {
     `mount -t tmpfs -o size=${size},mode=755 tmpfs "$R"`,
     `mount -t tmpfs -o size=${size},mode=755 tmpfs "$L"`,
     // Top-level links are copied, directories overlaid; mount points of the node's own are handled below.
+    // Every process started here is a fork and an exec, the bulk of a container's start: the links are
+    // copied and the directories made with one cp and one mkdir.
+    'set --',
+    'for e in /*; do [ -L "$e" ] && set -- "$@" "$e"; done',
+    '[ $# -eq 0 ] || cp -P "$@" "$R/"',
+    'set --',
     'for e in /*; do',
     '  n=${e#/}',
-    '  if [ -L "$e" ]; then ln -s "$(readlink "$e")" "$R/$n"; continue; fi',
-    '  [ -d "$e" ] || continue',
-    '  mkdir "$R/$n"',
+    '  { [ -L "$e" ] || ! [ -d "$e" ]; } && continue',
+    '  set -- "$@" "$R/$n"',
+    '  case "$n" in proc|sys|dev|run|usr) continue;; esac',
+    '  set -- "$@" "$L/$n" "$L/$n.work"',
+    'done',
+    'mkdir "$@"',
+    'for e in /*; do',
+    '  n=${e#/}',
+    '  { [ -L "$e" ] || ! [ -d "$e" ]; } && continue',
     '  case "$n" in proc|sys|dev|run) continue;; usr) mount --rbind /usr "$R/usr"; mount -o remount,bind,ro "$R/usr"; continue;; esac',
-    '  mkdir "$L/$n" "$L/$n.work"',
     // A directory holding the node's locked mounts (its read-only binds) cannot be a lower layer: it stays empty.
     '  mount -t overlay overlay -o "lowerdir=$e,upperdir=$L/$n,workdir=$L/$n.work" "$R/$n" 2>/dev/null || true',
     'done',
@@ -81,7 +93,7 @@ export function renderContainerScript(spec: ContainerScriptSpec): string {
   for (const m of spec.mounts) {
     if (!m.target.startsWith("/") || m.target.split("/").includes("..")) throw new Error(`mount target ${m.target} must be absolute`);
     const t = `"$R"${shq(m.target)}`;
-    lines.push(`if [ -d ${shq(m.source)} ]; then mkdir -p ${t}; else mkdir -p "$(dirname ${t})"; [ -e ${t} ] || : > ${t}; fi`);
+    lines.push(`if [ -d ${shq(m.source)} ]; then mkdir -p ${t}; else mkdir -p "$R"${shq(posix.dirname(m.target))}; [ -e ${t} ] || : > ${t}; fi`);
     lines.push(`mount ${m.recursive ? "--rbind" : "--bind"} ${shq(m.source)} ${t}`);
     if (m.readOnly) lines.push(`mount -o remount,bind,ro ${t}`);
   }
