@@ -4,51 +4,31 @@
 // (objects with finalizers keep it waiting), then its definitions are removed, then the finalizer.
 import type { CustomResourceDefinition, CustomResourceDefinitionNames, CustomResourceDefinitionStatus } from "../../apis/apiextensions/v1/types.ts";
 import type { Condition } from "../../apis/meta/v1/types.ts";
-import type { Clock } from "../../utils/clock.ts";
-import type { InternalClient } from "../registry/client.ts";
 import type { ResourceRegistry } from "../registry/registry.ts";
 import type { GroupResource, ResourceDefinition } from "../registry/types.ts";
-import { KeyQueue, type SyncResult } from "./queue.ts";
-import { Rewatcher } from "./rewatch.ts";
+import { KeyController, type KeyControllerOptions } from "./keycontroller.ts";
+import type { SyncResult } from "./queue.ts";
 import { setCondition } from "./conditions.ts";
 
 export const CRDS: GroupResource = { group: "apiextensions.k8s.io", resource: "customresourcedefinitions" };
 export const CRD_CLEANUP_FINALIZER = "customresourcecleanup.apiextensions.k8s.io";
 
-export interface CRDControllerOptions {
-  client: InternalClient;
+export interface CRDControllerOptions extends KeyControllerOptions {
   registry: ResourceRegistry;
-  clock: Clock;
   /** src/apiserver/registry/apiextensions/customresource.ts, injected. */
   definitionsFromCRD: (crd: CustomResourceDefinition) => ResourceDefinition[];
   /** How often a CRD waiting for its objects to go is checked again (default 2 s). */
   recheckMs?: number;
-  onError?: (err: unknown, crd?: string) => void;
 }
 
-export class CRDController {
-  private readonly queue: KeyQueue;
-  private readonly watch: Rewatcher;
+/** start() resolves once the existing CRDs were seen (they are established asynchronously; see idle()). */
+export class CRDController extends KeyController<CRDControllerOptions> {
   /** What this controller registered, per CRD name (and from which CRD generation). */
   private readonly served = new Map<string, { generation: number | undefined; defs: ResourceDefinition[] }>();
 
-  constructor(private readonly opts: CRDControllerOptions) {
-    this.queue = new KeyQueue(opts.clock, (name) => this.sync(name), (name, err) => opts.onError?.(err, name));
-    this.watch = new Rewatcher(opts.client, CRDS, opts.clock, (event) => this.queue.add(event.object.metadata.name!), opts.onError);
-  }
-
-  /** Resolves once the existing CRDs were seen (they are established asynchronously; see idle()). */
-  async start(): Promise<void> {
-    await this.watch.start();
-  }
-
-  stop(): void {
-    this.watch.stop();
-    this.queue.stop();
-  }
-
-  idle(): Promise<void> {
-    return this.queue.idle();
+  constructor(opts: CRDControllerOptions) {
+    super(opts);
+    this.watch(CRDS, (event) => this.queue.add(event.object.metadata.name!));
   }
 
   async sync(name: string): Promise<SyncResult> {

@@ -18,10 +18,8 @@ import {
 import type { KubeObject } from "../../apis/meta/v1/types.ts";
 import { isAlreadyExists, isNotFound } from "../../apimachinery/errors.ts";
 import { semanticEqual } from "../../api/equality.ts";
-import type { Clock } from "../../utils/clock.ts";
-import type { InternalClient } from "../registry/client.ts";
-import { KeyQueue, type SyncResult } from "./queue.ts";
-import { Rewatcher } from "./rewatch.ts";
+import { KeyController, type KeyControllerOptions } from "./keycontroller.ts";
+import type { SyncResult } from "./queue.ts";
 
 const SERVICES = { group: "", resource: "services" };
 const PODS = { group: "", resource: "pods" };
@@ -86,36 +84,14 @@ export function subsetsOf(ms: Member[]): EndpointSubset[] {
   return [...groups.values()].filter((s) => s.addresses?.length || s.notReadyAddresses?.length);
 }
 
-export interface EndpointsControllerOptions {
-  client: InternalClient;
-  clock: Clock;
-  onError?: (err: unknown, key?: string) => void;
-}
+export type EndpointsControllerOptions = KeyControllerOptions;
 
-export class EndpointsController {
-  private readonly queue: KeyQueue;
-  private readonly watches: Rewatcher[];
-
-  constructor(private readonly opts: EndpointsControllerOptions) {
-    this.queue = new KeyQueue(opts.clock, (key) => this.sync(key), (key, err) => opts.onError?.(err, key));
+export class EndpointsController extends KeyController<EndpointsControllerOptions> {
+  constructor(opts: EndpointsControllerOptions) {
+    super(opts);
     const key = (o: KubeObject) => `${o.metadata.namespace}/${o.metadata.name}`;
-    this.watches = [
-      new Rewatcher(opts.client, SERVICES, opts.clock, (e) => this.queue.add(key(e.object)), opts.onError),
-      new Rewatcher(opts.client, PODS, opts.clock, (e) => void this.podChanged(e.object), opts.onError),
-    ];
-  }
-
-  async start(): Promise<void> {
-    for (const w of this.watches) await w.start();
-  }
-
-  stop(): void {
-    for (const w of this.watches) w.stop();
-    this.queue.stop();
-  }
-
-  idle(): Promise<void> {
-    return this.queue.idle();
+    this.watch(SERVICES, (e) => this.queue.add(key(e.object)));
+    this.watch(PODS, (e) => void this.podChanged(e.object));
   }
 
   private async podChanged(pod: KubeObject): Promise<void> {

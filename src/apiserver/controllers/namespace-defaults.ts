@@ -5,12 +5,10 @@
 // Deleting or changing one of these objects brings it back.
 import { isAlreadyExists, isNotFound } from "../../apimachinery/errors.ts";
 import type { KubeObject } from "../../apis/meta/v1/types.ts";
-import type { Clock } from "../../utils/clock.ts";
-import type { InternalClient } from "../registry/client.ts";
 import { LABEL_METADATA_NAME } from "../registry/core/namespace/strategy.ts";
 import { NAMESPACES } from "./namespace-deletion.ts";
-import { KeyQueue, type SyncResult } from "./queue.ts";
-import { Rewatcher } from "./rewatch.ts";
+import { KeyController, type KeyControllerOptions } from "./keycontroller.ts";
+import type { SyncResult } from "./queue.ts";
 
 const SERVICE_ACCOUNTS = { group: "", resource: "serviceaccounts" };
 const CONFIG_MAPS = { group: "", resource: "configmaps" };
@@ -19,40 +17,18 @@ export const ROOT_CA_CONFIGMAP = "kube-root-ca.crt";
 export const ROOT_CA_DESCRIPTION =
   "Contains a CA bundle that can be used to verify the kube-apiserver when using internal endpoints such as the internal service IP or kubernetes.default.svc. No other usage is guaranteed across distributions of Kubernetes clusters.";
 
-export interface NamespaceDefaultsOptions {
-  client: InternalClient;
-  clock: Clock;
+export interface NamespaceDefaultsOptions extends KeyControllerOptions {
   /** The cluster CA (PEM) published as kube-root-ca.crt's ca.crt. */
   caPem: string;
-  onError?: (err: unknown, namespace?: string) => void;
 }
 
-export class NamespaceDefaultsController {
-  private readonly queue: KeyQueue;
-  private readonly watches: Rewatcher[];
-
-  constructor(private readonly opts: NamespaceDefaultsOptions) {
-    this.queue = new KeyQueue(opts.clock, (ns) => this.sync(ns), (ns, err) => opts.onError?.(err, ns));
+export class NamespaceDefaultsController extends KeyController<NamespaceDefaultsOptions> {
+  constructor(opts: NamespaceDefaultsOptions) {
+    super(opts);
     const enqueue = (obj: KubeObject) => this.queue.add(obj.metadata.namespace ?? "");
-    this.watches = [
-      new Rewatcher(opts.client, NAMESPACES, opts.clock, (e) => e.type !== "DELETED" && this.queue.add(e.object.metadata.name!), opts.onError),
-      new Rewatcher(opts.client, SERVICE_ACCOUNTS, opts.clock, (e) => e.type === "DELETED" && e.object.metadata.name === DEFAULT_SERVICE_ACCOUNT && enqueue(e.object), opts.onError),
-      new Rewatcher(opts.client, CONFIG_MAPS, opts.clock, (e) => e.type !== "ADDED" && e.object.metadata.name === ROOT_CA_CONFIGMAP && enqueue(e.object), opts.onError),
-    ];
-  }
-
-  async start(): Promise<void> {
-    for (const w of this.watches) await w.start();
-  }
-
-  stop(): void {
-    for (const w of this.watches) w.stop();
-    this.queue.stop();
-  }
-
-  /** Resolves when no namespace is being processed (tests). */
-  idle(): Promise<void> {
-    return this.queue.idle();
+    this.watch(NAMESPACES, (e) => e.type !== "DELETED" && this.queue.add(e.object.metadata.name!));
+    this.watch(SERVICE_ACCOUNTS, (e) => e.type === "DELETED" && e.object.metadata.name === DEFAULT_SERVICE_ACCOUNT && enqueue(e.object));
+    this.watch(CONFIG_MAPS, (e) => e.type !== "ADDED" && e.object.metadata.name === ROOT_CA_CONFIGMAP && enqueue(e.object));
   }
 
   async sync(name: string): Promise<SyncResult> {

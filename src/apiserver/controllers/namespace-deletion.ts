@@ -3,13 +3,12 @@
 // with finalizers keep it waiting) the `kubernetes` finalizer is removed through namespaces/finalize,
 // which lets the store delete the namespace. Also creates the default namespaces at start.
 import { isAlreadyExists } from "../../apimachinery/errors.ts";
-import type { Clock } from "../../utils/clock.ts";
 import type { InternalClient } from "../registry/client.ts";
 import type { ResourceRegistry } from "../registry/registry.ts";
 import type { GroupResource, ResourceDefinition } from "../registry/types.ts";
 import { KUBERNETES_FINALIZER } from "./namespace-finalize.ts";
-import { KeyQueue, type SyncResult } from "./queue.ts";
-import { Rewatcher } from "./rewatch.ts";
+import { KeyController, type KeyControllerOptions } from "./keycontroller.ts";
+import type { SyncResult } from "./queue.ts";
 
 export const NAMESPACES: GroupResource = { group: "", resource: "namespaces" };
 export const DEFAULT_NAMESPACES: readonly string[] = ["default", "kube-system", "kube-public", "kube-node-lease"];
@@ -26,41 +25,26 @@ export async function ensureDefaultNamespaces(client: InternalClient, names: rea
   }
 }
 
-export interface NamespaceDeletionOptions {
-  client: InternalClient;
+export interface NamespaceDeletionOptions extends KeyControllerOptions {
   registry: ResourceRegistry;
-  clock: Clock;
   /** How often a namespace waiting for its content is checked again (default 2 s). */
   recheckMs?: number;
-  onError?: (err: unknown, namespace?: string) => void;
 }
 
-export class NamespaceDeletionController {
-  private readonly queue: KeyQueue;
-  private readonly watch: Rewatcher;
+export class NamespaceDeletionController extends KeyController<NamespaceDeletionOptions> {
   private readonly recheckMs: number;
 
-  constructor(private readonly opts: NamespaceDeletionOptions) {
+  constructor(opts: NamespaceDeletionOptions) {
+    super(opts);
     this.recheckMs = opts.recheckMs ?? 2000;
-    this.queue = new KeyQueue(opts.clock, (name) => this.sync(name), (name, err) => opts.onError?.(err, name));
-    this.watch = new Rewatcher(opts.client, NAMESPACES, opts.clock, (event) => {
+    this.watch(NAMESPACES, (event) => {
       if (event.type !== "DELETED" && event.object.metadata.deletionTimestamp) this.queue.add(event.object.metadata.name!);
-    }, opts.onError);
+    });
   }
 
-  async start(): Promise<void> {
+  override async start(): Promise<void> {
     await ensureDefaultNamespaces(this.opts.client);
-    await this.watch.start();
-  }
-
-  stop(): void {
-    this.watch.stop();
-    this.queue.stop();
-  }
-
-  /** Resolves when no namespace is being processed right now (tests). */
-  idle(): Promise<void> {
-    return this.queue.idle();
+    await super.start();
   }
 
   /** One pass over one namespace; returns the recheck delay while content remains. */

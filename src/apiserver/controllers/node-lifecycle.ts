@@ -7,11 +7,9 @@
 import type { Lease } from "../../apis/coordination/v1/types.ts";
 import type { Node } from "../../apis/core/v1/types.ts";
 import type { KubeObject } from "../../apis/meta/v1/types.ts";
-import type { Clock } from "../../utils/clock.ts";
-import type { InternalClient } from "../registry/client.ts";
 import { readyCondition, reconcileTaints, unknownConditions } from "./node-health.ts";
-import { KeyQueue, type SyncResult } from "./queue.ts";
-import { Rewatcher } from "./rewatch.ts";
+import { KeyController, type KeyControllerOptions } from "./keycontroller.ts";
+import type { SyncResult } from "./queue.ts";
 
 const NODES = { group: "", resource: "nodes" };
 const LEASES = { group: "coordination.k8s.io", resource: "leases" };
@@ -26,42 +24,22 @@ interface Health {
   heartbeat?: string;
 }
 
-export interface NodeLifecycleOptions {
-  client: InternalClient;
-  clock: Clock;
+export interface NodeLifecycleOptions extends KeyControllerOptions {
   gracePeriodMs?: number;
-  onError?: (err: unknown, node?: string) => void;
 }
 
-export class NodeLifecycleController {
-  private readonly queue: KeyQueue;
-  private readonly watches: Rewatcher[];
+export class NodeLifecycleController extends KeyController<NodeLifecycleOptions> {
   private readonly health = new Map<string, Health>();
   private readonly gracePeriodMs: number;
 
-  constructor(private readonly opts: NodeLifecycleOptions) {
+  constructor(opts: NodeLifecycleOptions) {
+    super(opts);
     this.gracePeriodMs = opts.gracePeriodMs ?? DEFAULT_NODE_MONITOR_GRACE_PERIOD_MS;
-    this.queue = new KeyQueue(opts.clock, (name) => this.sync(name), (name, err) => opts.onError?.(err, name));
     const onLease = (o: KubeObject) => {
       if (o.metadata.namespace === NODE_LEASE_NAMESPACE && o.metadata.name) this.queue.add(o.metadata.name);
     };
-    this.watches = [
-      new Rewatcher(opts.client, NODES, opts.clock, (e) => this.queue.add(e.object.metadata.name ?? ""), opts.onError),
-      new Rewatcher(opts.client, LEASES, opts.clock, (e) => onLease(e.object), opts.onError),
-    ];
-  }
-
-  async start(): Promise<void> {
-    for (const w of this.watches) await w.start();
-  }
-
-  stop(): void {
-    for (const w of this.watches) w.stop();
-    this.queue.stop();
-  }
-
-  idle(): Promise<void> {
-    return this.queue.idle();
+    this.watch(NODES, (e) => this.queue.add(e.object.metadata.name ?? ""));
+    this.watch(LEASES, (e) => onLease(e.object));
   }
 
   async sync(name: string): Promise<SyncResult> {

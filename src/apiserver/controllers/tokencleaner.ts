@@ -4,44 +4,22 @@
 import { isConflict, isNotFound } from "../../apimachinery/errors.ts";
 import type { Secret } from "../../apis/core/v1/types.ts";
 import { BOOTSTRAP_TOKEN_NAMESPACE, BOOTSTRAP_TOKEN_SECRET_TYPE, expirationOf } from "../../api/bootstraptoken/token.ts";
-import type { Clock } from "../../utils/clock.ts";
-import type { InternalClient } from "../registry/client.ts";
-import { KeyQueue, type SyncResult } from "./queue.ts";
-import { Rewatcher } from "./rewatch.ts";
+import { KeyController, type KeyControllerOptions } from "./keycontroller.ts";
+import type { SyncResult } from "./queue.ts";
 
 const SECRETS = { group: "", resource: "secrets" };
 
-export interface TokenCleanerOptions {
-  client: InternalClient;
-  clock: Clock;
-  onError?: (err: unknown, name?: string) => void;
+export interface TokenCleanerOptions extends KeyControllerOptions {
   onDeleted?: (name: string) => void;
 }
 
-export class TokenCleaner {
-  private readonly queue: KeyQueue;
-  private readonly watch: Rewatcher;
-
-  constructor(private readonly opts: TokenCleanerOptions) {
-    this.queue = new KeyQueue(opts.clock, (name) => this.sync(name), (name, err) => opts.onError?.(err, name));
-    this.watch = new Rewatcher(opts.client, SECRETS, opts.clock, (e) => {
+export class TokenCleaner extends KeyController<TokenCleanerOptions> {
+  constructor(opts: TokenCleanerOptions) {
+    super(opts);
+    this.watch(SECRETS, (e) => {
       const s = e.object as Secret;
       if (e.type !== "DELETED" && s.metadata.namespace === BOOTSTRAP_TOKEN_NAMESPACE && s.type === BOOTSTRAP_TOKEN_SECRET_TYPE) this.queue.add(s.metadata.name!);
-    }, opts.onError);
-  }
-
-  async start(): Promise<void> {
-    await this.watch.start();
-  }
-
-  stop(): void {
-    this.watch.stop();
-    this.queue.stop();
-  }
-
-  /** Resolves when no Secret is being processed (tests). */
-  idle(): Promise<void> {
-    return this.queue.idle();
+    });
   }
 
   async sync(name: string): Promise<SyncResult> {

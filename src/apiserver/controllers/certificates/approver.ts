@@ -38,11 +38,7 @@ export interface ApproverOptions extends CSRControllerOptions {
   onDecision?: (name: string, decision: string) => void;
 }
 
-export class CSRApprover extends CSRController {
-  constructor(private readonly o: ApproverOptions) {
-    super(o);
-  }
-
+export class CSRApprover extends CSRController<ApproverOptions> {
   async sync(name: string): Promise<SyncResult> {
     const csr = await this.csr(name);
     if (!csr || csr.status?.certificate) return;
@@ -76,7 +72,7 @@ export class CSRApprover extends CSRController {
     const spec = csr.spec;
     const user = { username: spec.username ?? "", groups: spec.groups ?? [], ...(spec.uid ? { uid: spec.uid } : {}), ...(spec.extra ? { extra: spec.extra } : {}) };
     if (!user.username) return false;
-    const r = await this.o.authorizer().authorize({
+    const r = await this.opts.authorizer().authorize({
       user,
       verb: "create",
       resourceRequest: true,
@@ -97,7 +93,7 @@ export class CSRApprover extends CSRController {
     const problem = kubeletServingProblem(req, csr.spec.usages ?? []) ?? (req.commonName !== username ? "common name does not match the requesting node" : undefined);
     if (problem) return this.deny(csr, problem);
     const nodeName = username.slice(NODE_USER_PREFIX.length);
-    const node = (await this.o.client.get(NODES, undefined, nodeName)) as Node | undefined;
+    const node = (await this.opts.client.get(NODES, undefined, nodeName)) as Node | undefined;
     if (!node) {
       this.decided(name, `node ${nodeName} not found; checking again`);
       return NODE_RECHECK_MS;
@@ -111,17 +107,17 @@ export class CSRApprover extends CSRController {
   }
 
   private async approve(csr: CertificateSigningRequest, reason: string, message: string): Promise<void> {
-    await this.o.client.update(CSRS, withCondition(csr, condition(this.o.clock, "Approved", reason, message)), "approval");
+    await this.opts.client.update(CSRS, withCondition(csr, condition(this.opts.clock, "Approved", reason, message)), "approval");
     this.decided(csr.metadata.name!, `approved: ${message}`);
   }
 
   private async deny(csr: CertificateSigningRequest, why: string): Promise<void> {
-    await this.o.client.update(CSRS, withCondition(csr, condition(this.o.clock, "Denied", "RequestDenied", `Denying kubelet server certificate CSR: ${why}`)), "approval");
+    await this.opts.client.update(CSRS, withCondition(csr, condition(this.opts.clock, "Denied", "RequestDenied", `Denying kubelet server certificate CSR: ${why}`)), "approval");
     this.decided(csr.metadata.name!, `denied: ${why}`);
   }
 
   private decided(name: string, decision: string): void {
-    this.o.onDecision?.(name, decision);
+    this.opts.onDecision?.(name, decision);
   }
 }
 

@@ -1,68 +1,23 @@
-// What the certificate controllers share: a key queue fed by a watch of all CSRs, and condition helpers.
+// What the certificate controllers share: a KeyController fed by a watch of all CSRs, and condition helpers.
 import type { CertificateSigningRequest, CertificateSigningRequestCondition } from "../../../apis/certificates/v1/types.ts";
 import type { Clock } from "../../../utils/clock.ts";
-import type { InternalClient } from "../../registry/client.ts";
-import { KeyQueue, type SyncResult } from "../queue.ts";
-import { Rewatcher } from "../rewatch.ts";
+import { KeyController, type KeyControllerOptions } from "../keycontroller.ts";
 import { metaTime } from "../../../utils/time.ts";
 
 export const CSRS = { group: "certificates.k8s.io", resource: "certificatesigningrequests" };
 
-export interface CSRControllerOptions {
-  client: InternalClient;
-  clock: Clock;
-  onError?: (err: unknown, name?: string) => void;
-}
+export type CSRControllerOptions = KeyControllerOptions;
 
-/** Runs sync for every CSR name that is added or changed (one at a time; failures retry). */
-export class CSRLoop {
-  private readonly queue: KeyQueue;
-  private readonly watch: Rewatcher;
-
-  constructor(o: CSRControllerOptions, sync: (name: string) => Promise<SyncResult>) {
-    this.queue = new KeyQueue(o.clock, sync, (name, err) => o.onError?.(err, name));
-    this.watch = new Rewatcher(o.client, CSRS, o.clock, (e) => e.type !== "DELETED" && this.queue.add(e.object.metadata.name!), o.onError);
+/** A controller over all CSRs, keyed by name (deletions are not queued); subclasses say what sync does. */
+export abstract class CSRController<O extends CSRControllerOptions = CSRControllerOptions> extends KeyController<O> {
+  constructor(opts: O) {
+    super(opts);
+    this.watch(CSRS, (e) => e.type !== "DELETED" && this.queue.add(e.object.metadata.name!));
   }
-
-  start(): Promise<void> {
-    return this.watch.start();
-  }
-
-  stop(): void {
-    this.watch.stop();
-    this.queue.stop();
-  }
-
-  idle(): Promise<void> {
-    return this.queue.idle();
-  }
-}
-
-/** A controller over all CSRs: start, stop and idle of its CSRLoop; subclasses say what sync does. */
-export abstract class CSRController {
-  private readonly loop: CSRLoop;
-
-  constructor(protected readonly base: CSRControllerOptions) {
-    this.loop = new CSRLoop(base, (name) => this.sync(name));
-  }
-
-  start(): Promise<void> {
-    return this.loop.start();
-  }
-
-  stop(): void {
-    this.loop.stop();
-  }
-
-  idle(): Promise<void> {
-    return this.loop.idle();
-  }
-
-  abstract sync(name: string): Promise<SyncResult>;
 
   /** The stored CSR, or undefined when it is gone. */
   protected async csr(name: string): Promise<CertificateSigningRequest | undefined> {
-    return (await this.base.client.get(CSRS, undefined, name)) as CertificateSigningRequest | undefined;
+    return (await this.opts.client.get(CSRS, undefined, name)) as CertificateSigningRequest | undefined;
   }
 }
 

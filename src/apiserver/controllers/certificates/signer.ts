@@ -25,11 +25,7 @@ export function signingDurationMs(maxMs: number, expirationSeconds: number | und
   return Math.min(maxMs, Math.max(MIN_DURATION_MS, expirationSeconds * 1000));
 }
 
-export class CSRSigner extends CSRController {
-  constructor(private readonly o: SignerOptions) {
-    super(o);
-  }
-
+export class CSRSigner extends CSRController<SignerOptions> {
   async sync(name: string): Promise<SyncResult> {
     const csr = await this.csr(name);
     if (!csr || csr.status?.certificate || !hasTrueCondition(csr, "Approved") || hasTrueCondition(csr, "Failed")) return;
@@ -46,13 +42,13 @@ export class CSRSigner extends CSRController {
       problem = err.message;
     }
     if (problem || !req) {
-      await this.o.client.update(CSRS, withCondition(csr, condition(this.o.clock, "Failed", "SignerValidationFailure", problem ?? "invalid request")), "status");
+      await this.opts.client.update(CSRS, withCondition(csr, condition(this.opts.clock, "Failed", "SignerValidationFailure", problem ?? "invalid request")), "status");
       return;
     }
-    const durationMs = signingDurationMs(this.o.maxDurationMs ?? DEFAULT_SIGNING_DURATION_MS, csr.spec.expirationSeconds);
-    const pem = await signCSR(this.o.ca, req, { usages, durationMs, now: this.o.clock.now() });
+    const durationMs = signingDurationMs(this.opts.maxDurationMs ?? DEFAULT_SIGNING_DURATION_MS, csr.spec.expirationSeconds);
+    const pem = await signCSR(this.opts.ca, req, { usages, durationMs, now: this.opts.clock.now() });
     const next = structuredClone(csr);
     next.status = { ...next.status, certificate: Buffer.from(pem).toString("base64") };
-    await this.o.client.update(CSRS, next, "status");
+    await this.opts.client.update(CSRS, next, "status");
   }
 }
