@@ -69,7 +69,7 @@ function renderGuard(name: string): string {
   ].join("\n");
 }
 
-function elements(name: string, verb: "add" | "delete", p: GuardedPort): string[] {
+export function portElements(name: string, verb: "add" | "delete", p: GuardedPort): string[] {
   const port = JSON.stringify(validateIfname(p.port));
   const mac = p.mac.toLowerCase();
   if (!/^([0-9a-f]{2}:){5}[0-9a-f]{2}$/.test(mac)) throw new Error(`invalid MAC ${p.mac}`);
@@ -84,7 +84,7 @@ function elements(name: string, verb: "add" | "delete", p: GuardedPort): string[
 /** Guards a port of the bridge in `netns` (the host's when omitted); the table is made if the bridge has none. */
 export async function guardPort(ctx: HostContext, netns: string | undefined, p: GuardedPort): Promise<void> {
   await ensureGuard(ctx, netns, p.bridge);
-  await nft(ctx, netns, elements(guardTable(ctx, p.bridge), "add", p));
+  await nft(ctx, netns, portElements(guardTable(ctx, p.bridge), "add", p));
 }
 
 /** Removes a port's elements (absent ones are fine); nothing to do when the bridge or its namespace is gone. */
@@ -98,5 +98,5 @@ export async function unguardPorts(ctx: HostContext, netns: string | undefined, 
   const name = guardTable(ctx, bridge);
   if (ports.length === 0 || !(await tableExists(ctx, netns, name))) return;
   // "add" first makes "delete" succeed whether or not the element was there, in one transaction.
-  await nft(ctx, netns, [...ports.flatMap((p) => elements(name, "add", p)), ...ports.flatMap((p) => elements(name, "delete", p))]);
+  await nft(ctx, netns, [...ports.flatMap((p) => portElements(name, "add", p)), ...ports.flatMap((p) => portElements(name, "delete", p))]);
 }

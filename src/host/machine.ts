@@ -11,16 +11,16 @@ import { chmod, chown, copyFile, mkdir, open, readdir, readlink, rm, writeFile }
 import { isAbsolute, join, resolve } from "node:path";
 import { deleteRecords, ownedFields, type HostContext, type Owned } from "./context.ts";
 import { addressOf, familyOf } from "./cidr.ts";
-import { deleteLink, ensureRoute, ensureVeth } from "./links.ts";
+import { deleteLink } from "./links.ts";
+import { wireMachine } from "./machine-net.ts";
 import { DEFAULT_HOST_KEY_TYPES, INIT, STAGE1, SYSTEMCTL, hostKeyFile, renderSshdConfig, type HostKeyType, type SshdOptionValue } from "./machine-files.ts";
 import { getMachineRecord, statusOf, supervisorExits, waitMachineReady, type MachineInfo } from "./machine-status.ts";
-import { guardPort, macFor, unguardPort } from "./guard.ts";
+import { macFor, unguardPort } from "./guard.ts";
 import { ensureImage, systemBinds } from "./image.ts";
 import { bindIdmapped, bindReadOnly, isBelow, mountOverlay, unmount } from "./mounts.ts";
 import { HostSpecError, validateIfname, validateLogicalName } from "./names.ts";
 import { nsutil } from "./native.ts";
 import { attachNetns, deleteNetns, killProcesses } from "./netns.ts";
-import { applyTable } from "./nft.ts";
 import type { NftTable } from "./nft-render.ts";
 import { childrenOf, isAlive, ref, supervisorsOf, type ProcessRef } from "./procs.ts";
 import type { MachineRecord } from "./records.ts";
@@ -124,13 +124,15 @@ export function planMachine(ctx: Pick<HostContext, "names" | "stateDir">, spec: 
 /** The machine's host keys, kept on the host; each boot copies them into the control directory for its root. */
 async function ensureHostKeys(ctx: HostContext, dir: string, types: readonly HostKeyType[]): Promise<void> {
   await mkdir(dir, { recursive: true, mode: 0o700 });
-  for (const t of types) {
-    const file = join(dir, hostKeyFile(t));
-    if (existsSync(file) && existsSync(`${file}.pub`)) continue;
-    await rm(file, { force: true });
-    await rm(`${file}.pub`, { force: true });
-    await ctx.exec.run("ssh-keygen", ["-q", "-t", t, "-N", "", "-C", "", "-f", file]);
-  }
+  await Promise.all(
+    types.map(async (t) => {
+      const file = join(dir, hostKeyFile(t));
+      if (existsSync(file) && existsSync(`${file}.pub`)) return;
+      await rm(file, { force: true });
+      await rm(`${file}.pub`, { force: true });
+      await ctx.exec.run("ssh-keygen", ["-q", "-t", t, "-N", "", "-C", "", "-f", file]);
+    }),
+  );
 }
 
 async function chownTree(path: string, id: number): Promise<void> {
@@ -218,7 +220,8 @@ export async function startMachine(ctx: HostContext, spec: MachineSpec): Promise
   await mkdir(paths.upper, { recursive: true, mode: 0o755 });
   await chown(paths.upper, ctx.ids.base, ctx.ids.base);
   await mountOverlay(ctx, { target: paths.root, lower: image, upper: paths.upper, work: paths.work, ...child });
-  for (const d of await systemBinds()) await bindIdmapped(ctx, { source: `/${d}`, target: join(paths.root, d), ...child });
+  // Distinct mount points below the root: made at once.
+  await Promise.all((await systemBinds()).map((d) => bindIdmapped(ctx, { source: `/${d}`, target: join(paths.root, d), ...child })));
   for (const b of planned.readOnlyBinds ?? []) await bindReadOnly(ctx, { source: b, target: join(paths.root, b), ...child });
   const namespaces = ["--fork", "--kill-child", "--pid", "--mount", "--uts", "--ipc", "--net", "--cgroup", "--propagation", "private"];
   const supervisor = await ctx.exec.spawnDetached(
@@ -231,21 +234,7 @@ export async function startMachine(ctx: HostContext, spec: MachineSpec): Promise
   const rec = (await ctx.records.put({ ...input, supervisor: sup }, "created")) as MachineRecord;
   await waitUnshared(sup.pid, 10_000);
   await attachNetns(ctx, planned.netns, sup.pid, child);
-  let defaultRouted = false;
-  for (const [i, n] of spec.networks.entries()) {
-    const iface = planned.interfaces[i]!;
-    const peer = { name: iface.hostLink, master: iface.bridge, ...(iface.bridgeNetns ? { netns: iface.bridgeNetns } : {}) };
-    const mac = macFor(iface.hostLink);
-    await ensureVeth(ctx, { name: iface.name, netns: planned.netns, addresses: [iface.address], mac, peer, ...child });
-    await guardPort(ctx, iface.bridgeNetns, { bridge: iface.bridge, port: iface.hostLink, mac, addresses: [iface.address] });
-    if (n.gateway === undefined) continue;
-    const routes = n.routes ?? (defaultRouted ? [] : ["default"]);
-    for (const destination of routes) {
-      await ensureRoute(ctx, { netns: planned.netns, destination, via: n.gateway, dev: iface.name, ...child });
-      if (destination === "default") defaultRouted = true;
-    }
-  }
-  for (const t of spec.nftTables ?? []) await applyTable(ctx, planned.netns, t, child);
+  await wireMachine(ctx, rec, spec.networks, spec.nftTables ?? [], child);
   await releaseStage1(paths.ctl, sup, 10_000);
   if (spec.wait === false) return statusOf(rec);
   return waitMachineReady(ctx, planned.name, spec.readyTimeoutMs);
