@@ -106,6 +106,17 @@ export async function renewLease(env: Env, name: string): Promise<void> {
   else await env.admin.update(Leases, { ...existing, spec });
 }
 
+/**
+ * Resolves once the node lifecycle controller handled every Node and Lease event that came before
+ * this call (an event barrier instead of a sleep): it handles one node at a time, in the order the
+ * events came, so once `probe`, a node added now that reports NotReady, has its not-ready taints,
+ * whatever was queued before it is done.
+ */
+export async function lifecycleHandledEarlierEvents(env: Env, probe: string): Promise<void> {
+  await addNode(env, probe, { ready: false });
+  await eventually(`${probe}'s not-ready taints`, async () => ((await env.admin.get(Nodes, { name: probe })).spec?.taints?.length ? true : undefined));
+}
+
 export function podSpec(o: { nodeSelector?: Record<string, string>; tolerations?: Toleration[]; nodeName?: string; schedulerName?: string } = {}): NonNullable<Pod["spec"]> {
   return { containers: [{ name: "c", image: "busybox" }], ...o };
 }
