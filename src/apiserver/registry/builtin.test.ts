@@ -21,6 +21,8 @@ describe("builtinDefinitions", () => {
       "/v1/secrets",
       "/v1/serviceaccounts",
       "/v1/services",
+      "admissionregistration.k8s.io/v1/mutatingwebhookconfigurations",
+      "admissionregistration.k8s.io/v1/validatingwebhookconfigurations",
       "apiextensions.k8s.io/v1/customresourcedefinitions",
       "apps/v1/daemonsets",
       "apps/v1/deployments",

@@ -1,7 +1,8 @@
 // The built-in kinds this server stores: core/v1 Namespace, Secret, ConfigMap, ServiceAccount,
-// Node, Pod, Service, Endpoints and Event, discovery EndpointSlice, RBAC, coordination Lease and apiextensions CRDs,
+// Node, Pod, Service, Endpoints and Event, discovery EndpointSlice, RBAC, coordination Lease, apiextensions CRDs, admissionregistration webhook configurations,
 // and the read-only kinds of kubectl's prune allowlist (readonly-kinds.ts). (Access reviews, token
 // requests and pods/binding are registered by their own modules.)
+import { mutatingWebhookConfigurationDefinition, validatingWebhookConfigurationDefinition } from "./admissionregistration/definitions.ts";
 import { crdDefinition } from "./apiextensions/customresourcedefinition/definition.ts";
 import { leaseDefinition } from "./coordination/lease/definition.ts";
 import { configMapDefinition } from "./core/configmap/definition.ts";
@@ -39,6 +40,8 @@ export function builtinDefinitions(): ResourceDefinition[] {
     clusterRoleBindingDefinition,
     leaseDefinition,
     crdDefinition,
+    mutatingWebhookConfigurationDefinition,
+    validatingWebhookConfigurationDefinition,
     ...readOnlyDefinitions(),
   ];
 }

@@ -1,0 +1,87 @@
+// One webhook call (docs/admission-webhooks.md#the-call): POST an admission.k8s.io/v1
+// AdmissionReview over HTTPS, trusting only the configuration's caBundle (the system roots when
+// none), within timeoutSeconds, reading at most MAX_RESPONSE_BYTES, and checking the answer's
+// apiVersion, kind and uid. Any failure is a CallError: the failure policy decides.
+import { request } from "node:https";
+import type { AdmissionRequest, AdmissionResponse, AdmissionReview } from "../../../apis/admission/v1/types.ts";
+import { API_VERSION } from "../../../apis/admission/v1/types.ts";
+import type { WebhookTarget } from "./resolve.ts";
+
+/** The largest AdmissionReview answer read (a patch of a 3 MiB object fits). */
+export const MAX_RESPONSE_BYTES = 4 * 1024 * 1024;
+
+/** A call that failed (connect, TLS, timeout, status, body, uid): the failure policy applies. */
+export class CallError extends Error {}
+
+export interface CallOptions {
+  target: WebhookTarget;
+  /** PEM; undefined: the system's roots. */
+  ca: string | undefined;
+  timeoutMs: number;
+  maxResponseBytes?: number;
+}
+
+export async function callWebhook(opts: CallOptions, review: AdmissionRequest): Promise<AdmissionResponse> {
+  const body = JSON.stringify({ apiVersion: API_VERSION, kind: "AdmissionReview", request: review } satisfies AdmissionReview);
+  const post = `Post "${opts.target.url}?timeout=${Math.round(opts.timeoutMs / 1000)}s"`;
+  let text: string;
+  try {
+    text = await post_(opts, body);
+  } catch (err) {
+    throw new CallError(`failed to call webhook: ${post}: ${(err as Error).message}`);
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw new CallError("received invalid webhook response: the body is not JSON");
+  }
+  const r = parsed as AdmissionReview | null;
+  if (!r || typeof r !== "object" || r.kind !== "AdmissionReview" || r.apiVersion !== API_VERSION) {
+    throw new CallError(`received invalid webhook response: expected ${API_VERSION}, Kind=AdmissionReview`);
+  }
+  const resp = r.response;
+  if (!resp || typeof resp !== "object") throw new CallError("received invalid webhook response: webhook response was absent");
+  if (resp.uid !== review.uid) throw new CallError(`expected response.uid="${review.uid}", got "${String(resp.uid)}"`);
+  if (typeof resp.allowed !== "boolean") throw new CallError("received invalid webhook response: response.allowed is not a boolean");
+  return resp;
+}
+
+function post_(opts: CallOptions, body: string): Promise<string> {
+  const limit = opts.maxResponseBytes ?? MAX_RESPONSE_BYTES;
+  const t = opts.target;
+  return new Promise((resolve, reject) => {
+    const req = request(
+      {
+        method: "POST",
+        host: t.host,
+        port: t.port,
+        path: `${t.path}${t.path.includes("?") ? "&" : "?"}timeout=${Math.round(opts.timeoutMs / 1000)}s`,
+        servername: /^[\d.]+$|:/.test(t.servername) ? undefined : t.servername,
+        ...(opts.ca ? { ca: opts.ca } : {}),
+        agent: false,
+        headers: { "content-type": "application/json", accept: "application/json", "content-length": Buffer.byteLength(body) },
+        signal: AbortSignal.timeout(opts.timeoutMs),
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        let size = 0;
+        res.on("data", (c: Buffer) => {
+          size += c.length;
+          if (size > limit) {
+            req.destroy(new Error(`the response is larger than ${limit} bytes`));
+            return;
+          }
+          chunks.push(c);
+        });
+        res.on("end", () => {
+          if (res.statusCode !== 200) reject(new Error(`the server responded with status ${res.statusCode}`));
+          else resolve(Buffer.concat(chunks).toString("utf8"));
+        });
+        res.on("error", reject);
+      },
+    );
+    req.on("error", (err: Error) => reject(err.name === "AbortError" ? new Error("context deadline exceeded") : err));
+    req.end(body);
+  });
+}
