@@ -53,13 +53,27 @@ const podOf = (name: string, c: Record<string, unknown> = {}): Pod => ({
   metadata: { name, namespace: NS },
   spec: { automountServiceAccountToken: false, terminationGracePeriodSeconds: 1, containers: [{ name: "c", image: "busybox", command: ["sleep", "3600"], ...c }] },
 });
+// Where a pod's start goes: when it was seen bound, when the kubelet handed it to the runtime, when the
+// runtime returned, when it was seen Running (ms after its create call).
+const marks = new Map<string, { t0: number; bound?: number; syncStart?: number; syncEnd?: number }>();
+const runtimeSync = kubelet.runtime.sync.bind(kubelet.runtime);
+kubelet.runtime.sync = async (pod, inputs) => {
+  const m = marks.get(pod.metadata.name);
+  if (m) m.syncStart ??= performance.now() - m.t0;
+  const r = await runtimeSync(pod, inputs);
+  if (m) m.syncEnd ??= performance.now() - m.t0;
+  return r;
+};
 /** Resolves with the ms from call to phase Running for each name (polls the list every 20 ms). */
 async function runningAfter(names: string[], t0: number, timeoutMs: number): Promise<Map<string, number>> {
   const done = new Map<string, number>();
   const want = new Set(names);
   while (done.size < want.size && performance.now() - t0 < timeoutMs) {
     for (const p of (await client.list(Pods, { namespace: NS })).items) {
-      if (want.has(p.metadata.name!) && !done.has(p.metadata.name!) && p.status?.phase === "Running") done.set(p.metadata.name!, performance.now() - t0);
+      const name = p.metadata.name!;
+      const m = marks.get(name);
+      if (m && p.spec?.nodeName) m.bound ??= performance.now() - t0;
+      if (want.has(name) && !done.has(name) && p.status?.phase === "Running") done.set(name, performance.now() - t0);
     }
     await sleep(20);
   }
@@ -68,6 +82,7 @@ async function runningAfter(names: string[], t0: number, timeoutMs: number): Pro
 async function createRunning(n: number, timeoutMs = 60_000): Promise<{ ms: number[]; names: string[] }> {
   const names = Array.from({ length: n }, () => `p${seq++}`);
   const t0 = performance.now();
+  for (const name of names) marks.set(name, { t0 });
   const created = Promise.all(names.map((name) => client.create(Pods, podOf(name))));
   const done = await runningAfter(names, t0, timeoutMs);
   await created;
@@ -93,6 +108,8 @@ try {
   const serial: number[] = [];
   for (let i = 0; i < 20; i++) serial.push(...(await createRunning(1)).ms);
   out.createSerial = summarize(serial);
+  const serialMarks = [...marks.values()];
+  for (const k of ["bound", "syncStart", "syncEnd"] as const) out[`serial_${k}`] = summarize(serialMarks.map((m) => m[k] ?? NaN));
   const batch = await createRunning(20);
   out.create20AtOnce = summarize(batch.ms);
   const pod = kubelet.podByName(NS, "p0")!;

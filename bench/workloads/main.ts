@@ -44,6 +44,9 @@ try {
   const signed = (x: number | undefined) => `${(x ?? NaN) >= 0 ? "+" : ""}${x}`;
   const rows = [
     ["pod create -> Running, one at a time", pp(api.createSerial), `runtime alone ${pp(rt.createSerial)} (${ratio(api.createSerial, rt.createSerial)})`],
+    ["  seen bound to the node (scheduler)", pp(api.serial_bound), ""],
+    ["  handed to the runtime (kubelet)", pp(api.serial_syncStart), ""],
+    ["  runtime's sync returned", pp(api.serial_syncEnd), ""],
     ["pod create -> Running, 20 at once", pp(api.create20AtOnce), `runtime alone ${pp(rt.create20AtOnce)} (${ratio(api.create20AtOnce, rt.create20AtOnce)})`],
     ["kubectl exec POD -- true", pp(api.kubectlExec), `kubectl get pod (start + 1 request) ${pp(api.kubectlGet)}`],
     ["  exec through the API server (client-node)", pp(api.execApiServer), `${ratio(api.execApiServer, api.execKubelet)} of the kubelet server`],

@@ -55,6 +55,7 @@ export class PodRuntime {
   private readonly backoff: BackoffPolicy;
   private readonly dir: string;
   private poller?: NodeJS.Timeout;
+  private recorded?: Promise<Map<string, string>>;
 
   constructor(private readonly options: PodRuntimeOptions) {
     this.host = options.host;
@@ -92,6 +93,16 @@ export class PodRuntime {
       if (rec) out.push({ uid, pod: rec.pod, ...(rec.ip ? { podIP: rec.ip } : {}) });
     }
     return out;
+  }
+
+  /**
+   * Addresses of the pods recorded on disk (also an earlier runtime's), read once rather than for every new
+   * pod (that made starting n pods read n² records); this runtime's own pods are in `pods`, and cleanup
+   * forgets an address here.
+   */
+  private recordedIPs(): Promise<Map<string, string>> {
+    this.recorded ??= this.list().then((xs) => new Map(xs.flatMap((x): [string, string][] => (x.podIP ? [[x.uid, x.podIP]] : []))));
+    return this.recorded;
   }
 
   private async readRecord(uid: string): Promise<PodRecord | undefined> {
@@ -165,7 +176,7 @@ export class PodRuntime {
     const dir = this.podDir(uid);
     const { pod } = p.rec;
     if (!pod.spec.hostNetwork && !p.rec.ip) {
-      const used = new Set((await this.list()).map((x) => x.podIP).filter((x): x is string => x !== undefined));
+      const used = new Set((await this.recordedIPs()).values());
       for (const other of this.pods.values()) if (other.rec.ip) used.add(other.rec.ip);
       p.rec.ip = this.net.allocate(used);
       await this.save(uid, p);
@@ -408,6 +419,7 @@ export class PodRuntime {
     await removeContainer(this.host.ctx, this.shimName(uid, "", "sandbox"), this.attemptDir(uid, "", "sandbox"));
     await this.net.tearDown(uid);
     await rm(this.podDir(uid), { recursive: true, force: true });
+    await this.recorded?.then((m) => m.delete(uid));
     this.pods.delete(uid);
   }
 }
