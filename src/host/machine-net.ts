@@ -14,8 +14,22 @@ import { guardPort, guardTable, macFor, portElements } from "./guard.ts";
 import { HostSpecError, validateIfname } from "./names.ts";
 import { applyTable } from "./nft.ts";
 import { renderApplyTable, validateIdent, type NftTable } from "./nft-render.ts";
-import type { MachineNetwork } from "./machine.ts";
 import type { MachineRecord, RecordInput } from "./records.ts";
+
+export interface MachineNetwork {
+  /** The bridge to attach to. */
+  bridge: string;
+  /** The bridge's network namespace; omitted = the host's. */
+  bridgeNetns?: string;
+  /** The machine's address on this network, with prefix length ("10.250.0.10/16"). */
+  address: string;
+  /** A router on this network; the first network with one carries the default route. */
+  gateway?: string;
+  /** Destinations routed via `gateway` (default: ["default"] on the first network with a gateway). */
+  routes?: readonly string[];
+  /** Interface name inside the machine (default eth<index>). */
+  interface?: string;
+}
 
 interface Plan {
   records: RecordInput[];

@@ -12,7 +12,7 @@ import { isAbsolute, join, resolve } from "node:path";
 import { deleteRecords, ownedFields, type HostContext, type Owned } from "./context.ts";
 import { addressOf, familyOf } from "./cidr.ts";
 import { deleteLink } from "./links.ts";
-import { wireMachine } from "./machine-net.ts";
+import { type MachineNetwork, wireMachine } from "./machine-net.ts";
 import { DEFAULT_HOST_KEY_TYPES, INIT, STAGE1, SYSTEMCTL, hostKeyFile, renderSshdConfig, type HostKeyType, type SshdOptionValue } from "./machine-files.ts";
 import { getMachineRecord, statusOf, supervisorExits, waitMachineReady, type MachineInfo } from "./machine-status.ts";
 import { macFor, unguardPort } from "./guard.ts";
@@ -25,20 +25,8 @@ import type { NftTable } from "./nft-render.ts";
 import { childrenOf, isAlive, ref, supervisorsOf, type ProcessRef } from "./procs.ts";
 import type { MachineRecord } from "./records.ts";
 
-export interface MachineNetwork {
-  /** The bridge to attach to. */
-  bridge: string;
-  /** The bridge's network namespace; omitted = the host's. */
-  bridgeNetns?: string;
-  /** The machine's address on this network, with prefix length ("10.250.0.10/16"). */
-  address: string;
-  /** A router on this network; the first network with one carries the default route. */
-  gateway?: string;
-  /** Destinations routed via `gateway` (default: ["default"] on the first network with a gateway). */
-  routes?: readonly string[];
-  /** Interface name inside the machine (default eth<index>). */
-  interface?: string;
-}
+/** Declared beside the code that wires it (machine-net.ts). */
+export type { MachineNetwork };
 
 export interface SshdSpec {
   port?: number;
