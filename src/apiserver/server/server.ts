@@ -22,8 +22,6 @@ import { ServiceAccountAdmission } from "../admission/serviceaccount.ts";
 import { kubernetesServiceIP, parseServiceRange, ServiceIPAllocation } from "../admission/service-ip.ts";
 import { CertificateSigning, CertificateSubjectRestriction } from "../admission/certificates.ts";
 import { NodeRestriction } from "../admission/noderestriction/admission.ts";
-import { WebhookConfigurations } from "../admission/webhook/configs.ts";
-import { WebhookAdmission } from "../admission/webhook/plugin.ts";
 import { removeImpersonationHeaders, impersonate } from "../authentication/impersonation.ts";
 import { forbiddenMessage } from "../authorization/forbidden.ts";
 import { writeKubeconfig } from "../certs/kubeconfig.ts";
@@ -46,6 +44,7 @@ import { electControllers, startLedControllers, startReplicaControllers } from "
 import { registerDefinitions } from "./definitions.ts";
 import type { ApiServerOptions } from "./options.ts";
 import { openStorage, startCompaction } from "./storage.ts";
+import { webhookAdmission } from "./webhooks.ts";
 import { clientHost, hostPort, loadTls } from "./tls.ts";
 
 export interface StartDeps {
@@ -136,14 +135,12 @@ export async function startApiServer(o: ApiServerOptions, deps: StartDeps = {}):
     const serviceRange = parseServiceRange(o.serviceClusterIPRange);
     const podAdmission = [new ServiceAccountAdmission(), new PodDefaultsAdmission(), new ServiceIPAllocation(serviceRange, clock), new PodSecurityAdmission()];
     const certificateAdmission = [new CertificateSigning(() => authz.authorizer), new CertificateSubjectRestriction()];
+    const metrics = new Registry();
+    collectDefaultMetrics({ register: metrics });
+    const webhooks = webhookAdmission(metrics, logger);
     // NodeRestriction is always on: it only narrows node identities (docs/node-authorization.md).
     // Admission webhooks come last: after every built-in plugin in both phases (docs/admission-webhooks.md).
-    const webhookConfigurations = new WebhookConfigurations();
-    const webhooks = new WebhookAdmission({
-      configurations: webhookConfigurations,
-      onIgnoredFailure: (webhook, err) => logger.warn({ webhook, err: err.message }, "failed calling webhook, failing open (failurePolicy Ignore)"),
-    });
-    const admission = new AdmissionChain([new NamespaceLifecycle(), ...podAdmission, new NodeRestriction(), ...gardenAdmission, rbacEscalation, ...certificateAdmission, webhooks]);
+    const admission = new AdmissionChain([new NamespaceLifecycle(), ...podAdmission, new NodeRestriction(), ...gardenAdmission, rbacEscalation, ...certificateAdmission, webhooks.plugin]);
     const stores = new Map<ResourceDefinition, ObjectStore>();
     // The stores' admission needs the client, which needs the stores: resolved lazily.
     const makeStore = (def: ResourceDefinition): ObjectStore =>
@@ -177,8 +174,8 @@ export async function startApiServer(o: ApiServerOptions, deps: StartDeps = {}):
     const garden = o.gardenerApis ? { bastionTTLMs: o.bastionTimeToLiveMs, clock, credentialsRotationIntervalMs: o.shootCredentialsRotationIntervalMs } : undefined;
     registerDefinitions(registry, { makeStore, signer, client, issuers, authorizer: authz.authorizer, tokenAuthenticator: authn.tokenAuthenticator, garden, kubelet: tls.kubelet, admission });
 
-    await webhookConfigurations.start(client, { clock, onError: (err) => logger.warn({ err }, "watching webhook configurations failed, relisting") });
-    cleanups.push(() => webhookConfigurations.stop());
+    await webhooks.configurations.start(client, { clock, onError: (err) => logger.warn({ err }, "watching webhook configurations failed, relisting") });
+    cleanups.push(() => webhooks.configurations.stop());
 
     const kubernetesService = { clusterIP: kubernetesServiceIP(serviceRange), address: clientHost(o), port };
     const controllerDeps = { client, registry, clock, logger, gardenPolicy: o.gardenerApis, caPem: tls.serverCaPem, kubernetesService, nodeMonitorGracePeriodMs: o.nodeMonitorGracePeriodMs };
@@ -209,8 +206,6 @@ export async function startApiServer(o: ApiServerOptions, deps: StartDeps = {}):
     const compactor = startCompaction(storage, { intervalMs: o.compactionIntervalMs, retainedRevisions: o.compactionRetainedRevisions, clock, logger });
     cleanups.push(() => compactor.stop());
 
-    const metrics = new Registry();
-    collectDefaultMetrics({ register: metrics });
     const ready = createHandler({
       registry,
       storeFor,

@@ -169,6 +169,8 @@ void describe("admission webhooks", { timeout: 60_000 }, () => {
     assert.match(message(slow), /^Internal error occurred: failed calling webhook "slow\.example\.com": failed to call webhook: .*context deadline exceeded/);
     assert.ok(Date.now() - t0 < 3000, "the 1 s timeout ends the call");
     assert.equal((await createCM("ignore", "i")).status, 201);
+    const metrics = await http.request({ path: "/metrics", headers: { accept: "text/plain" } });
+    assert.match(metrics.body, /apiserver_admission_webhook_fail_open_count\{name="ignore\.example\.com",type="validating"\} [1-9]/);
   });
 
   it("refuses huge and invalid patches cleanly", async () => {

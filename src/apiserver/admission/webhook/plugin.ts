@@ -22,10 +22,12 @@ const MAX_WARNINGS = 16;
 /** Longest denial message passed on. */
 const MAX_MESSAGE_CHARS = 4096;
 
+type PhaseType = "admit" | "validating";
+
 export interface WebhookAdmissionOptions {
   configurations: WebhookConfigurations;
-  /** Calls that failed under failurePolicy Ignore (logged and counted by the caller). */
-  onIgnoredFailure?: (webhook: string, err: Error) => void;
+  /** Calls that failed under failurePolicy Ignore (logged and counted by the caller); type "admit" or "validating" as upstream's metric. */
+  onIgnoredFailure?: (webhook: string, type: "admit" | "validating", err: Error) => void;
   /** For a shoot that reaches services through its VPN; default: the Service's EndpointSlices. */
   resolveService?: ServiceResolver;
 }
@@ -39,28 +41,28 @@ export class WebhookAdmission implements AdmissionPlugin {
 
   async admit(attrs: AdmissionAttributes, client: InternalClient): Promise<void> {
     if (isExempt(attrs)) return;
-    const hooks = await this.matching(this.opts.configurations.mutating.webhooks, attrs, client);
+    const hooks = await this.matching(this.opts.configurations.mutating.webhooks, attrs, client, "admit");
     for (const h of hooks) {
-      const resp = await this.call(h, attrs, client);
+      const resp = await this.call(h, attrs, client, "admit");
       if (!resp?.patch || !attrs.object) continue;
       try {
         const patched = applyWebhookPatch(attrs, resp);
         replaceInPlace(attrs.object!, patched);
       } catch (err) {
-        this.failed(h, err as Error);
+        if (!this.ignore(h, "admit", err as Error)) throw failedCalling(h.name, err as Error);
       }
     }
   }
 
   async validate(attrs: AdmissionAttributes, client: InternalClient): Promise<void> {
     if (isExempt(attrs)) return;
-    const hooks = await this.matching(this.opts.configurations.validating.webhooks, attrs, client);
-    const results = await Promise.allSettled(hooks.map((h) => this.call(h, attrs, client)));
+    const hooks = await this.matching(this.opts.configurations.validating.webhooks, attrs, client, "validating");
+    const results = await Promise.allSettled(hooks.map((h) => this.call(h, attrs, client, "validating")));
     for (const r of results) if (r.status === "rejected") throw r.reason;
   }
 
   /** The webhooks this request goes to; a namespace lookup that fails counts as that webhook's failed call. */
-  private async matching<W extends Webhook>(all: readonly ConfiguredWebhook<W>[], attrs: AdmissionAttributes, client: InternalClient): Promise<W[]> {
+  private async matching<W extends Webhook>(all: readonly ConfiguredWebhook<W>[], attrs: AdmissionAttributes, client: InternalClient, type: PhaseType): Promise<W[]> {
     const out: W[] = [];
     const labels = new Map<string, Record<string, string> | undefined>();
     for (const { webhook: h } of all) {
@@ -75,7 +77,7 @@ export class WebhookAdmission implements AdmissionPlugin {
         }
         if (!namespaceSelectorMatches(h, attrs, ns === undefined ? undefined : labels.get(ns))) continue;
       } catch (err) {
-        if (this.ignore(h, err as Error)) continue;
+        if (this.ignore(h, type, err as Error)) continue;
         throw failedCalling(h.name, err as Error);
       }
       out.push(h);
@@ -84,14 +86,14 @@ export class WebhookAdmission implements AdmissionPlugin {
   }
 
   /** Calls one webhook: undefined when the call failed and the failure policy ignores it; throws on denial or a failure that counts. */
-  private async call(h: Webhook | MutatingWebhook, attrs: AdmissionAttributes, client: InternalClient): Promise<AdmissionResponse | undefined> {
+  private async call(h: Webhook | MutatingWebhook, attrs: AdmissionAttributes, client: InternalClient, type: PhaseType): Promise<AdmissionResponse | undefined> {
     let resp: AdmissionResponse;
     try {
       const target = await resolveTarget(h.clientConfig, client, this.opts.resolveService);
       const ca = h.clientConfig.caBundle ? Buffer.from(h.clientConfig.caBundle, "base64").toString("utf8") : undefined;
       resp = await callWebhook({ target, ca, timeoutMs: (h.timeoutSeconds ?? 10) * 1000 }, reviewRequest(attrs));
     } catch (err) {
-      if (this.ignore(h, err as Error)) return undefined;
+      if (this.ignore(h, type, err as Error)) return undefined;
       throw failedCalling(h.name, err as Error);
     }
     for (const w of (Array.isArray(resp.warnings) ? resp.warnings : []).slice(0, MAX_WARNINGS)) {
@@ -101,15 +103,11 @@ export class WebhookAdmission implements AdmissionPlugin {
     return resp;
   }
 
-  private ignore(h: Webhook, err: Error): boolean {
+  private ignore(h: Webhook, type: PhaseType, err: Error): boolean {
     if (h.failurePolicy !== "Ignore") return false;
     this.ignoredFailures++;
-    this.opts.onIgnoredFailure?.(h.name, err);
+    this.opts.onIgnoredFailure?.(h.name, type, err);
     return true;
-  }
-
-  private failed(h: Webhook, err: Error): void {
-    if (!this.ignore(h, err)) throw failedCalling(h.name, err);
   }
 }
 
