@@ -1,14 +1,15 @@
 // Removing many machines at once (sweep, `down`): what stopMachine does for one, batched across all of
 // them, so a thousand machines go in seconds rather than minutes. One `kill` for every machine's
 // supervisor and PID 1, one read of the mount table and a few `umount` calls, one `nft -f` per bridge
-// for the guards, one `ip -batch` per bridge namespace for the host ends of the veths and one for the
+// for the guards, one link group deleted per bridge namespace for the host ends of the veths and one for the
 // machines' namespaces, then directories and records a bounded number at a time.
+import { randomInt } from "node:crypto";
 import { rm } from "node:fs/promises";
 import { join } from "node:path";
 import { deleteRecords, type HostContext } from "./context.ts";
 import { macFor, unguardPorts, type GuardedPort } from "./guard.ts";
 import { isBelow, mountsBelow } from "./mounts.ts";
-import { killProcesses, listNetns } from "./netns.ts";
+import { killProcesses, listLinks, listNetns } from "./netns.ts";
 import { childrenOf, isAlive, ref, supervisorsOf, type ProcessRef } from "./procs.ts";
 import { recordId, type MachineRecord } from "./records.ts";
 
@@ -25,6 +26,37 @@ function chunks<T>(items: readonly T[], size: number): T[][] {
   const out: T[][] = [];
   for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
   return out;
+}
+
+/** The mounts no other listed mount lies above. */
+function topmost(mounts: readonly string[]): string[] {
+  const sorted = [...mounts].sort((a, b) => a.length - b.length);
+  const out: string[] = [];
+  for (const m of sorted) if (!out.some((t) => isBelow(t, m))) out.push(m);
+  return out;
+}
+
+/**
+ * Deletes links of one namespace in one kernel operation: each joins a fresh link group, then `ip link
+ * del group` unregisters them together (one wait for the network stack instead of one per link, about
+ * 20 ms each). Links already gone are skipped; whatever stays is deleted one by one.
+ */
+async function deleteLinks(ctx: HostContext, netns: string | undefined, links: readonly string[]): Promise<void> {
+  const ns = netns ? ["-n", netns] : [];
+  let group = 0;
+  for (let i = 0; i < 5 && group === 0; i++) {
+    const g = randomInt(1 << 20, 2 ** 31 - 1);
+    // Only a group no link has yet: nothing else joins the deletion.
+    const r = await ctx.exec.run("ip", [...ns, "-o", "link", "show", "group", String(g)], { okExitCodes: [0, 1, 255] });
+    if (r.exitCode === 0 && r.stdout.trim() === "") group = g;
+  }
+  if (group !== 0) {
+    await ctx.exec.run("ip", [...ns, "-force", "-batch", "-"], { input: links.map((l) => `link set dev ${l} group ${group}\n`).join(""), okExitCodes: [0, 1] });
+    await ctx.exec.run("ip", [...ns, "link", "del", "group", String(group)], { okExitCodes: [0, 1, 2, 255] });
+  }
+  const left = new Set(await listLinks(ctx.exec, netns));
+  const rest = links.filter((l) => left.has(l));
+  if (rest.length > 0) await ctx.exec.run("ip", [...ns, "-force", "-batch", "-"], { input: rest.map((l) => `link del dev ${l}\n`).join(""), okExitCodes: [0, 1] });
 }
 
 /** Stops every given machine and forgets it and its parts (like stopMachine on each, in batches). */
@@ -49,8 +81,9 @@ export async function stopMachines(ctx: HostContext, machines: readonly MachineR
 
   const dirs = machines.map((m) => m.dir);
   const mounts = (await mountsBelow(join(ctx.stateDir, "machines"))).filter((p) => dirs.some((d) => isBelow(d, p)));
-  // Deepest first; the machines are dead, so nothing keeps a mount busy (lazily, should anything).
-  for (const part of chunks(mounts, 200)) await ctx.exec.run("umount", ["-l", ...part], { okExitCodes: [0, 1, 32] });
+  // A lazy unmount detaches the whole tree below its mount point: only the topmost mounts (each machine's
+  // root) are named, not every bind below them. The machines are dead, so nothing keeps a mount busy.
+  for (const part of chunks(topmost(mounts), 200)) await ctx.exec.run("umount", ["-l", ...part], { okExitCodes: [0, 1, 32] });
 
   const existing = new Set(await listNetns(ctx.exec));
   const ports = new Map<string, { netns: string | undefined; bridge: string; ports: GuardedPort[] }>();
@@ -71,15 +104,14 @@ export async function stopMachines(ctx: HostContext, machines: readonly MachineR
     byNetns.set(g.netns ?? "", links);
   }
   // The host ends at once (the kernel frees a namespace's veths only some time after its deletion).
-  for (const [netns, links] of byNetns) {
-    const input = links.map((l) => `link del dev ${l}\n`).join("");
-    await ctx.exec.run("ip", [...(netns ? ["-n", netns] : []), "-force", "-batch", "-"], { input, okExitCodes: [0, 1] });
-  }
+  for (const [netns, links] of byNetns) await deleteLinks(ctx, netns || undefined, links);
   const namespaces = machines.map((m) => m.netns).filter((n) => existing.has(n));
   if (namespaces.length > 0) {
     await ctx.exec.run("ip", ["-force", "-batch", "-"], { input: namespaces.map((n) => `netns del ${n}\n`).join(""), okExitCodes: [0, 1] });
   }
 
+  // One `rm -rf` per few hundred directories: far quicker than walking thousands of small trees in Node.
+  for (const part of chunks(dirs, 200)) await ctx.exec.run("rm", ["-rf", "--one-file-system", "--", ...part], { okExitCodes: [0, 1] });
   await forEachLimit(dirs, 16, (d) => rm(d, { recursive: true, force: true }));
   const ids = new Set(machines.map((m) => recordId(m)));
   await deleteRecords(ctx, (r) => ids.has(recordId(r)) || (r.parent !== undefined && ids.has(r.parent)));
