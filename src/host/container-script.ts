@@ -93,7 +93,8 @@ export function renderContainerScript(spec: ContainerScriptSpec): string {
   for (const m of spec.mounts) {
     if (!m.target.startsWith("/") || m.target.split("/").includes("..")) throw new Error(`mount target ${m.target} must be absolute`);
     const t = `"$R"${shq(m.target)}`;
-    lines.push(`if [ -d ${shq(m.source)} ]; then mkdir -p ${t}; else mkdir -p "$R"${shq(posix.dirname(m.target))}; [ -e ${t} ] || : > ${t}; fi`);
+    const parent = `"$R"${shq(posix.dirname(m.target))}`;
+    lines.push(`if [ -d ${shq(m.source)} ]; then [ -d ${t} ] || mkdir -p ${t}; else [ -d ${parent} ] || mkdir -p ${parent}; [ -e ${t} ] || : > ${t}; fi`);
     lines.push(`mount ${m.recursive ? "--rbind" : "--bind"} ${shq(m.source)} ${t}`);
     if (m.readOnly) lines.push(`mount -o remount,bind,ro ${t}`);
   }
