@@ -1,7 +1,6 @@
 // gardener-node-agent: the composition root. Parses flags, connects to the shoot API server, runs the
 // node agent, prints a ready line and stops cleanly on SIGTERM/SIGINT (exit 0). Bad flags: one line on
 // stderr, exit 2. With a --root other than "/" no user is created and sshd is not touched.
-import { pino } from "pino";
 import { Client } from "../client/client.ts";
 import { stopOnSignals } from "../controllerruntime/signals.ts";
 import { createNodeAgent } from "../nodeagent/agent.ts";
@@ -13,25 +12,19 @@ import { interfaceIPv4 } from "../nodeagent/agent.ts";
 import { hostname } from "node:os";
 import { realClock } from "../utils/clock.ts";
 import { type FileKubeletServer, serveKubeletFromFiles } from "../nodeagent/kubelet/server/from-files.ts";
+import { componentLogger, flagsOrExit, orExit } from "./component.ts";
 
-const parsed = parseNodeAgentFlags(process.argv.slice(2));
-if (parsed.kind === "exit") {
-  process.stdout.write(parsed.stdout);
-  process.stderr.write(parsed.stderr);
-  process.exit(parsed.code);
-}
-const flags = parsed.options;
-const logger = pino({ level: flags.logLevel, base: { component: "gardener-node-agent" } }, pino.destination(2));
+const flags = flagsOrExit(parseNodeAgentFlags(process.argv.slice(2)));
+const logger = componentLogger("gardener-node-agent", flags.logLevel);
 
-let agent;
 let identity: NodeIdentity | undefined;
 let endpoint: FileKubeletServer | undefined;
-try {
+const running = await orExit(logger, async () => {
   // With a bootstrap kubeconfig the node first gets its own identity (docs/node-bootstrap.md).
   if (flags.bootstrapKubeconfig) {
     identity = await startNodeIdentity({ nodeName: flags.nodeName, kubeconfig: flags.kubeconfig, bootstrapKubeconfig: flags.bootstrapKubeconfig, clock: realClock, logger });
   }
-  agent = createNodeAgent({
+  const agent = createNodeAgent({
     client: identity?.client ?? Client.fromKubeconfigFile(flags.kubeconfig, { fieldManager: "gardener-node-agent", userAgent: "gardener-node-agent" }),
     nodeName: flags.nodeName,
     pool: flags.pool,
@@ -44,12 +37,8 @@ try {
     ...(flags.kubelet ? { kubelet: { stateDir: flags.kubeletStateDir, podCIDR: flags.podCIDR, apiServer: apiServerOf(flags.kubeconfig) } } : {}),
   });
   await agent.start();
-} catch (err) {
-  logger.error({ err }, "failed to start");
-  process.stderr.write(`error: ${(err as Error).message}\n`);
-  process.exit(1);
-}
-const running = agent;
+  return agent;
+});
 
 // The kubelet serving certificate and, with --kubelet, the kubelet endpoint (10250: exec, attach and
 // logs for the API server; docs/exec-attach-logs.md). Off the start path: until they work the agent

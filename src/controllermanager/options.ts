@@ -2,19 +2,13 @@
 // the options, or what to print and the exit code (help: 0; bad flags: one line and 2).
 import { Command, Option } from "commander";
 import { DurationError, parsePositiveDuration } from "../utils/duration.ts";
-import { type BindAddress, FlagError, type FlagsResult, parseBindAddress, parseFlags } from "../utils/flags.ts";
+import { type BindAddress, FlagError, type FlagsResult, type LeaderElectFlags, parseBindAddress, parseFlags } from "../utils/flags.ts";
 
-export interface ControllerManagerFlags {
+export interface ControllerManagerFlags extends LeaderElectFlags {
   kubeconfig: string;
   bastionMaxLifetimeMs: number;
   /** undefined: no metrics/probe server. */
   metricsBindAddress: BindAddress | undefined;
-  leaderElect: boolean;
-  leaderElectLeaseDurationMs: number;
-  leaderElectRenewDeadlineMs: number;
-  leaderElectRetryPeriodMs: number;
-  leaderElectResourceNamespace: string;
-  leaderElectResourceName: string;
   logLevel: string;
 }
 

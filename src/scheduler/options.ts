@@ -3,18 +3,12 @@
 // (help: 0; bad flags: one line and 2).
 import { Command, Option } from "commander";
 import { DurationError, parsePositiveDuration } from "../utils/duration.ts";
-import { type BindAddress, FlagError, type FlagsResult, parseBindAddress, parseFlags } from "../utils/flags.ts";
+import { type BindAddress, FlagError, type FlagsResult, type LeaderElectFlags, parseBindAddress, parseFlags } from "../utils/flags.ts";
 
-export interface SchedulerFlags {
+export interface SchedulerFlags extends LeaderElectFlags {
   kubeconfig: string;
   /** undefined: no metrics/probe server. */
   metricsBindAddress: BindAddress | undefined;
-  leaderElect: boolean;
-  leaderElectLeaseDurationMs: number;
-  leaderElectRenewDeadlineMs: number;
-  leaderElectRetryPeriodMs: number;
-  leaderElectResourceNamespace: string;
-  leaderElectResourceName: string;
   schedulerName: string;
   logLevel: string;
 }

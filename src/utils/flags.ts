@@ -20,6 +20,16 @@ export function parseBindAddress(text: string, flag: string): BindAddress | unde
   return { host: host === "" ? "0.0.0.0" : host, port };
 }
 
+/** The `--leader-elect*` flags of a leader-elected component, parsed. */
+export interface LeaderElectFlags {
+  leaderElect: boolean;
+  leaderElectLeaseDurationMs: number;
+  leaderElectRenewDeadlineMs: number;
+  leaderElectRetryPeriodMs: number;
+  leaderElectResourceNamespace: string;
+  leaderElectResourceName: string;
+}
+
 export type FlagsResult<T> = { kind: "options"; options: T } | { kind: "exit"; code: number; stdout: string; stderr: string };
 
 /**
