@@ -87,6 +87,19 @@ describe("Seed", () => {
     const full = cells([], { gardener: { version: "v1.2.3" }, kubernetesVersion: "v1.30.0", lastOperation: { type: "Reconcile", state: "Succeeded", progress: 100 } });
     assert.deepEqual(full.slice(1), ["Reconcile Succeeded (100%)", "local", "r", "24h", "v1.2.3", "v1.30.0"]);
   });
+
+  it("defaults the VPN transfer network of seeds with networks, keeps it immutable and disjoint from the seed's networks", () => {
+    const created = simulateCreate(seedDefinition, { metadata: { name: "s" }, spec: { networks: { nodes: "10.0.0.0/16" } } });
+    assert.deepEqual((created.obj.spec as { networks: unknown }).networks, { nodes: "10.0.0.0/16", vpn: "192.168.123.0/24" });
+    assert.deepEqual(simulateCreate(seedDefinition, { metadata: { name: "s" }, spec: { provider: { type: "local" } } }).errors, []);
+    assert.deepEqual(simulateCreate(seedDefinition, { metadata: { name: "s" }, spec: { networks: { vpn: "192.168.123.0/24", pods: "192.168.0.0/16" } } }).errors, [
+      'spec.networks.vpn: Invalid value: "192.168.123.0/24": must not be a subset of "spec.networks.pods" ("192.168.0.0/16")',
+    ]);
+    const changed = simulateUpdate(seedDefinition, { metadata: { name: "s" }, spec: { networks: { nodes: "10.0.0.0/16", vpn: "192.168.7.0/24" } } }, created.obj);
+    assert.deepEqual(changed.errors, ['spec.networks.vpn: Invalid value: "192.168.7.0/24": field is immutable']);
+    const unchanged = simulateUpdate(seedDefinition, { metadata: { name: "s" }, spec: { networks: { nodes: "10.1.0.0/16" } } }, created.obj);
+    assert.deepEqual(unchanged.errors, [], "an update without vpn gets the same default");
+  });
 });
 
 describe("Shoot", () => {

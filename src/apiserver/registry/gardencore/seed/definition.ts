@@ -11,6 +11,7 @@ import {
   VERSION,
 } from "../../../../apis/gardencore/v1beta1/types.ts";
 import type { KubeObject } from "../../../../apis/meta/v1/types.ts";
+import { DEFAULT_VPN_RANGE, validateSeedVpn } from "../../../../api/gardencore/validation/networks.ts";
 import { int64, mergeList, obj, str, stringArray } from "../../../schema/builders.ts";
 import { kindSchema } from "../../../schema/objectmeta.ts";
 import { asArray, asRecord } from "../../core/keys.ts";
@@ -73,6 +74,12 @@ export function seedStatus(seed: KubeObject): string {
   return notReady ? "NotReady" : "Ready";
 }
 
+/** Seeds that declare networks get the default transfer network when they name none. */
+function defaultSeedVpn(seed: KubeObject): void {
+  const networks = asRecord(asRecord(seed.spec)?.networks);
+  if (networks && networks.vpn === undefined) networks.vpn = DEFAULT_VPN_RANGE;
+}
+
 function text(v: unknown): string | undefined {
   return typeof v === "string" && v !== "" ? v : undefined;
 }
@@ -113,7 +120,14 @@ export const seedDefinition: ResourceDefinition = {
   namespaced: false,
   schema: seedSchema,
   hasStatus: true,
-  strategy: { validateStatusUpdate: () => [] },
+  strategy: {
+    // spec.networks.vpn, the reversed VPN's transfer network (docs/reversed-vpn.md#network-validation).
+    prepareForCreate: (_ctx, seed) => defaultSeedVpn(seed),
+    prepareForUpdate: (_ctx, seed) => defaultSeedVpn(seed),
+    validate: (_ctx, seed) => validateSeedVpn(asRecord(seed.spec)?.networks),
+    validateUpdate: (_ctx, seed, old) => validateSeedVpn(asRecord(seed.spec)?.networks, asRecord(asRecord(old.spec)?.networks) ?? {}),
+    validateStatusUpdate: () => [],
+  },
   table: seedTable,
   strategicMergePatch: true,
 };
