@@ -2,7 +2,8 @@
 // its PID namespace unless it shares one), in fresh mount, UTS and IPC namespaces. It builds the root file
 // system in that mount namespace only, so nothing of it stays behind when the last process exits: a tmpfs
 // root, an overlay of each top-level directory of the node's root over a tmpfs (writes are discarded with
-// the container), the node's /usr read-only, its own proc, sys, dev and run, the pod's files and volumes;
+// the container) with the node's private directories covered empty, the node's /usr read-only, its own
+// proc, sys, dev and run, the pod's files and volumes;
 // then pivot_root, the hostname, the working directory, capabilities, and exec of the command.
 // Every value is passed quoted: nothing here is parsed by a shell.
 import { posix } from "node:path";
@@ -34,6 +35,8 @@ export interface ContainerScriptSpec {
   workingDir?: string;
   /** Size of each tmpfs holding the writable layers (default "1g"). */
   rootSize?: string;
+  /** Directories of the node the container must not see (its agent's credentials and state): each is covered by an empty tmpfs. */
+  hide?: readonly string[];
 }
 
 export const shq = (s: string): string => `'${s.replace(/'/g, `'\\''`)}'`;
@@ -90,6 +93,10 @@ export function renderContainerScript(spec: ContainerScriptSpec): string {
     );
   }
   lines.push('mount -t tmpfs -o nosuid,nodev,mode=755 tmpfs "$R/run"');
+  for (const h of spec.hide ?? []) {
+    if (!h.startsWith("/") || h.split("/").includes("..")) throw new Error(`hidden path ${h} must be absolute`);
+    lines.push(`if [ -d "$R"${shq(h)} ]; then mount -t tmpfs -o nosuid,nodev,mode=700,size=64k tmpfs "$R"${shq(h)}; fi`);
+  }
   for (const m of spec.mounts) {
     if (!m.target.startsWith("/") || m.target.split("/").includes("..")) throw new Error(`mount target ${m.target} must be absolute`);
     const t = `"$R"${shq(m.target)}`;

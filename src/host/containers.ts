@@ -139,7 +139,7 @@ export async function startContainer(ctx: HostContext, spec: ContainerSpec): Pro
   if (existing?.running) throw new HostSpecError(`container ${spec.name} already runs`);
   await mkdir(dir, { recursive: true, mode: 0o700 });
   if ((await readdir(dir)).some((f) => f === "exit" || f === "exit.pid")) throw new HostSpecError(`container directory ${dir} was used before`);
-  const script = renderContainerScript({ dir, hostname: spec.hostname, privileged: spec.privileged, mounts: spec.mounts, command: spec.command, env: spec.env, ...(spec.workingDir ? { workingDir: spec.workingDir } : {}), ...(spec.rootSize ? { rootSize: spec.rootSize } : {}) });
+  const script = renderContainerScript({ dir, hostname: spec.hostname, privileged: spec.privileged, mounts: spec.mounts, command: spec.command, env: spec.env, ...(spec.workingDir ? { workingDir: spec.workingDir } : {}), ...(spec.rootSize ? { rootSize: spec.rootSize } : {}), ...(spec.hide ? { hide: spec.hide } : {}) });
   await writeFile(join(dir, "setup.sh"), script, { mode: 0o700 });
   const socket = socketPath(ctx, dir);
   await mkdir(join(ctx.stateDir, "run"), { recursive: true, mode: 0o700 });

@@ -1,5 +1,6 @@
 // Helpers of the workloads e2e test: the landscape's machines seen from the host (what runs and is mounted
 // inside a worker), and the pods of the shoot through real kubectl.
+import { spawn } from "node:child_process";
 import { LinuxHost } from "../../../src/host/index.ts";
 import { SHOOT_TECHNICAL_ID } from "../../../src/landscape/layout.ts";
 import { workerMachineName } from "../../../src/provider-local/machines/workers.ts";
@@ -45,4 +46,27 @@ export async function podInPhase(k: Kubectl, name: string, phases: string[], tim
 export async function signalNodeAgent(l: Landscape, machine: string, signal: "STOP" | "CONT"): Promise<string[]> {
   const out = await inMachine(l, machine, `for p in /proc/[0-9]*; do if tr '\\0' ' ' < $p/cmdline 2>/dev/null | grep -q '^[^ ]*node[^ ]* .*bin/gardener-node-agent.js'; then kill -${signal} \${p#/proc/} && echo \${p#/proc/}; fi; done`);
   return out.split("\n").filter(Boolean);
+}
+
+/** kubectl (the binary at `path`) under a pseudo-terminal (script(1)): each step waits for its text (after the previous step's), then types its input. */
+export function kubectlInPty(path: string, kubeconfig: string, args: string, steps: { until: RegExp; send: string }[], timeoutMs = 60_000): Promise<{ out: string; code: number | null }> {
+  const cmd = `stty cols 100 rows 40; exec ${path} --kubeconfig ${kubeconfig} ${args}`;
+  const child = spawn("script", ["-qec", cmd, "/dev/null"], { stdio: ["pipe", "pipe", "pipe"], env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: `${kubeconfig}-home`, TERM: "xterm" } });
+  let out = "";
+  let next = 0;
+  let mark = 0;
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => child.kill("SIGKILL"), timeoutMs);
+    const onData = (d: Buffer): void => {
+      out += String(d);
+      const step = steps[next];
+      if (!step || !step.until.test(out.slice(mark))) return;
+      next++;
+      mark = out.length;
+      child.stdin.write(step.send);
+    };
+    child.stdout.on("data", onData);
+    child.stderr.on("data", onData);
+    child.once("close", (code) => (clearTimeout(timer), resolve({ out, code })));
+  });
 }

@@ -10,10 +10,10 @@ import { join } from "node:path";
 import { SEED_NODE_NETWORK } from "../../../src/landscape/layout.ts";
 import { workerMachineName } from "../../../src/provider-local/machines/workers.ts";
 import { eventually } from "../../support/http.ts";
-import { kubectlAvailable, kubectlFor, latestKubectl, type Kubectl } from "../../support/kubectl.ts";
+import { kubectlAvailable, kubectlFor, kubectlPath, latestKubectl, type Kubectl } from "../../support/kubectl.ts";
 import { parseTable } from "../../support/table.ts";
 import { type Landscape, skipUnlessRoot, startLandscape } from "../support/landscape.ts";
-import { hostOf, inMachine, podInPhase, podTraces, shootMachine, shootNode, signalNodeAgent, type PodJson } from "./support.ts";
+import { hostOf, inMachine, kubectlInPty, podInPhase, podTraces, shootMachine, shootNode, signalNodeAgent, type PodJson } from "./support.ts";
 
 const PREFIX = "glk-";
 const PORTS = { garden: 31443, seed: 31444, shoot: 31445 };
@@ -60,6 +60,54 @@ describe("workloads on the local landscape", { skip, timeout: 900_000 }, () => {
     await eventually("both lines logged", async () => ((await k.ok(["logs", "x"])).includes("two") ? true : undefined), 10_000, 250);
     assert.equal((await k.ok(["logs", "x", "--tail=1"])).trim(), "two");
     await k.ok(["delete", "pod", "x", "--grace-period=1"]);
+  });
+
+  test("run -it --rm through a pty, exec -it with kubectl 1.30, logs --previous, describe events, Pod Security, host PID and a container's private view", async () => {
+    const agent = "grep -l gardener-node-agent.js /proc/[0-9]*/cmdline 2>/dev/null | wc -l";
+    const manifest = (name: string, script: string, extra: object, restartPolicy = "Never", securityContext = {}): object => ({ apiVersion: "v1", kind: "Pod", metadata: { name }, spec: { restartPolicy, ...extra, containers: [{ name: "c", image: "busybox", command: ["sh", "-c", script], securityContext }] } });
+    const items = [
+      manifest("hostpid", `echo agents=$(${agent})`, { hostPID: true }, "Never", { privileged: true }),
+      manifest("plain", `echo agents=$(${agent}); echo creds=$(ls -A /etc/gardener-node-agent /var/lib/gardener-node-agent /etc/ssh | grep -vc ':$'); echo volumes=$(grep -c /kubelet/pods/ /proc/mounts); sleep 3600`, {}),
+      manifest("crash", "echo run-$(date +%s%N); exit 1", {}, "Always"),
+    ];
+    await k.ok(["apply", "-f", "-"], { input: JSON.stringify({ apiVersion: "v1", kind: "List", items }) });
+    await k.ok(["create", "namespace", "baseline"]);
+    await k.ok(["label", "namespace", "baseline", "pod-security.kubernetes.io/enforce=baseline"]);
+    const refused = await k.run(["run", "priv", "-n", "baseline", "--image=busybox", "--privileged", "--", "true"]);
+    assert.notEqual(refused.code, 0);
+    assert.match(refused.stderr, /pods "priv" is forbidden: violates PodSecurity "baseline:latest": privileged \(container "priv" must not set securityContext\.privileged=true\)/);
+
+    const shell = await kubectlInPty(kubectlPath(latestKubectl), k.kubeconfig, "run -it --rm t2 --image=busybox --restart=Never -- sh", [
+      { until: /# $/, send: "echo $((6*7))x\n" }, { until: /42x/, send: "exit\n" },
+    ]);
+    assert.equal(shell.code, 0, shell.out);
+    assert.match(shell.out, /pod "t2" deleted/);
+    assert.match((await k.run(["get", "pod", "t2"])).stderr, /NotFound/);
+
+    assert.equal((await podInPhase(k, "hostpid", ["Succeeded", "Failed"])).status.phase, "Succeeded");
+    assert.ok(Number(/agents=(\d+)/.exec(await k.ok(["logs", "hostpid"]))?.[1]) > 0, "a privileged hostPID pod sees the node agent");
+    await podInPhase(k, "plain", ["Running"]);
+    await eventually("plain logged", async () => ((await k.ok(["logs", "plain"])).includes("volumes=") ? true : undefined), 10_000, 250);
+    assert.deepEqual((await k.ok(["logs", "plain"])).trim().split("\n"), ["agents=0", "creds=0", "volumes=0"], "an unprivileged pod sees neither the machine's processes, its credentials nor other pods' mounts");
+    const tty = await kubectlInPty(kubectlPath("1.30"), k.kubeconfig, "exec -it plain -- sh", [{ until: /# $/, send: "echo $((7*6))y; exit 4\n" }]);
+    assert.match(tty.out, /42y/);
+    assert.equal(tty.code, 4, tty.out);
+
+    const restarted = await eventually("crash restarted", async () => {
+      const pod = await k.json<{ status: { containerStatuses?: { restartCount: number }[] } }>(["get", "pod", "crash"]);
+      return (pod.status.containerStatuses?.[0]?.restartCount ?? 0) >= 1 ? pod : undefined;
+    }, 60_000, 500);
+    assert.ok(restarted);
+    const previous = (await k.ok(["logs", "crash", "--previous"])).trim();
+    assert.match(previous, /^run-\d+$/);
+    await eventually("the current attempt logged", async () => { const cur = (await k.ok(["logs", "crash"])).trim(); return /^run-\d+$/.test(cur) && cur !== previous ? true : undefined; }, 30_000, 500);
+    const events = parseTable((await k.ok(["describe", "pod", "crash"])).split(/^Events:\n/m)[1]!.split("\n").map((l) => l.replace(/^ {2}/, "")).join("\n"));
+    assert.deepEqual(events.header, ["Type", "Reason", "Age", "From", "Message"]);
+    const reasons = events.records.map((r) => r.Reason);
+    for (const r of ["Scheduled", "Created", "Started"]) assert.ok(reasons.includes(r), `${r} in ${reasons.join(",")}`);
+    assert.match(events.records.find((r) => r.Reason === "Scheduled")!.Message!, /^Successfully assigned default\/crash to shoot--local--local-worker-w[12]$/);
+    await k.ok(["delete", "pod", "hostpid", "plain", "crash", "--grace-period=1", "--wait=true"], { timeoutMs: 60_000 });
+    await k.ok(["delete", "namespace", "baseline", "--wait=false"]);
   });
 
   test("kubectl delete pod is graceful (the container's TERM trap runs) and leaves no process, mount, namespace or record on the machine", async () => {

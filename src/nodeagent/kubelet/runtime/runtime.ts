@@ -45,6 +45,8 @@ interface PodState {
   timer?: NodeJS.Timeout;
 }
 
+/** The node's directories no container sees (the node agent's credentials and state, the SSH host keys), beside the runtime's own state. */
+const NODE_PRIVATE_DIRS = ["/etc/gardener-node-agent", "/var/lib/gardener-node-agent", "/etc/ssh"];
 const UID_RE = /^[a-z0-9]([a-z0-9-]{0,62}[a-z0-9])?$/;
 
 export class PodRuntime {
@@ -301,6 +303,7 @@ export class PodRuntime {
       hostname,
       privileged: c.securityContext?.privileged === true,
       mounts,
+      hide: [...NODE_PRIVATE_DIRS, this.host.stateDir],
       command: commandLine(profile, c.command, c.args),
       env: [...env],
       ...(c.workingDir ? { workingDir: c.workingDir } : {}),
