@@ -49,7 +49,7 @@ export async function signalNodeAgent(l: Landscape, machine: string, signal: "ST
 }
 
 /** kubectl (the binary at `path`) under a pseudo-terminal (script(1)): each step waits for its text (after the previous step's), then types its input. */
-export function kubectlInPty(path: string, kubeconfig: string, args: string, steps: { until: RegExp; send: string }[], timeoutMs = 60_000): Promise<{ out: string; code: number | null }> {
+export function kubectlInPty(path: string, kubeconfig: string, args: string, steps: { until: RegExp; send: string }[], timeoutMs = 30_000): Promise<{ out: string; code: number | null }> {
   const cmd = `stty cols 100 rows 40; exec ${path} --kubeconfig ${kubeconfig} ${args}`;
   const child = spawn("script", ["-qec", cmd, "/dev/null"], { stdio: ["pipe", "pipe", "pipe"], env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: `${kubeconfig}-home`, TERM: "xterm" } });
   let out = "";

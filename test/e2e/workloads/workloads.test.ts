@@ -63,11 +63,11 @@ describe("workloads on the local landscape", { skip, timeout: 900_000 }, () => {
   });
 
   test("run -it --rm through a pty, exec -it with kubectl 1.30, logs --previous, describe events, Pod Security, host PID and a container's private view", async () => {
-    const agent = "grep -l gardener-node-agent.js /proc/[0-9]*/cmdline 2>/dev/null | wc -l";
+    const agent = "grep -l 'gardener-node-agen[t].js' /proc/[0-9]*/cmdline 2>/dev/null | wc -l";
     const manifest = (name: string, script: string, extra: object, restartPolicy = "Never", securityContext = {}): object => ({ apiVersion: "v1", kind: "Pod", metadata: { name }, spec: { restartPolicy, ...extra, containers: [{ name: "c", image: "busybox", command: ["sh", "-c", script], securityContext }] } });
     const items = [
       manifest("hostpid", `echo agents=$(${agent})`, { hostPID: true }, "Never", { privileged: true }),
-      manifest("plain", `echo agents=$(${agent}); echo creds=$(ls -A /etc/gardener-node-agent /var/lib/gardener-node-agent /etc/ssh | grep -vc ':$'); echo volumes=$(grep -c /kubelet/pods/ /proc/mounts); sleep 3600`, {}),
+      manifest("plain", `echo agents=$(${agent}); echo creds=$(ls -A /etc/gardener-node-agent /var/lib/gardener-node-agent /etc/ssh 2>/dev/null | grep -v ':$' | grep -c .); echo volumes=$(cut -d' ' -f2 /proc/mounts | grep -c kubelet/pods); sleep 3600`, {}),
       manifest("crash", "echo run-$(date +%s%N); exit 1", {}, "Always"),
     ];
     await k.ok(["apply", "-f", "-"], { input: JSON.stringify({ apiVersion: "v1", kind: "List", items }) });
@@ -78,7 +78,7 @@ describe("workloads on the local landscape", { skip, timeout: 900_000 }, () => {
     assert.match(refused.stderr, /pods "priv" is forbidden: violates PodSecurity "baseline:latest": privileged \(container "priv" must not set securityContext\.privileged=true\)/);
 
     const shell = await kubectlInPty(kubectlPath(latestKubectl), k.kubeconfig, "run -it --rm t2 --image=busybox --restart=Never -- sh", [
-      { until: /# $/, send: "echo $((6*7))x\n" }, { until: /42x/, send: "exit\n" },
+      { until: /pressing enter/, send: "\r" }, { until: /# /, send: "echo $((6*7))x\r" }, { until: /42x/, send: "exit\r" },
     ]);
     assert.equal(shell.code, 0, shell.out);
     assert.match(shell.out, /pod "t2" deleted/);
@@ -89,7 +89,7 @@ describe("workloads on the local landscape", { skip, timeout: 900_000 }, () => {
     await podInPhase(k, "plain", ["Running"]);
     await eventually("plain logged", async () => ((await k.ok(["logs", "plain"])).includes("volumes=") ? true : undefined), 10_000, 250);
     assert.deepEqual((await k.ok(["logs", "plain"])).trim().split("\n"), ["agents=0", "creds=0", "volumes=0"], "an unprivileged pod sees neither the machine's processes, its credentials nor other pods' mounts");
-    const tty = await kubectlInPty(kubectlPath("1.30"), k.kubeconfig, "exec -it plain -- sh", [{ until: /# $/, send: "echo $((7*6))y; exit 4\n" }]);
+    const tty = await kubectlInPty(kubectlPath("1.30"), k.kubeconfig, "exec -it plain -- sh", [{ until: /# /, send: "echo $((7*6))y; exit 4\r" }]);
     assert.match(tty.out, /42y/);
     assert.equal(tty.code, 4, tty.out);
 
