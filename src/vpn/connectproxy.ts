@@ -6,7 +6,7 @@ import { pino, type Logger } from "pino";
 import { Counter, Gauge, Registry } from "prom-client";
 import { type Clock, realClock } from "../utils/clock.ts";
 import { ESTABLISHED, headerValues, readHead, refusal } from "./head.ts";
-import { splice } from "./pipe.ts";
+import { listen, splice } from "./pipe.ts";
 import { type ServerDirectory, VPN_PORT } from "./servers.ts";
 
 export const REVERSED_VPN_HEADER = "Reversed-VPN";
@@ -69,15 +69,8 @@ export class ConnectProxy {
     this.unsubscribe = opts.directory.onChange((ns, name) => this.closeStale(ns, name));
   }
 
-  async listen(port: number, host: string): Promise<AddressInfo> {
-    await new Promise<void>((resolve, reject) => {
-      this.server.once("error", reject);
-      this.server.listen(port, host, () => {
-        this.server.off("error", reject);
-        resolve();
-      });
-    });
-    return this.server.address() as AddressInfo;
+  listen(port: number, host: string): Promise<AddressInfo> {
+    return listen(this.server, port, host);
   }
 
   listening(): boolean {

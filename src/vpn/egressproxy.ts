@@ -9,7 +9,7 @@ import { Counter, Gauge, Registry } from "prom-client";
 import { type Clock, realClock } from "../utils/clock.ts";
 import { type TargetPolicy } from "./egresstarget.ts";
 import { ESTABLISHED, readHead, refusal } from "./head.ts";
-import { splice } from "./pipe.ts";
+import { listen, splice } from "./pipe.ts";
 import type { TunnelSet } from "./tunnels.ts";
 
 export const EGRESS_PORT = 9443;
@@ -127,15 +127,8 @@ export class EgressProxy {
     this.server.setSecureContext(this.secureOptions(credentials));
   }
 
-  async listen(port: number, host: string): Promise<AddressInfo> {
-    await new Promise<void>((resolve, reject) => {
-      this.server.once("error", reject);
-      this.server.listen(port, host, () => {
-        this.server.off("error", reject);
-        resolve();
-      });
-    });
-    return this.server.address() as AddressInfo;
+  listen(port: number, host: string): Promise<AddressInfo> {
+    return listen(this.server, port, host);
   }
 
   listening(): boolean {

@@ -1,6 +1,19 @@
-// Copying bytes both ways between two sockets (both opened with allowHalfOpen): a FIN from one side
-// ends the other's writing side, and a reset, error or full close of either destroys both.
-import type { Socket } from "node:net";
+// Socket helpers of the two proxies: copying bytes both ways between two sockets (both opened with
+// allowHalfOpen: a FIN from one side ends the other's writing side, and a reset, error or full close of
+// either destroys both), and listening with the bind error as a rejection.
+import type { AddressInfo, Server, Socket } from "node:net";
+
+/** Starts `server` listening; rejects with the bind error (address in use, ...). */
+export async function listen(server: Server, port: number, host: string): Promise<AddressInfo> {
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, host, () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+  return server.address() as AddressInfo;
+}
 
 export interface PipeCounters {
   /** Bytes read from `a` and written to `b`. */

@@ -147,8 +147,8 @@ switch (scenario) {
     const seen = readUntil(a, /40 100/);
     a.stdin!.write("stty size\n");
     result.size = await seen;
-    const e = await rt.exec(p, "c0", ["sh", "-c", "stty size; exit 5"], { tty: true });
-    e.resize(120, 33);
+    // The size given at the start is the terminal's before the command runs (no resize race).
+    const e = await rt.exec(p, "c0", ["sh", "-c", "stty size; exit 5"], { tty: true, size: { width: 120, height: 33 } });
     result.execOut = await text(e.stdout);
     result.execCode = await e.exit;
     const exited = a.exit;
