@@ -5,10 +5,10 @@
 // clock from when it *observed* the lease record change, so clock skew between replicas does not
 // matter. The holder renews every retryPeriod; if it cannot renew within renewDeadline it stops
 // its controllers and campaigns again.
+import { heldByOther, leaseSpecFor, releasedLeaseSpec } from "../../apimachinery/leaderelection/lease.ts";
 import type { Lease, LeaseSpec } from "../../apis/coordination/v1/types.ts";
 import type { KubeObject } from "../../apis/meta/v1/types.ts";
 import type { Clock } from "../../utils/clock.ts";
-import { microTime } from "../../utils/time.ts";
 import type { InternalClient } from "../registry/client.ts";
 
 const LEASES = { group: "coordination.k8s.io", resource: "leases" };
@@ -100,20 +100,8 @@ export class ControllerElection {
     this.stepDown();
     const lease = this.lease;
     if (!wasLeader || !lease || lease.spec?.holderIdentity !== this.o.identity) return;
-    const now = microTime(this.o.clock.nowMs());
-    const spec: LeaseSpec = { ...lease.spec, holderIdentity: "", leaseDurationSeconds: 1, renewTime: now, acquireTime: now };
+    const spec = releasedLeaseSpec(lease.spec, this.o.clock.nowMs());
     await this.o.client.update(LEASES, { ...lease, spec } as KubeObject).catch(() => undefined);
-  }
-
-  private desired(current: LeaseSpec | undefined, now: number): LeaseSpec {
-    const mine = current?.holderIdentity === this.o.identity;
-    return {
-      holderIdentity: this.o.identity,
-      leaseDurationSeconds: Math.ceil(this.o.leaseDurationMs / 1000),
-      acquireTime: mine && current?.acquireTime ? current.acquireTime : microTime(now),
-      renewTime: microTime(now),
-      leaseTransitions: current === undefined ? 0 : (current.leaseTransitions ?? 0) + (mine ? 0 : 1),
-    };
   }
 
   private observe(spec: LeaseSpec | undefined): void {
@@ -130,17 +118,15 @@ export class ControllerElection {
     try {
       const current = (await this.o.client.get(LEASES, namespace, name)) as Lease | undefined;
       if (!current) {
-        const spec = this.desired(undefined, this.o.clock.nowMs());
+        const spec = leaseSpecFor(undefined, this.o.identity, this.o.leaseDurationMs, this.o.clock.nowMs());
         const obj = { apiVersion: "coordination.k8s.io/v1", kind: "Lease", metadata: { namespace, name }, spec };
         this.lease = (await this.o.client.create(LEASES, obj)) as Lease;
         this.observe(spec);
         return true;
       }
       this.observe(current.spec);
-      const holder = current.spec?.holderIdentity ?? "";
-      const durationMs = (current.spec?.leaseDurationSeconds ?? 0) * 1000;
-      if (holder !== "" && holder !== this.o.identity && this.observedAt + durationMs > this.o.clock.nowMs()) return false;
-      const spec = this.desired(current.spec, this.o.clock.nowMs());
+      if (heldByOther(current.spec, this.o.identity, this.observedAt, this.o.clock.nowMs(), 0)) return false;
+      const spec = leaseSpecFor(current.spec, this.o.identity, this.o.leaseDurationMs, this.o.clock.nowMs());
       this.lease = (await this.o.client.update(LEASES, { ...current, spec } as KubeObject)) as Lease;
       this.observe(spec);
       return true;

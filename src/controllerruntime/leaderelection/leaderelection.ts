@@ -3,11 +3,11 @@
 // passed since *we observed* its record change, so clock skew between candidates does not matter.
 // The holder renews every retryPeriod; if it cannot renew within renewDeadline it steps down.
 import { pino, type Logger } from "pino";
+import { heldByOther, leaseSpecFor, releasedLeaseSpec } from "../../apimachinery/leaderelection/lease.ts";
 import { isAlreadyExists, isConflict, isNotFound } from "../../apimachinery/errors.ts";
 import { type Lease, type LeaseSpec, Leases } from "../../client/builtins.ts";
 import type { Client } from "../../client/client.ts";
 import { type Clock, realClock } from "../../utils/clock.ts";
-import { microTime } from "../../utils/time.ts";
 
 export interface LeaderElectionConfig {
   client: Client;
@@ -129,17 +129,6 @@ export class LeaderElector {
     }
   }
 
-  private desired(current: LeaseSpec | undefined, now: number): LeaseSpec {
-    const mine = current?.holderIdentity === this.cfg.identity;
-    return {
-      holderIdentity: this.cfg.identity,
-      leaseDurationSeconds: Math.ceil(this.leaseDurationMs / 1000),
-      acquireTime: mine && current?.acquireTime ? current.acquireTime : microTime(now),
-      renewTime: microTime(now),
-      leaseTransitions: current === undefined ? 0 : (current.leaseTransitions ?? 0) + (mine ? 0 : 1),
-    };
-  }
-
   /** One attempt; true if this candidate holds the lease afterwards. API errors count as "no". */
   private async tryAcquireOrRenew(): Promise<boolean> {
     const key = { namespace: this.cfg.namespace, name: this.cfg.name };
@@ -151,16 +140,14 @@ export class LeaderElector {
         lease = await this.cfg.client.get(Leases, key, opts);
       } catch (err) {
         if (!isNotFound(err)) throw err;
-        const spec = this.desired(undefined, now);
+        const spec = leaseSpecFor(undefined, this.cfg.identity, this.leaseDurationMs, now);
         this.lease = await this.cfg.client.create(Leases, { metadata: { ...key }, spec }, opts);
         this.observe(spec, now);
         return true;
       }
       this.observe(lease.spec, this.clock.nowMs());
-      const holder = lease.spec?.holderIdentity ?? "";
-      const durationMs = (lease.spec?.leaseDurationSeconds ?? this.leaseDurationMs / 1000) * 1000;
-      if (holder !== "" && holder !== this.cfg.identity && this.observedAt + durationMs > this.clock.nowMs()) return false;
-      const spec = this.desired(lease.spec, this.clock.nowMs());
+      if (heldByOther(lease.spec, this.cfg.identity, this.observedAt, this.clock.nowMs(), this.leaseDurationMs)) return false;
+      const spec = leaseSpecFor(lease.spec, this.cfg.identity, this.leaseDurationMs, this.clock.nowMs());
       this.lease = await this.cfg.client.update(Leases, { ...lease, spec }, opts);
       this.observe(spec, this.clock.nowMs());
       return true;
@@ -188,8 +175,7 @@ export class LeaderElector {
   private async release(): Promise<void> {
     const lease = this.lease;
     if (!lease || lease.spec?.holderIdentity !== this.cfg.identity) return;
-    const now = microTime(this.clock.nowMs());
-    const spec: LeaseSpec = { ...lease.spec, holderIdentity: "", leaseDurationSeconds: 1, renewTime: now, acquireTime: now };
+    const spec = releasedLeaseSpec(lease.spec, this.clock.nowMs());
     try {
       await this.cfg.client.update(Leases, { ...lease, spec }, { timeoutMs: this.renewDeadlineMs });
       this.log.info("released the lease");
