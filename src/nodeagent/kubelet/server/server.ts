@@ -8,12 +8,12 @@ import type { AddressInfo } from "node:net";
 import type { Duplex } from "node:stream";
 import { WebSocketServer } from "ws";
 import { StatusError, newBadRequest, newNotFound, newPathNotFound, newTooManyRequests, toStatusError } from "../../../apimachinery/errors.ts";
-import { SUPPORTED_PROTOCOLS, encodeStatus, failureStatus, negotiateProtocol, offeredProtocols } from "../../../apimachinery/remotecommand/protocol.ts";
+import { SUPPORTED_PROTOCOLS, negotiateProtocol, offeredProtocols } from "../../../apimachinery/remotecommand/protocol.ts";
 import type { ContainerStream } from "../../../host/containers.ts";
 import type { Pod } from "../runtime/types.ts";
 import { checkClient } from "./auth.ts";
 import { parseLogOptions, serveLogs } from "./logs.ts";
-import { bridge, firstResize, parseStreamOptions, sendReady, type StreamOptions } from "./streams.ts";
+import { bridge, endWithFailure, firstResize, parseStreamOptions, sendReady, type StreamOptions } from "./streams.ts";
 import { DEFAULT_KUBELET_CLIENT_USER, type KubeletServerOptions } from "./types.ts";
 
 export { DEFAULT_KUBELET_CLIENT_USER, type KubeletPods, type KubeletServerOptions } from "./types.ts";
@@ -161,9 +161,7 @@ export async function startKubeletServer(options: KubeletServerOptions): Promise
         try {
           stream = await kubelet.runtime.exec(pod, container, o.command, { tty: true, stdin: o.stdin, ...(size ? { size } : {}) });
         } catch (err) {
-          ws.send(encodeStatus(failureStatus(`error executing command in container: ${err instanceof Error ? err.message : String(err)}`)), { binary: true });
-          ws.close(1000);
-          return;
+          return endWithFailure(ws, "exec", err);
         }
         if (ws.readyState !== ws.OPEN) return stream.close();
         await bridge(ws, protocol, stream, o, "exec", { early });

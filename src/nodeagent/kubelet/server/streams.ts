@@ -70,6 +70,13 @@ export function sendReady(ws: WebSocket, o: StreamOptions): void {
   if (ws.readyState === ws.OPEN) ws.send(encodeFrame(o.stdout ? STDOUT : o.stderr ? STDERR : ERROR), { binary: true });
 }
 
+/** Ends the stream with the runtime's failure to run (exec) or reach (attach) the container, as the status. */
+export function endWithFailure(ws: WebSocket, kind: "exec" | "attach", err: unknown): void {
+  const what = kind === "exec" ? "executing command in" : "attaching to";
+  if (ws.readyState === ws.OPEN) ws.send(encodeStatus(failureStatus(`error ${what} container: ${err instanceof Error ? err.message : String(err)}`)), { binary: true });
+  ws.close(1000);
+}
+
 /**
  * Before a terminal command starts: waits (at most `ms`) for the client's first resize, so the command
  * starts with the client's terminal size instead of 0x0. Frames that arrive meanwhile are kept for
@@ -190,8 +197,7 @@ export function bridge(ws: WebSocket, protocol: string, stream: ContainerStream,
       (err: unknown) => {
         if (finished) return;
         finished = true;
-        send(encodeStatus(failureStatus(`error ${kind === "exec" ? "executing command in" : "attaching to"} container: ${err instanceof Error ? err.message : String(err)}`)));
-        ws.close(1000);
+        endWithFailure(ws, kind, err);
       },
     );
   });
