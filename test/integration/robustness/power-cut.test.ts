@@ -10,7 +10,10 @@
 // The copy is mounted (ext4 replays its journal) and SQLite recovers its WAL: every acknowledged
 // key must be there.
 // The control runs the same with fsync off and must lose acknowledged writes, which shows that the
-// harness does detect acknowledgements made before the data reached the disk.
+// harness does detect acknowledgements made before the data reached the disk. Writeback before the
+// cut is legal (memory pressure, or a sync(2) by anything else on the machine flushes every file
+// system), so a control round may lose nothing; the control tries up to three rounds and fails
+// only if none of them lost a write.
 // This proves "acknowledged => on the device" (fsync before the answer); it does not model a disk
 // that reorders or drops flushed writes. Root only (loop devices, mount); skipped otherwise.
 import assert from "node:assert/strict";
@@ -98,7 +101,12 @@ void describe("power cut", { skip }, () => {
   });
 
   void it("control: without fsync, acknowledged writes are lost (the harness sees it)", async () => {
-    const { acked, missing } = await round("nofsync", false);
-    assert.ok(missing.length > 0, `all ${acked} acknowledged writes survived without fsync: the cut did not drop unsynced data`);
+    const survived: number[] = [];
+    for (let attempt = 1; attempt <= 3; attempt++) {
+      const { acked, missing } = await round(`nofsync-${attempt}`, false);
+      if (missing.length > 0) return;
+      survived.push(acked);
+    }
+    assert.fail(`in each of ${survived.length} rounds all acknowledged writes (${survived.join(", ")}) survived without fsync: the cut never dropped unsynced data`);
   });
 });
