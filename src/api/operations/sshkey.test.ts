@@ -198,7 +198,7 @@ describe("authorized_keys entries are bounded in size and work", () => {
   const modulus = (bits: number) => {
     const bytes = Buffer.alloc(Math.ceil(bits / 8), 0xab);
     bytes[0] = 1 << (bits - 1) % 8;
-    bytes[bytes.length - 1] |= 1;
+    bytes[bytes.length - 1] = bytes.at(-1)! | 1;
     return bytes[0]! & 0x80 ? Buffer.concat([Buffer.from([0]), bytes]) : bytes;
   };
   const rsa = (bits: number, comment = "") => line("ssh-rsa", Buffer.concat([str("ssh-rsa"), str(E), str(modulus(bits))]), comment);

@@ -63,8 +63,8 @@ export async function checkAuditTrail(dir: string, env: () => NodeJS.ProcessEnv)
   assert.equal(row.by, MEMBER_USER);
   assert.deepEqual(row.from, ["127.0.0.1"], "gardenctl reached the garden API server over loopback");
   assert.equal(row.endedBy, MEMBER_USER, "the session's end deleted the bastion");
-  const [opened, renewed, ended] = [row.opened, row.renewed, row.ended].map(String);
-  assert.ok(opened < renewed! && renewed! < ended!, `opened ${opened} < renewed ${renewed} < ended ${ended}`);
+  const [opened, renewed, ended] = [String(row.opened), String(row.renewed), String(row.ended)];
+  assert.ok(opened < renewed && renewed < ended, `opened ${opened} < renewed ${renewed} < ended ${ended}`);
   // Only Bastion writes are recorded: nothing about other kinds.
   const kinds = new Set(readFileSync(log, "utf8").split("\n").filter(Boolean).map((l) => (JSON.parse(l) as { objectRef?: { resource?: string } }).objectRef?.resource));
   assert.deepEqual([...kinds], ["bastions"]);

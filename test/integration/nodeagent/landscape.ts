@@ -67,9 +67,9 @@ export async function startLandscape(): Promise<Landscape> {
     await seed.create(Namespaces, { metadata: { name: TECHNICAL_ID } });
 
     // The gardenlet's garden client is an admin here: the Seed authorizer has no rule for key pair secrets yet.
-    const gardenletGarden = Client.fromKubeconfigFile(servers[0].adminKubeconfigPath, { fieldManager: "gardenlet" });
-    const gardenletSeed = Client.fromKubeconfigFile(servers[1].adminKubeconfigPath, { fieldManager: "gardenlet" });
-    const gardenletShoot = Client.fromKubeconfigFile(servers[2].adminKubeconfigPath, { fieldManager: "gardenlet" });
+    const gardenletGarden = Client.fromKubeconfigFile(servers[0]!.adminKubeconfigPath, { fieldManager: "gardenlet" });
+    const gardenletSeed = Client.fromKubeconfigFile(servers[1]!.adminKubeconfigPath, { fieldManager: "gardenlet" });
+    const gardenletShoot = Client.fromKubeconfigFile(servers[2]!.adminKubeconfigPath, { fieldManager: "gardenlet" });
     cleanups.push(() => [gardenletGarden, gardenletSeed, gardenletShoot].forEach((c) => c.close()));
     const shootClients = new Map([[`${PROJECT_NS}/${SHOOT}`, gardenletShoot]]);
     const detachShoot = () => {
@@ -93,7 +93,7 @@ export async function startLandscape(): Promise<Landscape> {
       mkdirSync(join(root, "etc/ssh"), { recursive: true });
       for (const type of ["ed25519", "ecdsa"]) execFileSync("ssh-keygen", ["-q", "-t", type, "-N", "", "-C", `root@${name}`, "-f", join(root, `etc/ssh/ssh_host_${type}_key`)]);
       const sshd = new RecordingSshd();
-      const client = Client.fromKubeconfigFile(servers[2].adminKubeconfigPath, { fieldManager: "gardener-node-agent" });
+      const client = Client.fromKubeconfigFile(servers[2]!.adminKubeconfigPath, { fieldManager: "gardener-node-agent" });
       const agent = createNodeAgent({
         client,
         nodeName: name,

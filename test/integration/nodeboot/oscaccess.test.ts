@@ -53,7 +53,7 @@ describe("node access to the OSC Secrets", () => {
     await env.admin.create(Secrets, { metadata: { namespace: OSC_NAMESPACE, name: "other" }, type: "Opaque", data: { k: "dg==" } });
     assert.equal(await syncOSCAccess(env.admin, desired.map((d) => d.secretName), signal), true);
     assert.equal(await syncOSCAccess(env.admin, desired.map((d) => d.secretName), signal), false, "a second pass writes nothing");
-    const [a, b] = desired.map((d) => d.secretName);
+    const [a, b] = desired.map((d) => d.secretName) as [string, string];
     await eventually("RBAC allows the node its OSC Secret", async () => ((await outcome(node.get(Secrets, { namespace: OSC_NAMESPACE, name: a }))) === "ok" ? true : undefined));
     assert.equal(await outcome(node.get(Secrets, { namespace: OSC_NAMESPACE, name: b })), "ok");
     const listed = await node.list(Secrets, { namespace: OSC_NAMESPACE, fieldSelector: `metadata.name=${a}` });
@@ -77,7 +77,7 @@ describe("node access to the OSC Secrets", () => {
   });
 
   it("drops a pool's Secret from the Role, and no pools grant nothing", async () => {
-    const [a, b] = desiredOSCSecrets(shoot(["a", "b"]), undefined).map((d) => d.secretName);
+    const [a, b] = desiredOSCSecrets(shoot(["a", "b"]), undefined).map((d) => d.secretName) as [string, string];
     await syncOSCAccess(env.admin, [a], signal);
     await eventually("RBAC refuses the dropped Secret", async () => ((await outcome(node.get(Secrets, { namespace: OSC_NAMESPACE, name: b }))) === "forbidden" ? true : undefined));
     assert.equal(await outcome(node.get(Secrets, { namespace: OSC_NAMESPACE, name: a })), "ok");
