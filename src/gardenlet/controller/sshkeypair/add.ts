@@ -27,6 +27,8 @@ export interface AddOptions {
   /** The seed's cache (key pair Secrets are watched through it); the caller starts and stops it. */
   seedCache?: Cache;
   generateKeyPair?: KeyGenerator;
+  /** Pairs the key pool holds (without generateKeyPair); default KEY_POOL_SIZE (keypool.ts). */
+  keyPoolSize?: number;
   /** Default 5. */
   maxConcurrentReconciles?: number;
 }
@@ -60,6 +62,7 @@ export function addSSHKeypairController(mgr: Manager, o: AddOptions): SSHKeypair
     clock: mgr.clock,
     enqueue: (key) => late.controller?.enqueue(key),
     generateKeyPair: o.generateKeyPair,
+    keyPoolSize: o.keyPoolSize,
     logger: mgr.logger.child({ controller: CONTROLLER_NAME }),
   });
   const controller = newControllerManagedBy(mgr)

@@ -7,7 +7,7 @@ import type { Client } from "../../../client/client.ts";
 import type { ObjectKey } from "../../../client/resource.ts";
 import type { Cache } from "../../../controllerruntime/cache/cache.ts";
 import { FakeClock } from "../../../utils/clock.ts";
-import { DirectCompletion, type Waiting } from "./completion.ts";
+import { DirectCompletion, type Waiting, sameDesired } from "./completion.ts";
 
 const KEY: ObjectKey = { namespace: "garden-p", name: "s" };
 const INITIATION = "2026-01-01T00:00:10Z";
@@ -99,5 +99,29 @@ describe("completing a rotation from the Node report that completes it", () => {
     dc.nodeChanged(KEY, cache);
     await dc.settled();
     assert.equal(enqueued, 1);
+  });
+
+  it("a pass keeps the record while it computes the same desired OSCs, and drops it for others", () => {
+    assert.ok(sameDesired(waiting, [{ pool: "w", secretName: "osc-w", checksum: "new" }]));
+    assert.ok(!sameDesired(waiting, [{ pool: "w", secretName: "osc-w", checksum: "newer" }]), "another checksum");
+    assert.ok(!sameDesired(waiting, [{ pool: "w", secretName: "osc-w", checksum: "new" }, { pool: "v", secretName: "osc-v", checksum: "new" }]), "another pool");
+    dc.set(KEY, waiting);
+    dc.keepIf(KEY, (w) => sameDesired(w, [{ pool: "w", secretName: "osc-w", checksum: "new" }]));
+    assert.equal(dc.get(KEY), waiting);
+    dc.keepIf(KEY, (w) => sameDesired(w, [{ pool: "w", secretName: "osc-w", checksum: "newer" }]));
+    assert.equal(dc.get(KEY), undefined);
+  });
+
+  it("take drops the record and waits for a direct completion in flight", async () => {
+    assert.equal(await dc.take(KEY), false, "nothing in flight");
+    dc.set(KEY, waiting);
+    nodes = [node("n1", "new"), node("n2", "new")];
+    dc.nodeChanged(KEY, cache);
+    assert.equal(await dc.take(KEY), true);
+    assert.equal(patches.length, 1, "the direct completion wrote before take returned");
+    assert.equal(await dc.take(KEY), false, "and it is over");
+    dc.set(KEY, waiting);
+    assert.equal(await dc.take(KEY), false);
+    assert.equal(dc.get(KEY), undefined, "take drops the record");
   });
 });

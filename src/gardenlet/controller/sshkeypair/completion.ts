@@ -4,7 +4,9 @@
 // then checked against that record in the shoot's cache: while nodes are outstanding nothing
 // happens (no pass per report), and the update that completes the set writes `lastCompletionTime`
 // at once, after re-reading the Shoot to confirm it still waits for the same rotation. Anything
-// else (no record, a changed Shoot, a failed write) falls back to a pass.
+// else (no record, a changed Shoot, a failed write) falls back to a pass. The record stays valid
+// while later passes run, as long as they compute the same desired checksums (`keepIf`), so the
+// last report does not wait for a pass that happens to be running.
 import type { Logger } from "pino";
 import { rotationInProgress, sshKeypairRotation } from "../../../api/gardencore/rotation.ts";
 import { isSSHAccessEnabled } from "../../../api/gardencore/shoot.ts";
@@ -56,9 +58,17 @@ export function stillWaiting(shoot: Shoot | undefined, w: Waiting): shoot is Sho
   );
 }
 
+/** Whether a record waits for exactly these desired OSCs. */
+export function sameDesired(w: Waiting, desired: readonly Pick<PoolOSC, "pool" | "secretName" | "checksum">[]): boolean {
+  const key = (d: readonly Pick<PoolOSC, "pool" | "secretName" | "checksum">[]): string => JSON.stringify(d.map(({ pool, secretName, checksum }) => [pool, secretName, checksum]).sort());
+  return key(w.desired) === key(desired);
+}
+
 export class DirectCompletion {
   private readonly waiting = new Map<string, Waiting>();
+  /** Direct completions in flight: all of them, and the latest per Shoot. */
   private readonly running = new Set<Promise<void>>();
+  private readonly latest = new Map<string, Promise<void>>();
   private readonly abort = new AbortController();
 
   constructor(private readonly d: CompletionDeps) {}
@@ -73,15 +83,38 @@ export class DirectCompletion {
     return this.waiting.get(keyString(key));
   }
 
+  /** Drops the record unless `valid` holds for it (a pass computed what the nodes must report now). */
+  keepIf(key: ObjectKey, valid: (w: Waiting) => boolean): void {
+    const w = this.waiting.get(keyString(key));
+    if (w && !valid(w)) this.waiting.delete(keyString(key));
+  }
+
+  /**
+   * Drops the record and waits for a direct completion of the Shoot in flight; true when there was
+   * one (the caller re-reads the Shoot instead of writing the completion a second time).
+   */
+  async take(key: ObjectKey): Promise<boolean> {
+    this.waiting.delete(keyString(key));
+    const p = this.latest.get(keyString(key));
+    if (!p) return false;
+    await p;
+    return true;
+  }
+
   /** A Node of the shoot changed in a way that matters (already in `cache`). */
   nodeChanged(key: ObjectKey, cache: Cache): void {
     const w = this.waiting.get(keyString(key));
     if (!w) return this.d.enqueue(key);
     const nodes = nodesState(cache.informerFor(Nodes).store.list(), w.desired as PoolOSC[]);
     if (nodes.upToDate !== nodes.total) return; // still waiting: a pass would only say so
-    this.waiting.delete(keyString(key));
-    const p = this.complete(key, w).finally(() => this.running.delete(p));
+    const id = keyString(key);
+    this.waiting.delete(id);
+    const p = this.complete(key, w).finally(() => {
+      this.running.delete(p);
+      if (this.latest.get(id) === p) this.latest.delete(id);
+    });
     this.running.add(p);
+    this.latest.set(id, p);
   }
 
   private async complete(key: ObjectKey, w: Waiting): Promise<void> {

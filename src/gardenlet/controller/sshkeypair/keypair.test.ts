@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import { type KeyPair, generateRSAKeyPair, generatingAhead, keyPairData, keyPairOf, keyPairProblem, openSSHPublicKey } from "./keypair.ts";
+import { type KeyPair, generateRSAKeyPair, keyPairData, keyPairOf, keyPairProblem, openSSHPublicKey } from "./keypair.ts";
 
 describe("node key pair material", () => {
   let dir: string;
@@ -55,33 +55,5 @@ describe("node key pair material", () => {
     assert.match(keyPairProblem({ ...pair, privateKey: pkcs8 }) ?? "", /PKCS#1/);
     assert.match(keyPairProblem({ publicKey: pair.publicKey }) ?? "", /id_rsa is missing/);
     assert.match(keyPairProblem({ ...pair, publicKey: "ssh-rsa AAAA" }) ?? "", /malformed/);
-  });
-});
-
-describe("generatingAhead", () => {
-  it("hands out each pair once and has the next one generated before it is asked for", async () => {
-    let made = 0;
-    const pending: (() => void)[] = [];
-    // Each generation resolves only when released, so the test sees which ones were started when.
-    const gen = generatingAhead(() => {
-      const n = ++made;
-      return new Promise<KeyPair>((resolve) => pending.push(() => resolve({ privateKey: `k${n}`, publicKey: `p${n}` })));
-    });
-    const first = gen();
-    assert.equal(made, 2, "the first call generates its pair and the next one");
-    for (const release of pending.splice(0)) release();
-    assert.equal((await first).privateKey, "k1");
-    assert.equal((await gen()).privateKey, "k2", "the pair generated ahead, ready without waiting");
-    assert.equal(made, 3, "and the one after it is under way");
-    for (const release of pending.splice(0)) release();
-    assert.equal((await gen()).privateKey, "k3");
-  });
-
-  it("a failed generation fails the call that takes it; the following call gets a fresh pair", async () => {
-    let n = 0;
-    const gen = generatingAhead(() => (++n === 2 ? Promise.reject(new Error("no entropy")) : Promise.resolve({ privateKey: `k${n}`, publicKey: `p${n}` })));
-    assert.equal((await gen()).privateKey, "k1");
-    await assert.rejects(gen(), /no entropy/);
-    assert.equal((await gen()).privateKey, "k3");
   });
 });

@@ -52,22 +52,6 @@ export async function generateRSAKeyPair(bits: number = RSA_BITS): Promise<KeyPa
   return { privateKey: pem, publicKey: openSSHPublicKey(privateKey) };
 }
 
-/**
- * Keeps one key pair generated ahead: a rotation takes the ready pair at once (RSA 4096 takes from 0.2 s
- * to several seconds on a busy host), and the next one is generated in the background. Each pair is
- * handed out once and lives only in this process's memory until then.
- */
-export function generatingAhead(generate: KeyGenerator): KeyGenerator {
-  let next: Promise<KeyPair> | undefined;
-  return () => {
-    const pair = next ?? generate();
-    next = generate();
-    // A failed generation surfaces on the call that takes it, not as an unhandled rejection.
-    next.catch(() => undefined);
-    return pair;
-  };
-}
-
 const PUBLIC_LINE = /^ssh-rsa ([A-Za-z0-9+/]+={0,2})$/;
 
 /**

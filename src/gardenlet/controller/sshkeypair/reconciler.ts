@@ -15,8 +15,10 @@ import { unlessNotFound } from "../../../client/helpers.ts";
 import type { ObjectKey } from "../../../client/resource.ts";
 import type { ReconcileContext, Reconciler, Request, Result } from "../../../controllerruntime/reconcile.ts";
 import type { Clock } from "../../../utils/clock.ts";
-import { DirectCompletion, waitingFor } from "./completion.ts";
-import { type KeyGenerator, type KeyPair, generateRSAKeyPair, generatingAhead, keyPairOf, keyPairProblem } from "./keypair.ts";
+import { DirectCompletion, sameDesired, waitingFor } from "./completion.ts";
+import { type KeyGenerator, type KeyPair, generateRSAKeyPair, keyPairOf, keyPairProblem } from "./keypair.ts";
+import { KeyPool } from "./keypool.ts";
+import { keyWorker } from "./keyworker.ts";
 import { type NodesState, nodesState, waitingMessage } from "./nodes.ts";
 import { syncOSCAccess } from "./oscaccess.ts";
 import { type PoolOSC, desiredOSCSecrets, syncOSCSecrets } from "./oscsecrets.ts";
@@ -55,8 +57,10 @@ export interface SSHKeypairReconcilerDeps {
   clock: Clock;
   /** Where shoot-side events (Nodes, OSC Secrets) go: the controller's queue. */
   enqueue: (key: ObjectKey) => void;
-  /** Default RSA 4096 (R1). */
+  /** Default: RSA 4096 from a pool generated ahead (keypool.ts). */
   generateKeyPair?: KeyGenerator;
+  /** Pairs the default pool holds; default KEY_POOL_SIZE. */
+  keyPoolSize?: number;
   logger?: Logger;
 }
 
@@ -72,26 +76,38 @@ const initiationLabel = (shoot: Shoot): string => unixSecondsLabel(sshKeypairRot
 
 export class SSHKeypairReconciler implements Reconciler {
   private readonly generate: KeyGenerator;
+  private readonly stopKeys: () => Promise<void>;
   readonly watches: ShootWatches;
   readonly completion: DirectCompletion;
 
   constructor(private readonly d: SSHKeypairReconcilerDeps) {
-    this.generate = d.generateKeyPair ?? generatingAhead(() => generateRSAKeyPair());
+    if (d.generateKeyPair) {
+      this.generate = d.generateKeyPair;
+      this.stopKeys = () => Promise.resolve();
+    } else {
+      const worker = keyWorker();
+      const pool = new KeyPool({ background: () => worker.generate(), urgent: () => generateRSAKeyPair(), clock: d.clock, ...(d.keyPoolSize ? { size: d.keyPoolSize } : {}), ...(d.logger ? { logger: d.logger } : {}) });
+      this.generate = pool.generator();
+      this.stopKeys = () => {
+        pool.stop();
+        return worker.stop();
+      };
+    }
     this.completion = new DirectCompletion({ gardenClient: d.gardenClient, clock: d.clock, enqueue: d.enqueue, ...(d.logger ? { logger: d.logger } : {}) });
     this.watches = new ShootWatches({ enqueue: d.enqueue, nodeChanged: (key, cache) => this.completion.nodeChanged(key, cache), clock: d.clock });
   }
 
-  /** Stops the shoot watches and direct completions. */
+  /** Stops the shoot watches, direct completions and key generation. */
   async stop(): Promise<void> {
-    await Promise.all([this.watches.stopAll(), this.completion.stop()]);
+    await Promise.all([this.watches.stopAll(), this.completion.stop(), this.stopKeys()]);
   }
 
   async reconcile(req: Request, rc: ReconcileContext): Promise<Result | void> {
     // Live, not cached: the pass decides on the annotation and the rotation status it just wrote.
-    // Whatever this pass leaves waiting for nodes is recorded again below.
-    this.completion.set(req, undefined);
+    // A waiting record stays while this pass computes the same desired OSCs (completion.ts).
     let shoot = await unlessNotFound(this.d.gardenClient.get(Shoots, req, { signal: rc.signal }));
     if (!shoot || shoot.metadata.deletionTimestamp) {
+      this.completion.set(req, undefined);
       await this.watches.stop(req);
       return;
     }
@@ -99,26 +115,33 @@ export class SSHKeypairReconciler implements Reconciler {
     if (!seedNamespace) throw new Error(`shoot ${req.namespace}/${req.name} has no status.technicalID yet`);
     const shootClient = await this.d.shootClients.clientFor(req);
     const shootCache = shootClient ? this.watches.ensure(req, shootClient) : undefined;
-    if (!isSSHAccessEnabled(shoot)) return this.disabled(shoot, seedNamespace, shootClient, rc);
+    if (!isSSHAccessEnabled(shoot)) {
+      this.completion.set(req, undefined);
+      return this.disabled(shoot, seedNamespace, shootClient, rc);
+    }
 
     // At most two rounds: the second carries out a rotation the first one started.
     for (let round = 0; round < 2; round++) {
       const keys = await this.ensureKeyPairs(shoot, seedNamespace, rc);
       if (!shootClient || !shootCache) {
+        this.completion.set(req, undefined);
         rc.log.info("no client for the shoot's API server yet; node configuration follows later");
         return { requeueAfterMs: SHOOT_CLIENT_RETRY_MS };
       }
-      const desired = await this.syncOSC(shoot, shootClient, keys.map((k) => k.publicKey), rc);
+      const desired = await this.syncOSC(req, shoot, shootClient, keys.map((k) => k.publicKey), rc);
       const nodes = nodesState(await shootCache.list(Nodes, {}, rc.signal), desired);
       const upToDate = nodes.upToDate === nodes.total;
-      if (rotationInProgress(shoot)) {
-        if (upToDate) {
+      if (!rotationInProgress(shoot)) this.completion.set(req, undefined);
+      else if (upToDate) {
+        // A node's report may have completed it directly meanwhile: then the Shoot says so.
+        if (await this.completion.take(req)) shoot = await this.d.gardenClient.get(Shoots, req, { signal: rc.signal });
+        if (rotationInProgress(shoot)) {
           shoot = await completeRotation(this.d.gardenClient, shoot, this.d.clock.nowMs(), rc.signal);
           rc.log.info({ nodes: nodes.total, lastCompletionTime: sshKeypairRotation(shoot)?.lastCompletionTime }, "SSH key pair rotation completed");
-        } else {
-          rc.log.info({ upToDate: nodes.upToDate, nodes: nodes.total, outstanding: nodes.errors }, "SSH key pair rotation waits for nodes");
-          this.completion.set(req, waitingFor(shoot, desired));
         }
+      } else {
+        rc.log.info({ upToDate: nodes.upToDate, nodes: nodes.total, outstanding: nodes.errors }, "SSH key pair rotation waits for nodes");
+        this.completion.set(req, waitingFor(shoot, desired));
       }
       if (!rotationRequested(shoot)) {
         await removeConstraint(this.d.gardenClient, shoot, rc.signal);
@@ -142,8 +165,10 @@ export class SSHKeypairReconciler implements Reconciler {
     }
   }
 
-  private async syncOSC(shoot: Shoot, shootClient: Client, keys: string[] | undefined, rc: ReconcileContext): Promise<PoolOSC[]> {
+  private async syncOSC(req: ObjectKey, shoot: Shoot, shootClient: Client, keys: string[] | undefined, rc: ReconcileContext): Promise<PoolOSC[]> {
     const desired = desiredOSCSecrets(shoot, keys);
+    // Before the nodes can see a changed configuration, a record of the previous one is gone.
+    this.completion.keepIf(req, (w) => sameDesired(w, desired));
     const synced = await syncOSCSecrets(shootClient, desired, rc.signal);
     if (synced.written.length || synced.deleted.length) rc.log.info({ written: synced.written, deleted: synced.deleted, sshAccess: keys !== undefined }, "operating system configs updated");
     // Nodes read exactly these Secrets (docs/node-bootstrap.md#osc-secrets); deleted ones drop out of the Role.
@@ -205,7 +230,7 @@ export class SSHKeypairReconciler implements Reconciler {
     // A credentials rotation no longer concerns SSH; nothing else here consumes it.
     current = await removeOperations(this.d.gardenClient, current, SSH_ROTATION_OPERATIONS, rc.signal);
     if (!shootClient) return { requeueAfterMs: SHOOT_CLIENT_RETRY_MS };
-    const desired = await this.syncOSC(current, shootClient, undefined, rc);
+    const desired = await this.syncOSC({ namespace: gardenNamespace, name }, current, shootClient, undefined, rc);
     const cache = this.watches.ensure({ namespace: gardenNamespace, name }, shootClient);
     const nodes: NodesState = nodesState(await cache.list(Nodes, {}, rc.signal), desired);
     if (nodes.upToDate === nodes.total) await clearRotation(this.d.gardenClient, current, rc.signal);
