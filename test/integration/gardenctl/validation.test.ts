@@ -1,5 +1,5 @@
 // `gardenctl ssh` flag validation (docs/gardenctl-ssh.md#validation, docs/gardenctl-ssh.md#output-and-exit-codes): each rule's message as `Error: <message>` on
-// stderr and exit 1, before any API call (the kubeconfig points nowhere), plus usage on flag
+// stderr (one line per invalid flag) and exit 1, before any API call (the kubeconfig points nowhere), plus usage on flag
 // parsing errors and the top-level help.
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type Env, gardenctl } from "./support.ts";
 
-const cases: [string[], string][] = [
+const cases: [string[], string | string[]][] = [
   [["a", "b"], "accepts at most 1 arg(s), received 2"],
   [["-o", "xml"], "--output must be either 'yaml' or 'json'"],
   [["--shell", "tcsh"], "shell must be one of [bash zsh fish powershell]"],
@@ -16,7 +16,7 @@ const cases: [string[], string][] = [
   [["--wait-timeout", "0s"], "the maximum wait duration must be non-zero"],
   [["--keepalive-interval", "5s"], "--keepalive-interval must be between 10s and 30m0s"],
   [["--keepalive-interval", "31m"], "--keepalive-interval must be between 10s and 30m0s"],
-  [["node-1", "--no-keepalive"], "set --interactive=false when disabling keepalive"],
+  [["node-1", "--no-keepalive"], ["set --interactive=false when disabling keepalive", "set --keep-bastion when disabling keepalive"]],
   [["--no-keepalive"], "set --keep-bastion when disabling keepalive"],
   [["node-1", "-o", "json"], "set --interactive=false when using the output flag"],
   [["--", "ls"], "a node name is required when a command is given"],
@@ -32,6 +32,8 @@ const cases: [string[], string][] = [
   [["node-1", "--key-type", "dsa"], "--key-type must be either 'ed25519' or 'rsa'"],
   [["node-1", "--private-key-file", "/k"], "set --public-key-file when using --private-key-file"],
   [["node-1", "--cidr", "8.8.8.8"], 'CIDR "8.8.8.8" is invalid: invalid CIDR address: 8.8.8.8'],
+  // Every invalid flag is named, one line each, not just the first.
+  [["a", "b", "-o", "xml", "--user", "Root", "--key-type", "dsa"], ["accepts at most 1 arg(s), received 2", "--output must be either 'yaml' or 'json'", "set --interactive=false when using the output flag", "user must start with a lowercase letter or underscore, followed by lowercase letters, digits, underscores, or hyphens", "--key-type must be either 'ed25519' or 'rsa'"]],
 ];
 
 describe("gardenctl ssh: validation", () => {
@@ -44,7 +46,7 @@ describe("gardenctl ssh: validation", () => {
     const runs = cases.map(([args, message]) => ({ args, message, run: gardenctl(e, [...args, "--kubeconfig", e.kubeconfig], { bare: true, env: { GCTL_SHELL: "bash" } }) }));
     for (const { args, message, run } of runs) {
       assert.equal(await run.exit, 1, `${args.join(" ")}: ${run.stderr()}`);
-      assert.equal(run.stderr(), `Error: ${message}\n`, args.join(" "));
+      assert.equal(run.stderr(), [message].flat().map((m) => `Error: ${m}\n`).join(""), args.join(" "));
       assert.equal(run.stdout(), "");
     }
   });

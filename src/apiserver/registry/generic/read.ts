@@ -10,7 +10,7 @@ import type { StoreCore } from "./core.ts";
 import type { GetOptions, ListOptions } from "./interface.ts";
 import { validateListOptions } from "./list-options.ts";
 import { parseResourceVersion, storageToStatus, tooLargeResourceVersion } from "./rv.ts";
-import { parseSelection } from "./selection.ts";
+import { parseSelection, type Selection } from "./selection.ts";
 
 const EXPIRED_CONTINUE =
   "The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter.";
@@ -61,30 +61,8 @@ export async function list(core: StoreCore, ctx: RequestContext, options: ListOp
   const selection = parseSelection(def, options);
   const rv = parseResourceVersion(options.resourceVersion);
   const root = resourcePrefix(def);
-  const prefix = listPrefix(def, ctx.namespace);
-  let limit = options.limit ?? 0;
-  let revision: number | undefined;
-  let startKey: string | undefined;
-  let allowStale = false;
-  let exact = false;
-
-  if (options.continue) {
-    if (rv) throw newBadRequest("specifying resource version is not allowed when using continue");
-    const token = decodeContinueToken(options.continue, root);
-    revision = token.resourceVersion;
-    startKey = token.startKey;
-    exact = true;
-  } else if (rv === 0) {
-    // "Any": may be served from the cache; limit may be ignored, and is.
-    allowStale = true;
-    limit = 0;
-  } else if (rv !== undefined) {
-    exact = options.resourceVersionMatch === "Exact" || (limit > 0 && options.resourceVersionMatch !== "NotOlderThan");
-    if (exact) revision = rv;
-  }
-
-  const items: KubeObject[] = [];
-  const out = (listRevision: number, cont?: string, remaining?: number): KubeList => {
+  const plan = planList(options, rv, root);
+  const out = (items: KubeObject[], listRevision: number, cont?: string, remaining?: number): KubeList => {
     const meta: KubeList["metadata"] = { resourceVersion: String(listRevision) };
     if (cont) meta.continue = cont;
     if (remaining !== undefined) meta.remainingItemCount = remaining;
@@ -92,47 +70,99 @@ export async function list(core: StoreCore, ctx: RequestContext, options: ListOp
   };
 
   // metadata.name=n within one namespace (or cluster-scoped): one key, no scan.
-  if (selection.singleName !== undefined && !options.continue && !exact && (!def.namespaced || ctx.namespace)) {
-    const current = rv ? await ensureRevision(core, rv) : await core.storage.currentRevision();
-    const name = selection.singleName;
-    const kv = name && !name.includes("/") ? await getKey(core, objectKey(def, ctx.namespace, name)) : undefined;
-    if (kv) {
-      const obj = decode(def, kv);
-      if (selection.matches(obj)) items.push(obj);
-    }
-    return out(Math.max(current, kv?.modRevision ?? 0));
+  if (selection.singleName !== undefined && !options.continue && !plan.exact && (!def.namespaced || ctx.namespace)) {
+    const one = await listSingleName(core, ctx, selection, selection.singleName, rv);
+    return out(one.items, one.revision);
   }
 
-  let readRevision = revision;
-  let nextStart = startKey;
+  const prefix = listPrefix(def, ctx.namespace);
+  const scan = await scanPages(core, prefix, plan, selection, Boolean(options.continue));
+  if (rv && !plan.exact && scan.revision < rv) throw tooLargeResourceVersion(rv, scan.revision);
+  if (!plan.limit || !scan.more || scan.lastKey === undefined) return out(scan.items, scan.revision);
+  const next = keyAfter(scan.lastKey);
+  // As kube-apiserver: how many objects follow this page, only when nothing is filtered out.
+  const remaining = selection.everything ? await countAfter(core, prefix, scan.revision, next) : undefined;
+  return out(scan.items, scan.revision, encodeContinueToken(next, root, scan.revision), remaining);
+}
+
+/** How a list reads storage: at which revision, from which key, how many items, and whether stale reads are fine. */
+interface ListPlan {
+  limit: number;
+  /** The revision to read at (a continue token's, or an exact resourceVersion); undefined: the newest. */
+  revision?: number;
+  startKey?: string;
+  allowStale: boolean;
+  /** The list must be served at exactly `revision`. */
+  exact: boolean;
+}
+
+function planList(options: ListOptions, rv: number | undefined, root: string): ListPlan {
+  const limit = options.limit ?? 0;
+  if (options.continue) {
+    if (rv) throw newBadRequest("specifying resource version is not allowed when using continue");
+    const token = decodeContinueToken(options.continue, root);
+    return { limit, revision: token.resourceVersion, startKey: token.startKey, allowStale: false, exact: true };
+  }
+  // "Any": may be served from the cache; limit may be ignored, and is.
+  if (rv === 0) return { limit: 0, allowStale: true, exact: false };
+  if (rv === undefined) return { limit, allowStale: false, exact: false };
+  const exact = options.resourceVersionMatch === "Exact" || (limit > 0 && options.resourceVersionMatch !== "NotOlderThan");
+  return { limit, ...(exact ? { revision: rv } : {}), allowStale: false, exact };
+}
+
+/** The list of a metadata.name selector: the one key it names (a name with "/" names nothing). */
+async function listSingleName(core: StoreCore, ctx: RequestContext, selection: Selection, name: string, rv: number | undefined): Promise<{ items: KubeObject[]; revision: number }> {
+  const current = rv ? await ensureRevision(core, rv) : await core.storage.currentRevision();
+  const kv = name && !name.includes("/") ? await getKey(core, objectKey(core.def, ctx.namespace, name)) : undefined;
+  const obj = kv ? decode(core.def, kv) : undefined;
+  return { items: obj && selection.matches(obj) ? [obj] : [], revision: Math.max(current, kv?.modRevision ?? 0) };
+}
+
+interface Scan {
+  items: KubeObject[];
+  /** The revision every page was read at. */
+  revision: number;
+  lastKey?: string;
+  /** Keys follow the last one read. */
+  more: boolean;
+}
+
+/** Reads pages at one revision until `limit` objects matched (or all, without a limit). */
+async function scanPages(core: StoreCore, prefix: string, plan: ListPlan, selection: Selection, continued: boolean): Promise<Scan> {
+  const { limit, allowStale } = plan;
+  const items: KubeObject[] = [];
+  let readRevision = plan.revision;
+  let nextStart = plan.startKey;
   let lastKey: string | undefined;
-  let more = false;
   for (;;) {
     let page: ListResult;
     try {
       page = await core.storage.list(prefix, { revision: readRevision, startKey: nextStart, limit, allowStale });
     } catch (err) {
-      if (options.continue && err instanceof StorageError && err.code === "Compacted") throw newResourceExpired(EXPIRED_CONTINUE);
-      throw storageToStatus(err, revision);
+      if (continued && err instanceof StorageError && err.code === "Compacted") throw newResourceExpired(EXPIRED_CONTINUE);
+      throw storageToStatus(err, plan.revision);
     }
     readRevision ??= page.revision;
-    more = page.more;
-    let i = 0;
-    for (; i < page.items.length && (!limit || items.length < limit); i++) {
-      const kv = page.items[i]!;
-      lastKey = kv.key;
-      const obj = decode(def, kv);
-      if (selection.matches(obj)) items.push(obj);
-    }
-    if (i < page.items.length) more = true;
-    if (!limit || items.length >= limit || !page.more || lastKey === undefined) break;
+    const read = takeMatching(core, page.items, items, limit, selection);
+    lastKey = read.lastKey ?? lastKey;
+    const more = page.more || read.count < page.items.length;
+    if (!limit || items.length >= limit || !page.more || lastKey === undefined) return { items, revision: readRevision, lastKey, more };
     nextStart = keyAfter(lastKey);
   }
-  if (rv && !exact && readRevision < rv) throw tooLargeResourceVersion(rv, readRevision);
-  const cont = limit && more && lastKey !== undefined ? encodeContinueToken(keyAfter(lastKey), root, readRevision) : undefined;
-  // As kube-apiserver: how many objects follow this page, only when nothing is filtered out.
-  const remaining = cont && selection.everything ? await countAfter(core, prefix, readRevision, keyAfter(lastKey!)) : undefined;
-  return out(readRevision, cont, remaining);
+}
+
+/** Appends the page's matching objects to items until limit; returns how many keys were read and the last. */
+function takeMatching(core: StoreCore, page: KeyValue[], items: KubeObject[], limit: number, selection: Selection): { count: number; lastKey?: string } {
+  let count = 0;
+  let lastKey: string | undefined;
+  for (const kv of page) {
+    if (limit && items.length >= limit) break;
+    count++;
+    lastKey = kv.key;
+    const obj = decode(core.def, kv);
+    if (selection.matches(obj)) items.push(obj);
+  }
+  return { count, lastKey };
 }
 
 /** Keys under prefix from startKey on, at revision (same snapshot as the page). */

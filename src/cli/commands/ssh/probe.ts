@@ -3,6 +3,7 @@
 // within the remaining --wait-timeout. Authentication and host-key checks happen in the real ssh
 // session that follows (with the pinned known_hosts file), not in the probe.
 import { connect } from "node:net";
+import { type Clock, realClock } from "../../../utils/clock.ts";
 import { TimeoutError } from "./errors.ts";
 import type { Logger } from "./log.ts";
 
@@ -29,17 +30,17 @@ export function probeOnce(host: string, port: number, timeoutMs: number): Promis
   });
 }
 
-export async function probeBastion(host: string, port: number, deadline: number, log: Logger, signal: AbortSignal, attemptMs = 10_000, retryMs = 5_000): Promise<void> {
+export async function probeBastion(host: string, port: number, deadline: number, log: Logger, signal: AbortSignal, clock: Clock = realClock, attemptMs = 10_000, retryMs = 5_000): Promise<void> {
   for (;;) {
     let err: Error;
     try {
-      return await probeOnce(host, port, Math.max(1, Math.min(attemptMs, deadline - Date.now())));
+      return await probeOnce(host, port, Math.max(1, Math.min(attemptMs, deadline - clock.nowMs())));
     } catch (e) {
       err = e as Error;
     }
     if (signal.aborted) throw signal.reason;
-    if (Date.now() + retryMs >= deadline) throw new TimeoutError(`timed out waiting for the bastion to become ready: ${err.message}`);
+    if (clock.nowMs() + retryMs >= deadline) throw new TimeoutError(`timed out waiting for the bastion to become ready: ${err.message}`);
     log.info("Still waiting for bastion to accept SSH connection", { err: err.message });
-    await new Promise((r) => setTimeout(r, retryMs));
+    await clock.sleep(retryMs, signal);
   }
 }

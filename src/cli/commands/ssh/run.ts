@@ -1,19 +1,23 @@
 // `gardenctl ssh`: the flow of docs/gardenctl-ssh.md#flow from validated flags to the session, with cleanup on every
-// exit path. Returns the process exit code; writes `Error: <message>` for gardenctl's failures.
+// exit path. Returns the process exit code; writes `Error: <message>` for gardenctl's failures (one line per
+// invalid flag).
 import { accessSync, constants as fsConstants } from "node:fs";
 import { delimiter, join } from "node:path";
 import type { Writable } from "node:stream";
+import type { Shoot } from "../../../apis/gardencore/v1beta1/types.ts";
 import type { Bastion } from "../../../apis/operations/v1alpha1/types.ts";
+import type { Client } from "../../../client/index.ts";
+import { type Clock, realClock } from "../../../utils/clock.ts";
 import { requireAgentKey } from "./agent.ts";
 import { createOrReuseBastion, startKeepalive } from "./bastion.ts";
 import { determineCIDRs } from "./cidr.ts";
 import { PRESS_CTRL_C, type ConnectInfo, connectInfoDocument, connectInfoText } from "./connectinfo.ts";
 import { CLIError, SignalError, errorMessage } from "./errors.ts";
-import { bastionPolicy, defaultNodeKnownHosts, nodePolicy } from "./hostkeys.ts";
+import { type FallbackFlags, bastionPolicy, defaultNodeKnownHosts, nodePolicy } from "./hostkeys.ts";
 import { type KeyPair, generateKeyPair, makePrivateDir, readPrivateKeyFile, readPublicKeyFile } from "./keys.ts";
 import { Logger } from "./log.ts";
 import { type NodeInfo, getNode, listNodes, nodeHost, nodeInfo, shootClient, writeNodeKeys } from "./nodes.ts";
-import { type RawFlags, type SSHOptions, validateOptions } from "./options.ts";
+import { OptionsError, type RawFlags, type SSHOptions, validateOptions } from "./options.ts";
 import { probeBastion } from "./probe.ts";
 import { NODE_PLACEHOLDER, type SSHCommandInput, printedCommand, sshArgs, startSSH } from "./sshcmd.ts";
 import { gardenClient, gardenHome, loadConfig, resolveTarget } from "./target.ts";
@@ -26,6 +30,8 @@ export interface IO {
   env: NodeJS.ProcessEnv;
   /** stdin and stderr are terminals. */
   tty: boolean;
+  /** The clock of deadlines and waits (real time unless a test injects one). */
+  clock?: Clock;
 }
 
 export async function runSSH(raw: RawFlags, positional: string[], command: string[], io: IO): Promise<number> {
@@ -36,7 +42,8 @@ export async function runSSH(raw: RawFlags, positional: string[], command: strin
   } catch (err) {
     log.clearSpinner();
     if (err instanceof SignalError) return err.exitCode;
-    io.stderr.write(`Error: ${errorMessage(err)}\n`);
+    const messages = err instanceof OptionsError ? err.problems : [errorMessage(err)];
+    io.stderr.write(messages.map((m) => `Error: ${m}\n`).join(""));
     return err instanceof CLIError ? err.exitCode : 1;
   } finally {
     await s.cleanup();
@@ -55,14 +62,9 @@ function onPath(bin: string, env: NodeJS.ProcessEnv): boolean {
 }
 
 async function flow(s: Session, raw: RawFlags, positional: string[], command: string[], io: IO, log: Logger): Promise<number> {
+  const clock = io.clock ?? realClock;
   const o: SSHOptions = validateOptions(raw, positional, command, io.env, io.tty, log);
-  let givenPublicKey: string | undefined;
-  if (o.publicKeyFile !== undefined) {
-    givenPublicKey = readPublicKeyFile(o.publicKeyFile);
-    if (o.privateKeyFile !== undefined) readPrivateKeyFile(o.privateKeyFile);
-    else await s.step(requireAgentKey(io.env));
-  }
-  if (!onPath("ssh", io.env)) throw new CLIError("ssh client not found in PATH; install an OpenSSH client");
+  const givenPublicKey = await checkLocalPrerequisites(s, o, io.env);
 
   const config = loadConfig(o, io.env);
   const cidrs = await s.step(determineCIDRs({ cidrs: o.cidr, publicIpCommand: o.publicIpCommand, env: io.env, config: config.ssh, signal: s.cancel.signal }, log));
@@ -74,71 +76,28 @@ async function flow(s: Session, raw: RawFlags, positional: string[], command: st
   log.info("Preparing SSH access", { target: `${target.scope}/${shootName}`, garden: gardenName });
   if (shoot.spec.provider.workersSettings?.sshAccess?.enabled === false) throw new CLIError("node SSH access disabled, SSH not allowed");
 
-  s.dir = makePrivateDir(io.env);
-  const dir = s.dir;
-  let keys: KeyPair;
-  if (givenPublicKey !== undefined) keys = { publicKey: givenPublicKey, publicKeyFile: o.publicKeyFile!, privateKeyFile: o.privateKeyFile };
-  else keys = generateKeyPair(dir, o.keyType);
-  s.publicKeyFile = keys.publicKeyFile;
-  s.privateKeyFile = keys.privateKeyFile;
-
+  const dir = (s.dir = makePrivateDir(io.env));
+  const keys = bastionKeys(s, o, dir, givenPublicKey);
   // Nodes (step 2) and node keys (step 3).
-  const nodesClient = await s.step(shootClient(client, shoot));
-  s.onStop(() => nodesClient.close());
-  let nodes: NodeInfo[] = [];
-  let host = NODE_PLACEHOLDER;
-  let target1: NodeInfo | undefined;
-  if (o.nodeName === undefined) {
-    nodes = await s.step(listNodes(nodesClient));
-  } else {
-    const node = await s.step(getNode(nodesClient, o.nodeName, log));
-    host = node ? nodeHost(node) : o.nodeName;
-    if (node) target1 = nodeInfo(node);
-  }
+  const nodes = await findNodes(s, client, shoot, o, log);
   s.nodeKeyFiles = await s.step(writeNodeKeys(client, target.namespace, shootName, dir));
 
   // Bastion (steps 4-8).
   const ingress = cidrs.map((cidr) => ({ ipBlock: { cidr } }));
   const created = await s.step(createOrReuseBastion(client, { namespace: target.namespace, shootName, publicKey: keys.publicKey, ingress, name: o.bastionName }, log));
-  const bname = created.metadata.name!;
-  const bkey = `${target.namespace}/${bname}`;
-  s.bastion = { client, namespace: target.namespace, name: bname };
-  s.keepBastion = o.keepBastion;
-  if (o.keepalive) {
-    s.onStop(startKeepalive(client, target.namespace, bname, o.keepaliveInterval, log, (m) => s.end(m)));
-  }
-  const deadline = Date.now() + o.waitTimeout;
-  const spinner = o.tty && o.interactive;
-  const ready: Bastion = await s.step(waitForReady(client, created, { timeoutMs: o.waitTimeout, bastionHost: o.bastionHost, spinner, signal: s.cancel.signal }, log));
-  const watchStop = new AbortController();
-  s.onStop(() => watchStop.abort());
-  const gone = (b: Bastion | undefined): void => {
-    if (b !== undefined && !b.metadata.deletionTimestamp) return;
-    watchStop.abort();
-    log.info("Can't keep bastion alive. Bastion is already gone.");
-    s.end(`bastion "${bkey}" is gone (deleted or expired); ending the session`);
-  };
-  void watchBastion(client, target.namespace, bname, ready.metadata.resourceVersion, gone, (err) => s.end(`failed to watch bastion "${bkey}": ${errorMessage(err)}`), watchStop.signal);
+  const deadline = clock.nowMs() + o.waitTimeout;
+  const ready = await readyBastion(s, client, created, o, log, clock);
+  const b = bastionAddress(ready, o, keys);
 
-  const ip = ready.status?.ingress?.ip ?? "";
-  const hostname = ready.status?.ingress?.hostname ?? "";
-  const address = o.bastionHost ?? (ip || hostname);
-  const fallbackFlags = (files: string[], strict: "bastion" | "node") => ({
-    files,
-    strict: strict === "bastion" ? o.bastionStrictHostKeyChecking : o.nodeStrictHostKeyChecking,
-    explicit: files.length > 0 || (strict === "bastion" ? raw.bastionStrictHostKeyChecking : raw.nodeStrictHostKeyChecking) !== undefined,
-    tty: o.tty,
-  });
-  const bastionHop = bastionPolicy(dir, ready, o.bastionHost, o.bastionPort, fallbackFlags(o.bastionUserKnownHostsFile, "bastion"), log);
-  const nodeTargets = o.nodeName === undefined ? nodes.map((info) => ({ info })) : target1 ? [{ info: target1, host }] : [];
-  const nodeHop = nodePolicy(dir, nodeTargets, defaultNodeKnownHosts(gardenHome(io.env), shoot.metadata.uid ?? shootName), fallbackFlags(o.nodeUserKnownHostsFile, "node"), log);
+  const bastionHop = bastionPolicy(dir, ready, o.bastionHost, o.bastionPort, fallbackFlags(o, raw, "bastion"), log);
+  const nodeHop = nodePolicy(dir, nodes.targets, defaultNodeKnownHosts(gardenHome(io.env), shoot.metadata.uid ?? shootName), fallbackFlags(o, raw, "node"), log);
   if (o.skipAvailabilityCheck) log.info("Bastion is ready, skipping availability check");
-  else await s.step(probeBastion(address, Number(o.bastionPort || "22"), deadline, log, s.cancel.signal));
-  log.info("Bastion host became available.", { address: ip && hostname ? `${ip} (${hostname})` : ip || hostname || address });
+  else await s.step(probeBastion(b.address, Number(o.bastionPort || "22"), deadline, log, s.cancel.signal, clock));
+  log.info("Bastion host became available.", { address: b.ip && b.hostname ? `${b.ip} (${b.hostname})` : b.ip || b.hostname || b.address });
 
   const input: SSHCommandInput = {
     shell: o.shell,
-    bastionAddress: address,
+    bastionAddress: b.address,
     bastionPort: o.bastionPort,
     bastionPrivateKeyFile: keys.privateKeyFile,
     bastionKnownHostsFiles: bastionHop.files,
@@ -147,12 +106,101 @@ async function flow(s: Session, raw: RawFlags, positional: string[], command: st
     nodeStrictHostKeyChecking: nodeHop.strict,
     nodePrivateKeyFiles: s.nodeKeyFiles,
     user: o.user,
-    nodeHost: host,
+    nodeHost: nodes.host,
     command: o.command,
   };
   const printed = printedCommand(input);
-  if (!o.interactive) return connectInfo(s, o, io, input, printed, nodes, { name: bname, namespace: target.namespace, ip, hostname, address, keys });
+  if (!o.interactive) return connectInfo(s, o, io, input, printed, nodes.listed, { ...b, name: ready.metadata.name!, namespace: target.namespace });
+  return interactiveSession(s, o, io, input, printed);
+}
 
+/** Local checks before any API call: the given key files (or an agent key) and ssh on PATH; returns the given public key. */
+async function checkLocalPrerequisites(s: Session, o: SSHOptions, env: NodeJS.ProcessEnv): Promise<string | undefined> {
+  let givenPublicKey: string | undefined;
+  if (o.publicKeyFile !== undefined) {
+    givenPublicKey = readPublicKeyFile(o.publicKeyFile);
+    if (o.privateKeyFile !== undefined) readPrivateKeyFile(o.privateKeyFile);
+    else await s.step(requireAgentKey(env));
+  }
+  if (!onPath("ssh", env)) throw new CLIError("ssh client not found in PATH; install an OpenSSH client");
+  return givenPublicKey;
+}
+
+/** The bastion key pair: the given files, else a fresh pair in the private directory. */
+function bastionKeys(s: Session, o: SSHOptions, dir: string, givenPublicKey: string | undefined): KeyPair {
+  const keys = givenPublicKey !== undefined ? { publicKey: givenPublicKey, publicKeyFile: o.publicKeyFile!, privateKeyFile: o.privateKeyFile } : generateKeyPair(dir, o.keyType);
+  s.publicKeyFile = keys.publicKeyFile;
+  s.privateKeyFile = keys.privateKeyFile;
+  return keys;
+}
+
+interface FoundNodes {
+  /** All nodes, when no node name is given. */
+  listed: NodeInfo[];
+  /** The ssh target: the node's address, NODE_NAME for a missing node, or the placeholder. */
+  host: string;
+  /** The nodes whose host keys are pinned. */
+  targets: { info: NodeInfo; host?: string }[];
+}
+
+async function findNodes(s: Session, client: Client, shoot: Shoot, o: SSHOptions, log: Logger): Promise<FoundNodes> {
+  const nodesClient = await s.step(shootClient(client, shoot));
+  s.onStop(() => nodesClient.close());
+  if (o.nodeName === undefined) {
+    const listed = await s.step(listNodes(nodesClient));
+    return { listed, host: NODE_PLACEHOLDER, targets: listed.map((info) => ({ info })) };
+  }
+  const node = await s.step(getNode(nodesClient, o.nodeName, log));
+  if (!node) return { listed: [], host: o.nodeName, targets: [] };
+  const host = nodeHost(node);
+  return { listed: [], host, targets: [{ info: nodeInfo(node), host }] };
+}
+
+/** Starts the keepalive, waits for BastionReady and then watches the Bastion, ending the session when it goes. */
+async function readyBastion(s: Session, client: Client, created: Bastion, o: SSHOptions, log: Logger, clock: Clock): Promise<Bastion> {
+  const namespace = created.metadata.namespace!;
+  const name = created.metadata.name!;
+  const key = `${namespace}/${name}`;
+  s.bastion = { client, namespace, name };
+  s.keepBastion = o.keepBastion;
+  if (o.keepalive) s.onStop(startKeepalive(client, namespace, name, o.keepaliveInterval, log, (m) => s.end(m)));
+  const spinner = o.tty && o.interactive;
+  const ready = await s.step(waitForReady(client, created, { timeoutMs: o.waitTimeout, bastionHost: o.bastionHost, spinner, signal: s.cancel.signal, now: () => clock.nowMs() }, log));
+  const watchStop = new AbortController();
+  s.onStop(() => watchStop.abort());
+  const gone = (b: Bastion | undefined): void => {
+    if (b !== undefined && !b.metadata.deletionTimestamp) return;
+    watchStop.abort();
+    log.info("Can't keep bastion alive. Bastion is already gone.");
+    s.end(`bastion "${key}" is gone (deleted or expired); ending the session`);
+  };
+  void watchBastion(client, namespace, name, ready.metadata.resourceVersion, gone, (err) => s.end(`failed to watch bastion "${key}": ${errorMessage(err)}`), watchStop.signal);
+  return ready;
+}
+
+interface BastionAddress {
+  ip: string;
+  hostname: string;
+  /** --bastion-host, else the ingress IP, else its hostname. */
+  address: string;
+  keys: KeyPair;
+}
+
+function bastionAddress(ready: Bastion, o: SSHOptions, keys: KeyPair): BastionAddress {
+  const ip = ready.status?.ingress?.ip ?? "";
+  const hostname = ready.status?.ingress?.hostname ?? "";
+  return { ip, hostname, address: o.bastionHost ?? (ip || hostname), keys };
+}
+
+/** The known_hosts fallback of one hop: explicit when files or the strict flag were given. */
+function fallbackFlags(o: SSHOptions, raw: RawFlags, hop: "bastion" | "node"): FallbackFlags {
+  const files = hop === "bastion" ? o.bastionUserKnownHostsFile : o.nodeUserKnownHostsFile;
+  const rawStrict = hop === "bastion" ? raw.bastionStrictHostKeyChecking : raw.nodeStrictHostKeyChecking;
+  return { files, strict: hop === "bastion" ? o.bastionStrictHostKeyChecking : o.nodeStrictHostKeyChecking, explicit: files.length > 0 || rawStrict !== undefined, tty: o.tty };
+}
+
+/** Runs ssh until it exits (its exit code) or the session ends (the session's error, after ssh is stopped). */
+async function interactiveSession(s: Session, o: SSHOptions, io: IO, input: SSHCommandInput, printed: string): Promise<number> {
   const hint = `> You can open additional SSH sessions by running the following command in a separate terminal:\n\n${printed}\n\n`;
   (o.command.length > 0 ? io.stderr : io.stdout).write(hint);
   const ssh = startSSH(sshArgs(input), io.env);
@@ -164,7 +212,7 @@ async function flow(s: Session, raw: RawFlags, positional: string[], command: st
   throw outcome.err;
 }
 
-async function connectInfo(s: Session, o: SSHOptions, io: IO, input: SSHCommandInput, printed: string, nodes: NodeInfo[], b: { name: string; namespace: string; ip: string; hostname: string; address: string; keys: KeyPair }): Promise<number> {
+async function connectInfo(s: Session, o: SSHOptions, io: IO, input: SSHCommandInput, printed: string, nodes: NodeInfo[], b: BastionAddress & { name: string; namespace: string }): Promise<number> {
   const info: ConnectInfo = {
     bastion: {
       name: b.name,
