@@ -34,6 +34,8 @@ const needed = [
   ["/usr/bin/mkfifo", "coreutils"],
   // machines announce their addresses when they boot (gratuitous ARP)
   ["/usr/bin/arping", "iputils-arping"],
+  // the reversed VPN (src/vpn/): OpenVPN servers and clients in network namespaces
+  ["/usr/sbin/openvpn", "openvpn"],
   // the README's query of the garden's audit log; test/e2e/landscape/audit.test.ts runs it
   ["/usr/bin/jq", "jq"],
   // the power-cut test: SQLite on ext4 on a loop device

@@ -151,6 +151,11 @@ test("an inbound exception lets new TCP connections from one address to one port
   assert.throws(() => renderTable(natTable(new Names("ga-"), { name: "s", netns: "r", sourceCidr: "10.250.0.0/16", outInterface: "ga-up", inbound: [{ saddr: "fd00::2", dport: 10250 }] })), HostSpecError, "another family");
 });
 
+test("an interface name ending in * matches every interface with that stem", () => {
+  const t: NftTable = { family: "inet", name: "t", chains: [{ name: "c", rules: [{ iif: "tun*", oif: "eth0", verdict: "accept" }] }] };
+  assert.match(renderTable(t), /\t\tiifname "tun\*" oifname "eth0" accept\n/);
+});
+
 test("descriptions nft would reject, or that could inject text, are refused before nft runs", () => {
   const base = (rules: NftRule[], extra: Partial<NftTable> = {}): NftTable => ({ family: "inet", name: "t", chains: [{ name: "c", rules }], ...extra });
   const bad: [string, NftTable][] = [
@@ -161,6 +166,8 @@ test("descriptions nft would reject, or that could inject text, are refused befo
     ["ipv6 in an ip table", { ...base([{ saddr: "fd00::1", verdict: "accept" }]), family: "ip" }],
     ["bad table name", { ...base([]), name: "t; flush ruleset" }],
     ["bad interface", base([{ iif: 'lo" accept; #', verdict: "accept" }])],
+    ["bad interface stem", base([{ oif: 'tun" accept; #*', verdict: "accept" }])],
+    ["wildcard inside a name", base([{ oif: "t*n", verdict: "accept" }])],
     ["bad comment", base([{ verdict: "accept", comment: 'x" drop' }])],
     ["wrong set family", base([], { sets: [{ name: "s", type: "ipv4_addr", elements: ["fd00::/8"] }] })],
     ["duplicate names", base([], { sets: [{ name: "c", type: "ipv4_addr" }] })],

@@ -22,6 +22,7 @@ export type NftAddr = string | readonly string[] | { set: string };
 
 /** One rule: every given match must hold, then the verdict applies. */
 export interface NftRule {
+  /** Interface names; a trailing "*" matches every name with that stem. */
   iif?: string;
   oif?: string;
   saddr?: NftAddr;
@@ -91,10 +92,15 @@ function checkFamily(table: NftTable, text: string): void {
   }
 }
 
+/** An interface name, or a name stem followed by "*" (every interface whose name starts with it, e.g. "tun*"). */
+function ifnameMatch(name: string): string {
+  return name.endsWith("*") ? `${validateIfname(name.slice(0, -1))}*` : validateIfname(name);
+}
+
 export function renderRule(table: NftTable, rule: NftRule): string {
   const parts: string[] = [];
-  if (rule.iif !== undefined) parts.push(`iifname "${validateIfname(rule.iif)}"`);
-  if (rule.oif !== undefined) parts.push(`oifname "${validateIfname(rule.oif)}"`);
+  if (rule.iif !== undefined) parts.push(`iifname "${ifnameMatch(rule.iif)}"`);
+  if (rule.oif !== undefined) parts.push(`oifname "${ifnameMatch(rule.oif)}"`);
   for (const dir of ["saddr", "daddr"] as const) {
     const a = rule[dir];
     if (a === undefined) continue;

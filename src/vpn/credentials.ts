@@ -1,0 +1,58 @@
+// The VPN credentials of one shoot (docs/reversed-vpn.md#certificates): a per-shoot CA (CN `vpn`), the
+// vpn-seed-server's serving certificate, the vpn-shoot-client's client certificate(s), the shoot API
+// server's egress client certificate and the tls-auth key.
+import {
+  createCertificateAuthority,
+  issueClientCertificate,
+  issueServingCertificate,
+  type CertificateAuthority,
+  type IssuedCertificate,
+} from "../apiserver/certs/issue.ts";
+import type { KeyAlgorithm } from "../apiserver/certs/keys.ts";
+import { EGRESS_CLIENT_CN } from "./egressproxy.ts";
+import { SEED_SERVER_CN, SHOOT_CLIENT_CN, generateTlsAuthKey } from "./openvpn-config.ts";
+
+/** Gardener's VPN keys: RSA 3072. */
+export const VPN_KEY_ALGORITHM: KeyAlgorithm = { name: "RSASSA-PKCS1-v1_5", hash: "SHA-256", modulusLength: 3072, publicExponent: new Uint8Array([1, 0, 1]) };
+
+export interface VpnCredentials {
+  ca: CertificateAuthority;
+  /** The CA bundle (the current CA, plus the old one during rotation). */
+  bundle: string;
+  server: IssuedCertificate;
+  /** Plain mode: one entry `vpn-shoot-client`; HA: `vpn-shoot-client-0` and `-1`. */
+  clients: Record<string, IssuedCertificate>;
+  egressClient: IssuedCertificate;
+  tlsAuth: string;
+}
+
+export interface CredentialOptions {
+  /** The control-plane namespace, for the server's DNS names. */
+  namespace: string;
+  /** The VPN namespace's addresses (IP SANs of the server certificate). */
+  serverAddresses: readonly string[];
+  /** HA: two client certificates. */
+  highAvailability?: boolean;
+  /** Default RSA 3072; tests may pass a faster algorithm. */
+  alg?: KeyAlgorithm;
+  now?: Date;
+}
+
+export function clientNames(highAvailability = false): string[] {
+  return highAvailability ? [`${SHOOT_CLIENT_CN}-0`, `${SHOOT_CLIENT_CN}-1`] : [SHOOT_CLIENT_CN];
+}
+
+export async function issueVpnCredentials(o: CredentialOptions): Promise<VpnCredentials> {
+  const alg = o.alg ?? VPN_KEY_ALGORITHM;
+  const common = { alg, ...(o.now ? { now: o.now } : {}) };
+  const ca = await createCertificateAuthority({ commonName: "vpn", days: 3650, ...common });
+  const dns = [SEED_SERVER_CN, `${SEED_SERVER_CN}.${o.namespace}`, `${SEED_SERVER_CN}.${o.namespace}.svc`, `${SEED_SERVER_CN}.${o.namespace}.svc.cluster.local`];
+  const [server, egressClient, ...clientCerts] = await Promise.all([
+    issueServingCertificate(ca, { commonName: SEED_SERVER_CN, hosts: [...dns, ...o.serverAddresses], ...common }),
+    issueClientCertificate(ca, { commonName: EGRESS_CLIENT_CN, ...common }),
+    ...clientNames(o.highAvailability).map((cn) => issueClientCertificate(ca, { commonName: cn, ...common })),
+  ]);
+  const clients: Record<string, IssuedCertificate> = {};
+  clientNames(o.highAvailability).forEach((cn, i) => (clients[cn] = clientCerts[i]!));
+  return { ca, bundle: ca.certPem, server: server!, clients, egressClient: egressClient!, tlsAuth: generateTlsAuthKey() };
+}
