@@ -9,10 +9,11 @@
 // boot time (start -> its Node reports the current configuration) and memory.
 // `--in-process` runs the same measurement without root on in-process API servers and node agents
 // (test/integration/rotation/landscape.ts, keys generated ahead).
-//   sudo node --import tsx bench/rotation/main.ts [--nodes 2,50 --rotations 20 --boot-concurrency 4]
+//   sudo node --import tsx bench/rotation/main.ts [--nodes 2,50 --rotations 20 --boot-concurrency 4 --pool-size 24]
 //   node --import tsx bench/rotation/main.ts --in-process [--nodes 2,50 --rotations 20]
 import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
+import { loadavg } from "node:os";
 import { parseArgs } from "node:util";
 import { ANNOTATION_CHECKSUM_DATA_SCRIPT, LABEL_ROLE, LABEL_WORKER_POOL, OSC_NAMESPACE, ROLE_OSC } from "../../src/api/gardencore/osc.ts";
 import { Secrets } from "../../src/client/builtins.ts";
@@ -33,15 +34,19 @@ const { values } = parseArgs({
     "in-process": { type: "boolean", default: false },
     prefix: { type: "string", default: "glr-" },
     ports: { type: "string", default: "38443,38444,38445" },
+    // The gardenlet's key pool: this many back-to-back rotations take a pair generated ahead.
+    "pool-size": { type: "string", default: "24" },
   },
 });
 const sizes = values.nodes.split(",").map(Number);
 const rotations = Number(values.rotations);
 const log = (line: string): void => void process.stderr.write(`${new Date().toISOString()} bench: ${line}\n`);
 const ms = (n: number): string => n.toFixed(0);
+const load = (): string => loadavg().map((l) => l.toFixed(1)).join(" ");
 
 async function measure(label: string, t: RotationTarget): Promise<(string | number)[][]> {
   const samples: RotationSample[] = [];
+  const loadBefore = load();
   for (let r = 0; r < rotations; r++) {
     samples.push(await measureRotation(t));
     const last = samples[samples.length - 1]!;
@@ -52,6 +57,7 @@ async function measure(label: string, t: RotationTarget): Promise<(string | numb
     return [`${label}: ${what}`, Math.round(s.p50), Math.round(s.p99), Math.round(s.max)];
   };
   return [
+    [`${label}: load average before / after`, loadBefore, load(), ""],
     row("request -> OSC written (incl. key generation)", (s) => s.toOSC),
     row("OSC written -> every authorized_keys", (s) => s.oscToNodes),
     row("OSC written -> every Node reports it", (s) => s.oscToReported),
@@ -112,7 +118,8 @@ async function onLandscape(): Promise<void> {
   }
   const [garden, seed, shoot] = values.ports.split(",").map(Number) as [number, number, number];
   const t = performance.now();
-  const l = await startLandscape({ prefix: values.prefix, ports: { garden, seed, shoot }, out: log });
+  const l = await startLandscape({ prefix: values.prefix, ports: { garden, seed, shoot }, out: log, sshKeypairPoolSize: Number(values["pool-size"]) });
+  log(`gardenlet key pool: ${values["pool-size"]} pairs`);
   log(`landscape up in ${((performance.now() - t) / 1000).toFixed(1)} s`);
   const workers = await landscapeWorkers(l);
   let stopping: Promise<void> | undefined;

@@ -19,6 +19,7 @@ const gardenlet = await startOrExit(logger, () =>
     seedName: flags.seedName,
     logger,
     server: flags.metricsBindAddress ?? false,
+    sshKeypairPoolSize: flags.sshKeypairPoolSize,
     ...(flags.shootKubeconfigs.size > 0 ? { shootClients: staticShootClients(new Map([...flags.shootKubeconfigs].map(([key, file]) => [key, connect(file)]))) } : {}),
   }),
 );

@@ -37,6 +37,8 @@ export interface GardenletOptions {
   seedStatusIntervalMs?: number;
   /** The node key pair generator of the `sshkeypair` controller (default RSA 4096). */
   generateKeyPair?: KeyGenerator;
+  /** Node key pairs generated ahead (without generateKeyPair); default KEY_POOL_SIZE. */
+  sshKeypairPoolSize?: number;
 }
 
 export interface Gardenlet {
@@ -82,7 +84,7 @@ export function createGardenlet(o: GardenletOptions): Gardenlet {
   });
   manager.add(seedStatus);
   const sshKeypair = o.shootClients
-    ? addSSHKeypairController(manager, { seedClient: o.seedClient, seedCache, shootClients: o.shootClients, generateKeyPair: o.generateKeyPair })
+    ? addSSHKeypairController(manager, { seedClient: o.seedClient, seedCache, shootClients: o.shootClients, generateKeyPair: o.generateKeyPair, keyPoolSize: o.sshKeypairPoolSize })
     : undefined;
   let stopped: Promise<void> | undefined;
   return {

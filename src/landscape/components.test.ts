@@ -13,6 +13,8 @@ test("the shoot API server binds and advertises the host's public address (the n
 
 test("the gardenlet gets the shoot's kubeconfig (sshkeypair controller)", () => {
   assert.match(gardenlet(ctx).args.join(" "), /--shoot-kubeconfig garden-local\/local=\/s\/shoot-local\.kubeconfig/);
+  assert.doesNotMatch(gardenlet(ctx).args.join(" "), /--ssh-keypair-pool-size/, "its default unless told");
+  assert.match(gardenlet({ ...ctx, sshKeypairPoolSize: "24" }).args.join(" "), /--ssh-keypair-pool-size 24/);
 });
 
 test("worker user-data writes the kubeconfig verbatim and keeps the node agent running in the background", () => {

@@ -24,6 +24,8 @@ export interface ComponentContext {
   bastionTimeToLive?: string;
   /** `--node-monitor-grace-period` of the seed and shoot API servers (a Go duration); their default (40s) when unset. */
   nodeMonitorGracePeriod?: string;
+  /** The gardenlet's `--ssh-keypair-pool-size`; its default when unset. */
+  sshKeypairPoolSize?: string;
 }
 
 /**
@@ -33,6 +35,10 @@ export interface ComponentContext {
 export const BASTION_TTL_ENV = "GARDENER_LOCAL_BASTION_TIME_TO_LIVE";
 /** Likewise the node monitor grace period (tests of silent nodes shorten it). */
 export const NODE_GRACE_ENV = "GARDENER_LOCAL_NODE_MONITOR_GRACE_PERIOD";
+/** Likewise the longest wait before the supervisor restarts a component (tests that kill components on purpose shorten it). */
+export const MAX_RESTART_BACKOFF_ENV = "GARDENER_LOCAL_MAX_RESTART_BACKOFF";
+/** Likewise the gardenlet's key pool size (bench/rotation's back-to-back rotations want more pairs ready). */
+export const SSH_KEYPAIR_POOL_SIZE_ENV = "GARDENER_LOCAL_SSH_KEYPAIR_POOL_SIZE";
 
 /** The supervisor's Bastion time-to-live: an explicit option first, else $GARDENER_LOCAL_BASTION_TIME_TO_LIVE; empty means unset. */
 export function bastionTimeToLiveOf(option: string | undefined, env: NodeJS.ProcessEnv = process.env): string | undefined {
@@ -74,6 +80,7 @@ export const gardenlet = (c: ComponentContext): ComponentSpec =>
     "--seed-kubeconfig", join(c.layout.apiServerDir("seed"), "admin.kubeconfig"),
     "--seed-name", "local",
     "--shoot-kubeconfig", `${PROJECT_NAMESPACE}/${SHOOT}=${c.layout.shootKubeconfig}`,
+    ...(c.sshKeypairPoolSize ? ["--ssh-keypair-pool-size", c.sshKeypairPoolSize] : []),
     "--metrics-bind-address", "0", "--log-level", "warn",
   ]);
 

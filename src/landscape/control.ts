@@ -4,7 +4,7 @@
 import { existsSync, mkdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { LinuxHost, type SweepReport } from "../host/index.ts";
-import { BASTION_TTL_ENV, NODE_GRACE_ENV, REPO, bin } from "./components.ts";
+import { BASTION_TTL_ENV, MAX_RESTART_BACKOFF_ENV, NODE_GRACE_ENV, REPO, SSH_KEYPAIR_POOL_SIZE_ENV, bin } from "./components.ts";
 import { type Layout, killRecorded, pidOfOurs } from "./layout.ts";
 import { readStatus, formatStatus, type LandscapeStatus } from "./status.ts";
 import { runInheritingSync, startLogged } from "../host/spawn.ts";
@@ -40,6 +40,10 @@ export interface UpOptions {
   bastionTimeToLive?: string;
   /** The seed's and shoot's `--node-monitor-grace-period` (a Go duration); default 40s. */
   nodeMonitorGracePeriod?: string;
+  /** The longest wait before the supervisor restarts a component that exited (a Go duration); default 30s. */
+  maxRestartBackoff?: string;
+  /** The gardenlet's `--ssh-keypair-pool-size`; its default when unset. */
+  sshKeypairPoolSize?: number;
   /** Progress lines. */
   out: (line: string) => void;
   /**
@@ -54,12 +58,16 @@ export class UpInterruptedError extends Error {
 }
 
 /** The supervisor's environment: ours, plus the options its command line does not carry. */
-export function supervisorEnv(o: Pick<UpOptions, "bastionTimeToLive" | "nodeMonitorGracePeriod">, base: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
+export function supervisorEnv(o: Pick<UpOptions, "bastionTimeToLive" | "nodeMonitorGracePeriod" | "maxRestartBackoff" | "sshKeypairPoolSize">, base: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
   const env = { ...base };
   delete env[BASTION_TTL_ENV];
   delete env[NODE_GRACE_ENV];
+  delete env[MAX_RESTART_BACKOFF_ENV];
+  delete env[SSH_KEYPAIR_POOL_SIZE_ENV];
   if (o.bastionTimeToLive) env[BASTION_TTL_ENV] = o.bastionTimeToLive;
   if (o.nodeMonitorGracePeriod) env[NODE_GRACE_ENV] = o.nodeMonitorGracePeriod;
+  if (o.maxRestartBackoff) env[MAX_RESTART_BACKOFF_ENV] = o.maxRestartBackoff;
+  if (o.sshKeypairPoolSize) env[SSH_KEYPAIR_POOL_SIZE_ENV] = String(o.sshKeypairPoolSize);
   return env;
 }
 

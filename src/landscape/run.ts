@@ -22,6 +22,7 @@ import { readyNodes, schedulerRunning, startClusterNodes } from "./nodes.ts";
 import { applySeedCRDs, createGardenObjects, createShoot, publishShootKubeconfig } from "./objects.ts";
 import { writeStatus, type LandscapeStatus } from "./status.ts";
 import { Supervisor } from "./supervisor.ts";
+import { parsePositiveDuration } from "../utils/duration.ts";
 import { writeGardenctlConfig } from "./gardenctl.ts";
 
 export interface RunOptions {
@@ -87,13 +88,17 @@ export async function runLandscape(o: RunOptions, status: Status, onStop: (stop:
   for (const ns of [SHOOT_TECHNICAL_ID, SEED_NODE_NETWORK]) await networks.allowControlPlane(ns, hostAddress);
   const bastionTimeToLive = c.bastionTimeToLiveOf(o.bastionTimeToLive);
   const nodeMonitorGracePeriod = o.nodeMonitorGracePeriod || process.env[c.NODE_GRACE_ENV] || undefined;
+  const sshKeypairPoolSize = process.env[c.SSH_KEYPAIR_POOL_SIZE_ENV] || undefined;
   const ctx: c.ComponentContext = {
     layout, ports: o.ports, hostAddress, prefix: o.prefix, ...(o.publicCidr ? { publicCidr: o.publicCidr } : {}), ...(bastionTimeToLive ? { bastionTimeToLive } : {}),
-    ...(nodeMonitorGracePeriod ? { nodeMonitorGracePeriod } : {}),
+    ...(nodeMonitorGracePeriod ? { nodeMonitorGracePeriod } : {}), ...(sshKeypairPoolSize ? { sshKeypairPoolSize } : {}),
   };
   if (bastionTimeToLive) log(`bastion time-to-live: ${bastionTimeToLive}`);
 
-  const supervisor = new Supervisor({ pidDir: layout.run, log });
+  // Tests that kill components on purpose shorten the restart backoff (default 30 s).
+  const maxRestartBackoff = process.env[c.MAX_RESTART_BACKOFF_ENV];
+  const supervisor = new Supervisor({ pidDir: layout.run, log, ...(maxRestartBackoff ? { maxBackoffMs: parsePositiveDuration(maxRestartBackoff) } : {}) });
+  if (maxRestartBackoff) log(`restart backoff at most ${maxRestartBackoff}`);
   let stopping = false;
   const stop = (signal: string): void => {
     if (stopping) return;

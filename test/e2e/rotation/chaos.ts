@@ -47,7 +47,7 @@ function completedSince(l: Landscape, since: number): Promise<string> {
     const r = sshKeypairRotation(s);
     const started = Date.parse(r?.lastInitiationTime ?? "");
     return started >= since && !rotationInProgress(s) && !(s.metadata.annotations?.["gardener.cloud/operation"] ?? "").includes("rotate-ssh-keypair") ? r!.lastInitiationTime : undefined;
-  }, 180_000, 250);
+  }, 180_000, 100);
 }
 
 /** The chaos run on landscape `l`; `progress` prints a line of progress. */

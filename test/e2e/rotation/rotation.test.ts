@@ -27,7 +27,9 @@ describe("SSH key pair rotation on the local landscape", { skip: skipUnlessRoot,
   const all = (code: number, r: Record<string, number>): boolean => Object.keys(r).length === 2 && Object.values(r).every((c) => c === code);
 
   before(async () => {
-    l = await startLandscape({ prefix: PREFIX, ports: { garden: 28443, seed: 28444, shoot: 28445 }, out: progress });
+    // The chaos run kills the gardenlet about ten times within minutes: without a short cap the
+    // supervisor's crash-loop backoff (up to 30 s) would be most of this file's wall time.
+    l = await startLandscape({ prefix: PREFIX, ports: { garden: 28443, seed: 28444, shoot: 28445 }, out: progress, maxRestartBackoff: "1s" });
     userKey = join(l.dir, "id_user");
     execFileSync("ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-C", "e2e", "-f", userKey]);
     pub0 = await saveKey(l, key(0));

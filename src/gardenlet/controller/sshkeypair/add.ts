@@ -7,6 +7,7 @@ import { technicalIDOf } from "../../../api/gardencore/shoot.ts";
 import { type Secret, Secrets } from "../../../client/builtins.ts";
 import type { Client } from "../../../client/client.ts";
 import { Shoots } from "../../../client/garden.ts";
+import { unlessNotFound } from "../../../client/helpers.ts";
 import { type ObjectKey, keyOf } from "../../../client/resource.ts";
 import { newControllerManagedBy } from "../../../controllerruntime/builder.ts";
 import type { Cache } from "../../../controllerruntime/cache/cache.ts";
@@ -63,6 +64,8 @@ export function addSSHKeypairController(mgr: Manager, o: AddOptions): SSHKeypair
     enqueue: (key) => late.controller?.enqueue(key),
     generateKeyPair: o.generateKeyPair,
     keyPoolSize: o.keyPoolSize,
+    // The manager's cache holds this seed's Shoots: a direct completion reads the Shoot there.
+    readShoot: (key, signal) => unlessNotFound(mgr.cache.get(Shoots, key, signal)),
     logger: mgr.logger.child({ controller: CONTROLLER_NAME }),
   });
   const controller = newControllerManagedBy(mgr)

@@ -34,6 +34,11 @@ export interface CompletionDeps {
   clock: Clock;
   /** A pass for the Shoot (the fallback). */
   enqueue: (key: ObjectKey) => void;
+  /**
+   * Reads the Shoot before the completion is written; default a live read. The gardenlet's cache saves
+   * that round trip: a Shoot read stale fails the write (its resourceVersion) and a pass follows.
+   */
+  readShoot?: (key: ObjectKey, signal: AbortSignal) => Promise<Shoot | undefined>;
   logger?: Logger;
 }
 
@@ -120,7 +125,7 @@ export class DirectCompletion {
   private async complete(key: ObjectKey, w: Waiting): Promise<void> {
     const signal = this.abort.signal;
     try {
-      const shoot = await unlessNotFound(this.d.gardenClient.get(Shoots, key, { signal }));
+      const shoot = await (this.d.readShoot ? this.d.readShoot(key, signal) : unlessNotFound(this.d.gardenClient.get(Shoots, key, { signal })));
       if (!stillWaiting(shoot, w)) return this.d.enqueue(key);
       const done = await completeRotation(this.d.gardenClient, shoot, this.d.clock.nowMs(), signal);
       this.d.logger?.info({ shoot: keyString(key), lastCompletionTime: sshKeypairRotation(done)?.lastCompletionTime }, "SSH key pair rotation completed by the last node's report");

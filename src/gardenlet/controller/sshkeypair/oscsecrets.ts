@@ -60,11 +60,18 @@ export interface SyncResult {
   deleted: string[];
 }
 
-/** Makes the shoot's OSC Secrets match `desired`; other Secrets with the OSC role are deleted. */
-export async function syncOSCSecrets(shootClient: Client, desired: PoolOSC[], signal: AbortSignal): Promise<SyncResult> {
+/**
+ * Makes the shoot's OSC Secrets match `desired`; other Secrets with the OSC role are deleted. `cached`
+ * (the shoot cache's OSC Secrets) only saves reads: a Secret it shows up to date is not read or
+ * written (a change it has not seen yet arrives as an event, and a pass follows), any other is read
+ * live before it is written, and the cache lists what may have to go.
+ */
+export async function syncOSCSecrets(shootClient: Client, desired: PoolOSC[], signal: AbortSignal, cached?: Secret[]): Promise<SyncResult> {
   const result: SyncResult = { written: [], deleted: [] };
   for (const { secret } of desired) {
     const key = { namespace: OSC_NAMESPACE, name: secret.metadata.name ?? "" };
+    const seen = cached?.find((s) => s.metadata.name === key.name);
+    if (seen && upToDate(seen, secret)) continue;
     const existing = await getOrUndefined(shootClient, key, signal);
     if (!existing) {
       await shootClient.create(Secrets, secret, { signal });
@@ -81,8 +88,8 @@ export async function syncOSCSecrets(shootClient: Client, desired: PoolOSC[], si
     result.written.push(key.name);
   }
   const wanted = new Set(desired.map((d) => d.secretName));
-  const present = await shootClient.list(Secrets, { namespace: OSC_NAMESPACE, labelSelector: `${LABEL_ROLE}=${ROLE_OSC}`, signal });
-  for (const s of present.items) {
+  const present = cached?.filter((s) => s.metadata.labels?.[LABEL_ROLE] === ROLE_OSC) ?? (await shootClient.list(Secrets, { namespace: OSC_NAMESPACE, labelSelector: `${LABEL_ROLE}=${ROLE_OSC}`, signal })).items;
+  for (const s of present) {
     const name = s.metadata.name ?? "";
     if (wanted.has(name)) continue;
     if (await deleteIgnoringNotFound(shootClient, { namespace: OSC_NAMESPACE, name }, signal)) result.deleted.push(name);

@@ -1,38 +1,32 @@
 // The gardenlet's `sshkeypair` controller (docs/maintenance-and-rotation.md): for a Shoot of this seed
 // with SSH access it ensures the seed key pair `ssh-keypair`, rotates it when a rotation was started
 // (the previous pair becomes `ssh-keypair.old`), validates both pairs, writes the garden copies and
-// every pool's OSC Secret in the shoot, starts a requested rotation once every node runs the latest
+// every pool's OSC Secret in the shoot (seedpairs.ts), starts a requested rotation once every node runs the latest
 // configuration (the prerequisite gate) and completes it once every node reports the new one. With
 // SSH access disabled it removes key pairs, copies and the `gardener-user` part.
 import type { Logger } from "pino";
 import type { Shoot } from "../../../apis/gardencore/v1beta1/types.ts";
 import { SSH_ROTATION_OPERATIONS, rotationInProgress, rotationRequestStarted, rotationRequested, sshKeypairRotation } from "../../../api/gardencore/rotation.ts";
 import { isSSHAccessEnabled, technicalIDOf } from "../../../api/gardencore/shoot.ts";
+import { OSC_NAMESPACE } from "../../../api/gardencore/osc.ts";
 import { Secrets } from "../../../client/builtins.ts";
 import type { Client } from "../../../client/client.ts";
 import { Shoots } from "../../../client/garden.ts";
 import { unlessNotFound } from "../../../client/helpers.ts";
+import { isConflict } from "../../../apimachinery/errors.ts";
 import type { ObjectKey } from "../../../client/resource.ts";
+import type { Cache } from "../../../controllerruntime/cache/cache.ts";
 import type { ReconcileContext, Reconciler, Request, Result } from "../../../controllerruntime/reconcile.ts";
 import type { Clock } from "../../../utils/clock.ts";
-import { DirectCompletion, sameDesired, waitingFor } from "./completion.ts";
-import { type KeyGenerator, type KeyPair, generateRSAKeyPair, keyPairOf, keyPairProblem } from "./keypair.ts";
+import { type CompletionDeps, DirectCompletion, sameDesired, waitingFor } from "./completion.ts";
+import { type KeyGenerator, generateRSAKeyPair } from "./keypair.ts";
 import { KeyPool } from "./keypool.ts";
 import { keyWorker } from "./keyworker.ts";
 import { type NodesState, nodesState, waitingMessage } from "./nodes.ts";
 import { syncOSCAccess } from "./oscaccess.ts";
 import { type PoolOSC, desiredOSCSecrets, syncOSCSecrets } from "./oscsecrets.ts";
-import {
-  LABEL_LAST_ROTATION_INITIATION_TIME,
-  SECRET_CURRENT,
-  SECRET_OLD,
-  deleteIgnoringNotFound,
-  gardenCopyName,
-  getOrUndefined,
-  seedSecret,
-  unixSecondsLabel,
-  writeGardenCopy,
-} from "./secrets.ts";
+import { SECRET_CURRENT, SECRET_OLD, deleteIgnoringNotFound, gardenCopyName, unixSecondsLabel } from "./secrets.ts";
+import { type SeedPairs, ensureSeedPairs, settleAll, writeGardenCopies } from "./seedpairs.ts";
 import { Nodes, ShootWatches } from "./shootwatch.ts";
 import { clearRotation, completeRotation, removeConstraint, removeOperations, setWaitingConstraint, startRotation } from "./status.ts";
 
@@ -61,15 +55,9 @@ export interface SSHKeypairReconcilerDeps {
   generateKeyPair?: KeyGenerator;
   /** Pairs the default pool holds; default KEY_POOL_SIZE. */
   keyPoolSize?: number;
+  /** How a direct completion reads the Shoot (completion.ts); default a live read. */
+  readShoot?: CompletionDeps["readShoot"];
   logger?: Logger;
-}
-
-/** `ssh key pair secret <namespace>/<name> is invalid: <reason>` (docs/maintenance-and-rotation.md#key-validation). */
-export class InvalidKeyPairError extends Error {
-  constructor(namespace: string, name: string, reason: string) {
-    super(`ssh key pair secret ${namespace}/${name} is invalid: ${reason}`);
-    this.name = "InvalidKeyPairError";
-  }
 }
 
 const initiationLabel = (shoot: Shoot): string => unixSecondsLabel(sshKeypairRotation(shoot)?.lastInitiationTime);
@@ -93,7 +81,7 @@ export class SSHKeypairReconciler implements Reconciler {
         return worker.stop();
       };
     }
-    this.completion = new DirectCompletion({ gardenClient: d.gardenClient, clock: d.clock, enqueue: d.enqueue, ...(d.logger ? { logger: d.logger } : {}) });
+    this.completion = new DirectCompletion({ gardenClient: d.gardenClient, clock: d.clock, enqueue: d.enqueue, ...(d.readShoot ? { readShoot: d.readShoot } : {}), ...(d.logger ? { logger: d.logger } : {}) });
     this.watches = new ShootWatches({ enqueue: d.enqueue, nodeChanged: (key, cache) => this.completion.nodeChanged(key, cache), clock: d.clock });
   }
 
@@ -120,25 +108,28 @@ export class SSHKeypairReconciler implements Reconciler {
       return this.disabled(shoot, seedNamespace, shootClient, rc);
     }
 
-    // At most two rounds: the second carries out a rotation the first one started.
+    // At most two rounds: the second carries out a rotation the first one started, with the seed
+    // Secrets as the first one read them.
+    let seed: SeedPairs | undefined;
     for (let round = 0; round < 2; round++) {
-      const keys = await this.ensureKeyPairs(shoot, seedNamespace, rc);
+      seed = await ensureSeedPairs({ seed: this.d.seedClient, generate: this.generate, log: rc.log, signal: rc.signal }, seedNamespace, initiationLabel(shoot), seed);
+      // The garden copies (for gardenctl) are written while the nodes get theirs: nodes accept the
+      // previous key too, so the current copy works before and after.
+      const copies = writeGardenCopies(this.d.gardenClient, shoot, seed, rc.log, rc.signal);
       if (!shootClient || !shootCache) {
+        await copies;
         this.completion.set(req, undefined);
         rc.log.info("no client for the shoot's API server yet; node configuration follows later");
         return { requeueAfterMs: SHOOT_CLIENT_RETRY_MS };
       }
-      const desired = await this.syncOSC(req, shoot, shootClient, keys.map((k) => k.publicKey), rc);
+      const [desired] = await settleAll([this.syncOSC(req, shoot, shootClient, shootCache, seed.pairs.map((k) => k.publicKey), rc), copies] as const);
       const nodes = nodesState(await shootCache.list(Nodes, {}, rc.signal), desired);
       const upToDate = nodes.upToDate === nodes.total;
       if (!rotationInProgress(shoot)) this.completion.set(req, undefined);
       else if (upToDate) {
         // A node's report may have completed it directly meanwhile: then the Shoot says so.
         if (await this.completion.take(req)) shoot = await this.d.gardenClient.get(Shoots, req, { signal: rc.signal });
-        if (rotationInProgress(shoot)) {
-          shoot = await completeRotation(this.d.gardenClient, shoot, this.d.clock.nowMs(), rc.signal);
-          rc.log.info({ nodes: nodes.total, lastCompletionTime: sshKeypairRotation(shoot)?.lastCompletionTime }, "SSH key pair rotation completed");
-        }
+        if (rotationInProgress(shoot)) shoot = await this.complete(req, shoot, nodes.total, rc);
       } else {
         rc.log.info({ upToDate: nodes.upToDate, nodes: nodes.total, outstanding: nodes.errors }, "SSH key pair rotation waits for nodes");
         this.completion.set(req, waitingFor(shoot, desired));
@@ -165,52 +156,34 @@ export class SSHKeypairReconciler implements Reconciler {
     }
   }
 
-  private async syncOSC(req: ObjectKey, shoot: Shoot, shootClient: Client, keys: string[] | undefined, rc: ReconcileContext): Promise<PoolOSC[]> {
+  /**
+   * Writes lastCompletionTime. A conflict because a node's report completed the rotation directly
+   * (its write came first) is no failure: the Shoot read again says so.
+   */
+  private async complete(req: ObjectKey, shoot: Shoot, nodes: number, rc: ReconcileContext): Promise<Shoot> {
+    try {
+      const done = await completeRotation(this.d.gardenClient, shoot, this.d.clock.nowMs(), rc.signal);
+      rc.log.info({ nodes, lastCompletionTime: sshKeypairRotation(done)?.lastCompletionTime }, "SSH key pair rotation completed");
+      return done;
+    } catch (err) {
+      if (!isConflict(err)) throw err;
+      const fresh = await this.d.gardenClient.get(Shoots, req, { signal: rc.signal });
+      if (rotationInProgress(fresh) || sshKeypairRotation(fresh)?.lastInitiationTime !== sshKeypairRotation(shoot)?.lastInitiationTime) throw err;
+      return fresh;
+    }
+  }
+
+  /** The OSC Secrets (the shoot's cache saves the reads of those already up to date) and the nodes' access to them, at once. */
+  private async syncOSC(req: ObjectKey, shoot: Shoot, shootClient: Client, shootCache: Cache, keys: string[] | undefined, rc: ReconcileContext): Promise<PoolOSC[]> {
     const desired = desiredOSCSecrets(shoot, keys);
     // Before the nodes can see a changed configuration, a record of the previous one is gone.
     this.completion.keepIf(req, (w) => sameDesired(w, desired));
-    const synced = await syncOSCSecrets(shootClient, desired, rc.signal);
-    if (synced.written.length || synced.deleted.length) rc.log.info({ written: synced.written, deleted: synced.deleted, sshAccess: keys !== undefined }, "operating system configs updated");
+    const cached = await shootCache.list(Secrets, { namespace: OSC_NAMESPACE }, rc.signal);
     // Nodes read exactly these Secrets (docs/node-bootstrap.md#osc-secrets); deleted ones drop out of the Role.
-    if (await syncOSCAccess(shootClient, desired.map((d) => d.secretName), rc.signal)) rc.log.info({ secrets: desired.map((d) => d.secretName) }, "node access to operating system configs updated");
+    const [synced, access] = await settleAll([syncOSCSecrets(shootClient, desired, rc.signal, cached), syncOSCAccess(shootClient, desired.map((d) => d.secretName), rc.signal)] as const);
+    if (synced.written.length || synced.deleted.length) rc.log.info({ written: synced.written, deleted: synced.deleted, sshAccess: keys !== undefined }, "operating system configs updated");
+    if (access) rc.log.info({ secrets: desired.map((d) => d.secretName) }, "node access to operating system configs updated");
     return desired;
-  }
-
-  /**
-   * The current key pair (generated when missing), rotated when `lastInitiationTime` differs from the
-   * label recording the rotation that produced it, the old one if any; both valid, copied to the garden.
-   */
-  private async ensureKeyPairs(shoot: Shoot, namespace: string, rc: ReconcileContext): Promise<KeyPair[]> {
-    const signal = rc.signal;
-    const want = initiationLabel(shoot);
-    let current = await getOrUndefined(this.d.seedClient, { namespace, name: SECRET_CURRENT }, signal);
-    if (!current) {
-      current = await this.d.seedClient.create(Secrets, seedSecret(namespace, SECRET_CURRENT, await this.generate(), want), { signal });
-      rc.log.info({ secret: `${namespace}/${SECRET_CURRENT}` }, "generated the node key pair");
-    }
-    let old = await getOrUndefined(this.d.seedClient, { namespace, name: SECRET_OLD }, signal);
-    if (want !== "" && current.metadata.labels?.[LABEL_LAST_ROTATION_INITIATION_TIME] !== want) {
-      // Copy first, then replace: a crash in between repeats the copy, and a current key always exists.
-      const copy = { ...seedSecret(namespace, SECRET_OLD, keyPairOf(current.data), current.metadata.labels?.[LABEL_LAST_ROTATION_INITIATION_TIME] ?? ""), data: current.data };
-      old = old ? await this.d.seedClient.update(Secrets, { ...copy, metadata: { ...old.metadata, labels: copy.metadata.labels } }, { signal }) : await this.d.seedClient.create(Secrets, copy, { signal });
-      const fresh = seedSecret(namespace, SECRET_CURRENT, await this.generate(), want);
-      current = await this.d.seedClient.update(Secrets, { ...fresh, metadata: { ...current.metadata, labels: fresh.metadata.labels } }, { signal });
-      rc.log.info({ secret: `${namespace}/${SECRET_CURRENT}`, lastRotationInitiationTime: want }, "rotated the node key pair");
-    }
-    const present: [string, NonNullable<typeof old>][] = [[SECRET_CURRENT, current]];
-    if (old) present.push([SECRET_OLD, old]);
-    const pairs = present.map(([name, secret]) => {
-      const pair = keyPairOf(secret.data);
-      const problem = keyPairProblem(pair);
-      if (problem) throw new InvalidKeyPairError(namespace, name, problem);
-      return pair;
-    });
-    for (const [name, secret] of present) {
-      const copyName = gardenCopyName(shoot.metadata.name ?? "", name);
-      const result = await writeGardenCopy(this.d.gardenClient, shoot, copyName, secret.data ?? {}, signal);
-      if (result !== "unchanged") rc.log.info({ secret: copyName, result }, "garden copy written");
-    }
-    return pairs;
   }
 
   /** docs/maintenance-and-rotation.md#ssh-access-off: key pairs, copies, constraint and the `gardener-user` part gone; rotation status cleared once the nodes follow. */
@@ -230,8 +203,8 @@ export class SSHKeypairReconciler implements Reconciler {
     // A credentials rotation no longer concerns SSH; nothing else here consumes it.
     current = await removeOperations(this.d.gardenClient, current, SSH_ROTATION_OPERATIONS, rc.signal);
     if (!shootClient) return { requeueAfterMs: SHOOT_CLIENT_RETRY_MS };
-    const desired = await this.syncOSC({ namespace: gardenNamespace, name }, current, shootClient, undefined, rc);
     const cache = this.watches.ensure({ namespace: gardenNamespace, name }, shootClient);
+    const desired = await this.syncOSC({ namespace: gardenNamespace, name }, current, shootClient, cache, undefined, rc);
     const nodes: NodesState = nodesState(await cache.list(Nodes, {}, rc.signal), desired);
     if (nodes.upToDate === nodes.total) await clearRotation(this.d.gardenClient, current, rc.signal);
   }
