@@ -3,6 +3,7 @@
 // roles, so extensions can add rules), and the cluster-wide gardener.cloud:admin and :viewer.
 // Project members may SSH onto their project's nodes: they get full access to Bastions; viewers
 // may only read them; `bastions/status` is left to the gardenlet (seed authorizer) and admins.
+// Members likewise manage web terminals (Terminals, docs/terminals.md#roles); viewers read them.
 import type { ClusterRole, PolicyRule } from "../../apis/rbac/v1/types.ts";
 import { isAlreadyExists } from "../../apimachinery/errors.ts";
 import { semanticEqual } from "../../api/equality.ts";
@@ -12,6 +13,7 @@ const RBAC_GROUP = "rbac.authorization.k8s.io";
 const CLUSTER_ROLES = { group: RBAC_GROUP, resource: "clusterroles" };
 const CORE = "core.gardener.cloud";
 const OPERATIONS = "operations.gardener.cloud";
+const DASHBOARD = "dashboard.gardener.cloud";
 
 export const PROJECT_MEMBER = "gardener.cloud:system:project-member";
 export const PROJECT_VIEWER = "gardener.cloud:system:project-viewer";
@@ -44,17 +46,17 @@ export function gardenClusterRoles(): ClusterRole[] {
     aggregated(PROJECT_MEMBER, AGGREGATE_TO_PROJECT_MEMBER),
     role(
       PROJECT_MEMBER_AGGREGATION,
-      [rule(ALL, [OPERATIONS], ["bastions"]), rule(ALL, [CORE], ["shoots"]), rule(ALL, [""], ["secrets", "configmaps"]), rule(READ, [""], ["events"])],
+      [rule(ALL, [OPERATIONS], ["bastions"]), rule(ALL, [CORE], ["shoots"]), rule(ALL, [""], ["secrets", "configmaps"]), rule(READ, [""], ["events"]), rule(ALL, [DASHBOARD], ["terminals"])],
       { [AGGREGATE_TO_PROJECT_MEMBER]: "true" },
     ),
     aggregated(PROJECT_VIEWER, AGGREGATE_TO_PROJECT_VIEWER),
     role(
       PROJECT_VIEWER_AGGREGATION,
-      [rule(READ, [OPERATIONS], ["bastions"]), rule(READ, [CORE], ["shoots"]), rule(READ, [""], ["configmaps", "events"])],
+      [rule(READ, [OPERATIONS], ["bastions"]), rule(READ, [CORE], ["shoots"]), rule(READ, [""], ["configmaps", "events"]), rule(READ, [DASHBOARD], ["terminals"])],
       { [AGGREGATE_TO_PROJECT_VIEWER]: "true" },
     ),
-    role(GARDEN_ADMIN, [rule(["*"], [OPERATIONS], ["*"]), rule(["*"], [CORE], ["*"])]),
-    role(GARDEN_VIEWER, [rule(READ, [OPERATIONS], ["*"]), rule(READ, [CORE], ["*"])]),
+    role(GARDEN_ADMIN, [rule(["*"], [OPERATIONS], ["*"]), rule(["*"], [CORE], ["*"]), rule(["*"], [DASHBOARD], ["*"])]),
+    role(GARDEN_VIEWER, [rule(READ, [OPERATIONS], ["*"]), rule(READ, [CORE], ["*"]), rule(READ, [DASHBOARD], ["*"])]),
   ];
 }
 

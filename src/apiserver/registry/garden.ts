@@ -1,9 +1,11 @@
 // The Gardener kinds the garden API server serves on top of the Kubernetes built-ins:
-// core.gardener.cloud Project, Seed, Shoot and operations.gardener.cloud Bastion.
+// core.gardener.cloud Project, Seed, Shoot, operations.gardener.cloud Bastion and
+// dashboard.gardener.cloud Terminal (docs/terminals.md).
 import type { Clock } from "../../utils/clock.ts";
 import { projectDefinition } from "./gardencore/project/definition.ts";
 import { seedDefinition } from "./gardencore/seed/definition.ts";
 import { shootDefinitionWith } from "./gardencore/shoot/definition.ts";
+import { terminalDefinition } from "./dashboard/terminal/definition.ts";
 import { bastionDefinition } from "./operations/bastion/definition.ts";
 import { DEFAULT_BASTION_TTL_MS } from "./operations/bastion/strategy.ts";
 import type { ResourceDefinition } from "./types.ts";
@@ -25,5 +27,6 @@ export function gardenDefinitions(opts: GardenDefinitionsOptions): ResourceDefin
     seedDefinition,
     shootDefinitionWith({ credentialsRotationIntervalMs: opts.credentialsRotationIntervalMs }),
     bastionDefinition({ ttlMs: opts.bastionTTLMs ?? DEFAULT_BASTION_TTL_MS, clock: opts.clock }),
+    terminalDefinition,
   ];
 }

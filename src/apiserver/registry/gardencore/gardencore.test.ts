@@ -18,13 +18,14 @@ const shoot = (spec: Record<string, unknown>, meta: Record<string, unknown> = {}
 });
 
 describe("garden definitions", () => {
-  it("serve Project, Seed, Shoot and Bastion", () => {
+  it("serve Project, Seed, Shoot, Bastion and Terminal", () => {
     const defs = gardenDefinitions({ clock: new FakeClock() });
     assert.deepEqual(defs.map((d) => `${d.group}/${d.version}/${d.plural}/${d.namespaced ? "ns" : "cluster"}`), [
       "core.gardener.cloud/v1beta1/projects/cluster",
       "core.gardener.cloud/v1beta1/seeds/cluster",
       "core.gardener.cloud/v1beta1/shoots/ns",
       "operations.gardener.cloud/v1alpha1/bastions/ns",
+      "dashboard.gardener.cloud/v1alpha1/terminals/ns",
     ]);
     assert.ok(defs.every((d) => d.hasStatus));
   });
