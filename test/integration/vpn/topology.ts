@@ -10,6 +10,8 @@
 // Nothing routes from the seed into the node network: only the tunnel reaches it.
 import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
+import { connect as tlsConnect } from "node:tls";
+import type { VpnCredentials } from "../../../src/vpn/credentials.ts";
 import { type TestHost, NC, newTestHost } from "../../e2e/host/support.ts";
 import { ConnectProxy } from "../../../src/vpn/connectproxy.ts";
 import { ServerDirectory } from "../../../src/vpn/servers.ts";
@@ -92,4 +94,32 @@ export async function waitForBanner(top: Topology, netns: string, source: string
     assert.ok(Date.now() - start < timeoutMs, `no answer through the tunnel within ${timeoutMs} ms`);
     await new Promise((r) => setTimeout(r, 100));
   }
+}
+
+/** Polls `check` (a real process or tunnel changing state) until it holds. */
+export async function waitFor(what: string, check: () => Promise<boolean>, timeoutMs = 20_000): Promise<void> {
+  const start = Date.now();
+  while (!(await check())) {
+    assert.ok(Date.now() - start < timeoutMs, `${what}: not within ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** GET on the vpn-seed-server's health port. */
+export async function health(top: Topology, path: string): Promise<{ code: number; body: string }> {
+  const r = await fetch(`http://${top.vpnAddress}:15000${path}`, { signal: AbortSignal.timeout(3000) });
+  return { code: r.status, body: await r.text() };
+}
+
+/** `CONNECT target` to the egress proxy as the shoot API server does (mutual TLS); everything received until close. */
+export function egressConnect(top: Topology, creds: VpnCredentials, target: string): Promise<string> {
+  return new Promise((resolve) => {
+    const s = tlsConnect({ host: top.vpnAddress, port: 9443, ca: creds.bundle, cert: creds.egressClient.certPem, key: creds.egressClient.keyPem, servername: "vpn-seed-server" });
+    let data = "";
+    s.setTimeout(5000, () => s.destroy());
+    s.on("secureConnect", () => s.write(`CONNECT ${target} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`));
+    s.on("data", (c: Buffer) => (data += c.toString()));
+    s.on("error", () => undefined);
+    s.on("close", () => resolve(data));
+  });
 }

@@ -4,31 +4,39 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { cleanUpAndAssertNoLeaks } from "../../e2e/host/support.ts";
+import { EC_P256 } from "../../../src/apiserver/certs/keys.ts";
 import { issueVpnCredentials, type VpnCredentials } from "../../../src/vpn/credentials.ts";
-import { OpenVpnServer } from "../../../src/vpn/openvpn-server.ts";
+import { SeedServerDeployment } from "../../../src/vpn/deployment.ts";
+import type { OpenVpnServer } from "../../../src/vpn/openvpn-server.ts";
 import { ShootClient } from "../../../src/vpn/shootclient.ts";
-import { CLIENT_ADDRESS, NAMESPACE, SHOOT_CIDRS, type Topology, buildTopology, fetchBanner, skipVpn, waitForBanner } from "./topology.ts";
+import { CLIENT_ADDRESS, NAMESPACE, SHOOT_CIDRS, type Topology, buildTopology, egressConnect, fetchBanner, health, skipVpn, waitFor, waitForBanner } from "./topology.ts";
+
+const ESTABLISHED = "HTTP/1.1 200 Connection established\r\n\r\n";
 
 describe("reversed VPN tunnel (OpenVPN in namespaces)", { skip: skipVpn }, () => {
   let top: Topology | undefined;
   let creds: VpnCredentials;
+  let deployment: SeedServerDeployment;
   let server: OpenVpnServer;
   let client: ShootClient;
 
   before(async () => {
     top = await buildTopology();
     const { host, stateDir } = top.t;
-    creds = await issueVpnCredentials({ namespace: NAMESPACE, serverAddresses: [top.vpnAddress] });
-    server = new OpenVpnServer({
+    // ECDSA keys: the RSA 3072 default takes seconds per key on a busy machine; OpenVPN takes either.
+    creds = await issueVpnCredentials({ namespace: NAMESPACE, serverAddresses: [top.vpnAddress], alg: EC_P256 });
+    deployment = new SeedServerDeployment({
       host,
       netns: top.vpnNs,
       seedInterface: "eth0",
-      dir: join(stateDir, "vpn-seed-server"),
-      processName: `vpn-seed-server.${NAMESPACE}`,
       local: top.vpnAddress,
+      namespace: NAMESPACE,
+      dir: join(stateDir, "vpn-seed-server"),
+      transferNetwork: "192.168.123.0/24",
       shootCidrs: SHOOT_CIDRS,
       credentials: { bundle: creds.bundle, server: creds.server, tlsAuth: creds.tlsAuth },
     });
+    server = deployment.openvpn;
     client = new ShootClient({
       host,
       netns: top.clientNs,
@@ -45,15 +53,19 @@ describe("reversed VPN tunnel (OpenVPN in namespaces)", { skip: skipVpn }, () =>
 
   after(async () => {
     await client?.stop().catch(() => undefined);
-    await server?.stop().catch(() => undefined);
+    await deployment?.stop().catch(() => undefined);
     await top?.proxy.close();
     await cleanUpAndAssertNoLeaks(top?.t);
   });
 
-  test("before the tunnel, nothing in the seed reaches the shoot node", async () => {
-    await server.start();
+  test("before the tunnel, nothing in the seed reaches the shoot node; vpn-seed-server is healthy but not ready, its egress answers 503", async () => {
+    await deployment.start();
+    await waitFor("vpn-seed-server's /healthz", async () => (await health(top!, "/healthz").catch(() => undefined))?.code === 200);
     assert.equal(await fetchBanner(top!, top!.vpnNs, undefined), undefined);
     assert.equal(await fetchBanner(top!, top!.vpnNs, server.tunnelAddress), undefined);
+    assert.deepEqual(await health(top!, "/readyz"), { code: 503, body: "no tunnel is up\n" });
+    const refused = await egressConnect(top!, creds, "10.250.0.10:7000");
+    assert.match(refused, /^HTTP\/1\.1 503 /);
   });
 
   test("the client dials out through the CONNECT proxy; the node answers the seed through the tunnel, masqueraded", async () => {
@@ -61,6 +73,15 @@ describe("reversed VPN tunnel (OpenVPN in namespaces)", { skip: skipVpn }, () =>
     const { banner, ms } = await waitForBanner(top!, top!.vpnNs, server.tunnelAddress);
     assert.equal(banner, `hello from node-1 to ${CLIENT_ADDRESS}\n`);
     console.log(`# tunnel up ${ms} ms after the client started`);
+  });
+
+  test("the egress proxy carries the API server's CONNECT over the tunnel; /readyz and /metrics show the tunnel", async () => {
+    await waitFor("vpn-seed-server's /readyz", async () => (await health(top!, "/readyz")).code === 200);
+    assert.equal(await egressConnect(top!, creds, "10.250.0.10:7000"), `${ESTABLISHED}hello from node-1 to ${CLIENT_ADDRESS}\n`);
+    assert.match(await egressConnect(top!, creds, `${top!.vpnAddress}:9443`), /^HTTP\/1\.1 403 .*\r\n[\s\S]*outside the shoot networks/);
+    const metrics = (await health(top!, "/metrics")).body;
+    assert.match(metrics, /^vpn_tunnel_up\{server="vpn-seed-server"\} 1$/m);
+    assert.match(metrics, /^vpn_egress_requests_total\{result="established"\} 1$/m);
   });
 
   test("a socket in the VPN namespace not bound to the tunnel address does not reach the shoot", async () => {
@@ -77,6 +98,7 @@ describe("reversed VPN tunnel (OpenVPN in namespaces)", { skip: skipVpn }, () =>
     assert.match(banner, /^hello from node-1/);
     assert.equal(client.restarts, 1);
     assert.notEqual(client.pid, pid);
+    await waitFor("the egress through the new tunnel", async () => (await egressConnect(top!, creds, "10.250.0.10:7000")).startsWith(ESTABLISHED + "hello"));
     console.log(`# tunnel back ${ms} ms after the client was killed`);
   });
 

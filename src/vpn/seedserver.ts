@@ -1,0 +1,176 @@
+// The vpn-seed-server process inside the control plane's VPN namespace (docs/reversed-vpn.md#health):
+// polls each OpenVPN server's management socket (`status 2`, every 2 s), feeds the tunnel set of the
+// egress proxy (9443) and serves /healthz, /readyz and /metrics (15000).
+import { type IncomingMessage, type Server, type ServerResponse, createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { pino, type Logger } from "pino";
+import { Counter, Gauge, Registry, collectDefaultMetrics } from "prom-client";
+import { type Clock, type Timer, realClock } from "../utils/clock.ts";
+import { EgressProxy, type EgressCredentials } from "./egressproxy.ts";
+import { ALWAYS_DENIED, TargetPolicy } from "./egresstarget.ts";
+import { type ServerStatus, queryStatus } from "./management.ts";
+import { listen } from "./pipe.ts";
+import { TunnelSet } from "./tunnels.ts";
+
+export const HEALTH_POLL_MS = 2000;
+
+export interface ManagedServer {
+  /** `vpn-seed-server`, or `vpn-seed-server-0` / `-1` in HA. */
+  name: string;
+  tunnelAddress: string;
+  /** The server's management socket. */
+  management: string;
+  /** The client CN whose connection makes the tunnel up. */
+  clientCn: string;
+}
+
+export interface SeedServerOptions {
+  servers: readonly ManagedServer[];
+  credentials: EgressCredentials;
+  shootCidrs: readonly string[];
+  transferNetwork: string;
+  listenAddress: string;
+  egressPort?: number;
+  healthPort?: number;
+  pollMs?: number;
+  statusTimeoutMs?: number;
+  upstreamTimeoutMs?: number;
+  clock?: Clock;
+  log?: Logger;
+  /** Default process metrics (off in tests that build several servers in one process). */
+  processMetrics?: boolean;
+}
+
+interface ServerState {
+  status?: ServerStatus;
+  error?: string;
+  connectedSince?: number;
+  reconnects: number;
+}
+
+export class SeedServer {
+  readonly registry = new Registry();
+  readonly tunnels: TunnelSet;
+  readonly egress: EgressProxy;
+  private readonly health: Server;
+  private readonly state = new Map<string, ServerState>();
+  private readonly clock: Clock;
+  private readonly log: Logger;
+  private timer: Timer | undefined;
+  private polling: Promise<void> = Promise.resolve();
+  private closed = false;
+
+  constructor(private readonly o: SeedServerOptions) {
+    this.clock = o.clock ?? realClock;
+    this.log = o.log ?? pino({ level: "silent" });
+    if (o.processMetrics) collectDefaultMetrics({ register: this.registry });
+    for (const s of o.servers) this.state.set(s.name, { reconnects: 0 });
+    this.tunnels = new TunnelSet(o.servers.map((s) => ({ server: s.name, address: s.tunnelAddress })));
+    this.egress = new EgressProxy({
+      credentials: o.credentials,
+      policy: new TargetPolicy([...o.shootCidrs], [...ALWAYS_DENIED, o.transferNetwork]),
+      tunnels: this.tunnels,
+      registry: this.registry,
+      clock: this.clock,
+      log: this.log,
+      ...(o.upstreamTimeoutMs !== undefined ? { upstreamTimeoutMs: o.upstreamTimeoutMs } : {}),
+    });
+    this.metrics();
+    this.health = createServer((req, res) => void this.serve(req, res));
+  }
+
+  private metrics(): void {
+    const { state, tunnels } = this;
+    const registers = [this.registry];
+    const each = (fn: (s: ManagedServer, st: ServerState) => number) => this.o.servers.map((s) => [s.name, fn(s, state.get(s.name)!)] as const);
+    const client = (s: ManagedServer, st: ServerState) => st.status?.clients.find((c) => c.commonName === s.clientCn);
+    new Gauge({ name: "vpn_tunnel_up", help: "1 while the server's client is connected.", labelNames: ["server"], registers, collect() { for (const [n, v] of each((s) => (tunnels.isUp(s.name) ? 1 : 0))) this.set({ server: n }, v); } });
+    const counter = (name: string, help: string, fn: (s: ManagedServer, st: ServerState) => number) =>
+      new Counter({ name, help, labelNames: ["server"], registers, collect() { this.reset(); for (const [n, v] of each(fn)) this.inc({ server: n }, v); } });
+    counter("vpn_tunnel_reconnects_total", "Client connections after the first.", (_s, st) => st.reconnects);
+    counter("vpn_tunnel_received_bytes_total", "Bytes received from the client in its current connection.", (s, st) => client(s, st)?.bytesReceived ?? 0);
+    counter("vpn_tunnel_sent_bytes_total", "Bytes sent to the client in its current connection.", (s, st) => client(s, st)?.bytesSent ?? 0);
+  }
+
+  async start(): Promise<{ egress: AddressInfo; health: AddressInfo }> {
+    await this.poll();
+    const egress = await this.egress.listen(this.o.egressPort ?? 9443, this.o.listenAddress);
+    const health = await listen(this.health, this.o.healthPort ?? 15000, this.o.listenAddress);
+    this.schedule();
+    return { egress, health };
+  }
+
+  private schedule(): void {
+    if (this.closed) return;
+    this.timer = this.clock.setTimer(this.o.pollMs ?? HEALTH_POLL_MS, () => {
+      this.polling = this.poll().finally(() => this.schedule());
+    });
+  }
+
+  /** Asks every server for its status and updates the tunnels (a server that does not answer is down). */
+  async poll(): Promise<void> {
+    await Promise.all(
+      this.o.servers.map(async (s) => {
+        const st = this.state.get(s.name)!;
+        try {
+          st.status = await queryStatus(s.management, this.o.statusTimeoutMs);
+          delete st.error;
+        } catch (err) {
+          delete st.status;
+          st.error = (err as Error).message;
+        }
+        const c = st.status?.clients.find((x) => x.commonName === s.clientCn && x.virtualAddress !== "");
+        if (c && st.connectedSince !== undefined && c.connectedSince !== st.connectedSince) st.reconnects++;
+        if (c) st.connectedSince = c.connectedSince;
+        const wasUp = this.tunnels.isUp(s.name);
+        this.tunnels.setUp(s.name, c !== undefined);
+        if (wasUp !== (c !== undefined)) this.log.info({ server: s.name, cn: s.clientCn, realAddress: c?.realAddress, error: st.error }, c ? "tunnel established" : "tunnel closed");
+      }),
+    );
+  }
+
+  /** Failing health checks; empty when healthy. */
+  failingChecks(): string[] {
+    const out: string[] = [];
+    for (const s of this.o.servers) {
+      const err = this.state.get(s.name)?.error;
+      if (err !== undefined) out.push(`openvpn ${s.name}: ${err}`);
+    }
+    if (!this.egress.listening()) out.push("egress proxy: not listening");
+    return out;
+  }
+
+  private async serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const path = (req.url ?? "").split("?")[0];
+    const text = (code: number, body: string) => {
+      res.writeHead(code, { "Content-Type": "text/plain; charset=utf-8" });
+      res.end(body.endsWith("\n") ? body : body + "\n");
+    };
+    if (req.method !== "GET" && req.method !== "HEAD") return text(405, "method not allowed");
+    if (path === "/healthz") {
+      const failing = this.failingChecks();
+      return failing.length === 0 ? text(200, "ok") : text(500, failing.join("\n"));
+    }
+    if (path === "/readyz") {
+      const up = this.o.servers.filter((s) => this.tunnels.isUp(s.name)).map((s) => s.name);
+      return up.length > 0 ? text(200, `ok: tunnel up via ${up.join(", ")}`) : text(503, "no tunnel is up");
+    }
+    if (path === "/metrics") {
+      const body = await this.registry.metrics();
+      res.writeHead(200, { "Content-Type": this.registry.contentType });
+      return void res.end(body);
+    }
+    text(404, "not found");
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    this.timer?.cancel();
+    await this.polling;
+    await this.egress.close();
+    await new Promise<void>((resolve) => {
+      this.health.close(() => resolve());
+      this.health.closeAllConnections();
+    });
+  }
+}
