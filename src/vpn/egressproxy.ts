@@ -1,14 +1,17 @@
 // vpn-seed-server's egress proxy (docs/reversed-vpn.md#egress-proxy): HTTP CONNECT over mutual TLS on
 // 9443. The shoot API server's cluster traffic enters here; the proxy checks the target against the
 // shoot's ranges and dials it from the selected tunnel's address.
+import type { IncomingMessage } from "node:http";
+import { type Server, createServer } from "node:https";
 import { type AddressInfo, type Socket, connect } from "node:net";
-import { type Server, type TLSSocket, createServer } from "node:tls";
+import type { Duplex } from "node:stream";
+import type { TLSSocket } from "node:tls";
 import { X509Certificate } from "node:crypto";
 import { pino, type Logger } from "pino";
 import { Counter, Gauge, Registry } from "prom-client";
-import { type Clock, realClock } from "../utils/clock.ts";
+import { type Clock, type Timer, realClock } from "../utils/clock.ts";
 import { type TargetPolicy } from "./egresstarget.ts";
-import { ESTABLISHED, readHead, refusal } from "./head.ts";
+import { ESTABLISHED, refusal } from "./head.ts";
 import { listen, splice } from "./pipe.ts";
 import type { TunnelSet } from "./tunnels.ts";
 
@@ -58,6 +61,7 @@ export class EgressProxy {
   private readonly clock: Clock;
   private readonly log: Logger;
   private readonly streams = new Map<Socket, string>();
+  private readonly headTimers = new WeakMap<Socket, Timer>();
   private dialling = 0;
   private readonly requests: Counter<"result">;
   private readonly tlsFailures: Counter;
@@ -100,6 +104,8 @@ export class EgressProxy {
         this.inc(tunnels.failovers);
       },
     });
+    // Node's HTTP server reads the request head (its 'connect' event hands over the socket and the bytes
+    // after the head); the head's time limit is ours, on the injected clock.
     this.server = createServer({
       ...this.secureOptions(opts.credentials),
       requestCert: true,
@@ -107,15 +113,48 @@ export class EgressProxy {
       minVersion: "TLSv1.2",
       handshakeTimeout: HANDSHAKE_TIMEOUT_MS,
       allowHalfOpen: true,
+      maxHeaderSize: HEAD_LIMIT_BYTES,
+      requireHostHeader: false,
+      requestTimeout: 0,
+      headersTimeout: 0,
     });
-    this.server.on("secureConnection", (s) => void this.handle(s));
+    this.server.on("secureConnection", (s: TLSSocket) => this.admit(s));
     this.server.on("tlsClientError", (_err, s) => {
       this.tlsFailures.inc();
       s.destroy();
     });
+    this.server.on("connect", (req: IncomingMessage, s: Duplex, rest: Buffer) => void this.handle(req, s as TLSSocket, rest));
+    this.server.on("request", (req: IncomingMessage) => {
+      const s = req.socket as TLSSocket;
+      this.headRead(s);
+      this.refuse(s, 405, "Method Not Allowed", "method_not_allowed", `method ${(req.method ?? "").slice(0, 16)} is not allowed`);
+    });
+    this.server.on("clientError", (err: NodeJS.ErrnoException, s: Duplex) => {
+      const socket = s as TLSSocket;
+      this.headRead(socket);
+      if (!socket.writable) return void socket.destroy();
+      this.refuse(socket, 400, "Bad Request", "bad_request", err.code === "HPE_HEADER_OVERFLOW" ? "request head too large" : "malformed request");
+    });
     this.unsubscribe = opts.tunnels.onDown((server) => {
       for (const [s, via] of this.streams) if (via === server) s.destroy();
     });
+  }
+
+  /** A handshake completed: only the API server's certificate may speak HTTP, within the head's time limit. */
+  private admit(s: TLSSocket): void {
+    s.on("error", () => undefined);
+    if (!isEgressClient(s.getPeerX509Certificate()?.raw)) {
+      this.tlsFailures.inc();
+      return void s.destroy();
+    }
+    const timer = this.clock.setTimer(HEAD_TIMEOUT_MS, () => s.destroy());
+    this.headTimers.set(s, timer);
+    s.once("close", () => this.headRead(s));
+  }
+
+  private headRead(s: Socket): void {
+    this.headTimers.get(s)?.cancel();
+    this.headTimers.delete(s);
   }
 
   private secureOptions(c: EgressCredentials) {
@@ -148,20 +187,10 @@ export class EgressProxy {
     socket.end(refusal(code, reason, message), () => socket.destroy());
   }
 
-  private async handle(client: TLSSocket): Promise<void> {
-    client.on("error", () => undefined);
-    if (!isEgressClient(client.getPeerX509Certificate()?.raw)) {
-      this.tlsFailures.inc();
-      return void client.destroy();
-    }
-    const read = await readHead(client, this.clock, HEAD_LIMIT_BYTES, HEAD_TIMEOUT_MS);
-    if (!read.ok) {
-      if (read.reason === "timeout" || read.reason === "closed") return void client.destroy();
-      return this.refuse(client, 400, "Bad Request", "bad_request", read.reason === "too-large" ? "request head too large" : "malformed request");
-    }
-    const head = read.head;
-    if (head.method !== "CONNECT") return this.refuse(client, 405, "Method Not Allowed", "method_not_allowed", `method ${head.method.slice(0, 16)} is not allowed`);
-    const target = this.opts.policy.decide(head.target);
+  private async handle(req: IncomingMessage, client: TLSSocket, rest: Buffer): Promise<void> {
+    this.headRead(client);
+    if (req.httpVersion !== "1.0" && req.httpVersion !== "1.1") return this.refuse(client, 400, "Bad Request", "bad_request", "malformed request");
+    const target = this.opts.policy.decide(req.url ?? "");
     if (!target.ok) {
       return target.code === 400
         ? this.refuse(client, 400, "Bad Request", "bad_request", target.message)
@@ -188,7 +217,7 @@ export class EgressProxy {
     }
     this.requests.inc({ result: "established" });
     client.write(ESTABLISHED);
-    if (head.rest.length > 0) upstream.write(head.rest);
+    if (rest.length > 0) upstream.write(rest);
     this.streams.set(client, tunnel.server);
     await splice(client, upstream);
     this.streams.delete(client);

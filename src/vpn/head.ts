@@ -1,5 +1,5 @@
-// Reading one HTTP/1.x request head from a raw socket, bounded in size and time, for the two CONNECT
-// proxies of the reversed VPN (docs/reversed-vpn.md). Nothing here answers; callers decide.
+// Reading one HTTP/1.x request head from a raw socket, bounded in size and time, for the seed CONNECT
+// proxy (docs/reversed-vpn.md; the egress proxy uses Node's HTTP server), and the answers of both proxies.
 import type { Socket } from "node:net";
 import type { Clock } from "../utils/clock.ts";
 
