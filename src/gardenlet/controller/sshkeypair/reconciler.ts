@@ -113,17 +113,24 @@ export class SSHKeypairReconciler implements Reconciler {
     let seed: SeedPairs | undefined;
     for (let round = 0; round < 2; round++) {
       seed = await ensureSeedPairs({ seed: this.d.seedClient, generate: this.generate, log: rc.log, signal: rc.signal }, seedNamespace, initiationLabel(shoot), seed);
-      // The garden copies (for gardenctl) are written while the nodes get theirs: nodes accept the
-      // previous key too, so the current copy works before and after.
-      const copies = writeGardenCopies(this.d.gardenClient, shoot, seed, rc.log, rc.signal);
       if (!shootClient || !shootCache) {
-        await copies;
+        await writeGardenCopies(this.d.gardenClient, shoot, seed, rc.log, rc.signal);
         this.completion.set(req, undefined);
         rc.log.info("no client for the shoot's API server yet; node configuration follows later");
         return { requeueAfterMs: SHOOT_CLIENT_RETRY_MS };
       }
-      const [desired] = await settleAll([this.syncOSC(req, shoot, shootClient, shootCache, seed.pairs.map((k) => k.publicKey), rc), copies] as const);
-      const nodes = nodesState(await shootCache.list(Nodes, {}, rc.signal), desired);
+      const keys = seed.pairs.map((k) => k.publicKey);
+      let desired = desiredOSCSecrets(shoot, keys);
+      let nodes = nodesState(await shootCache.list(Nodes, {}, rc.signal), desired);
+      // A rotation that starts now needs no sync first: every node reports what the OSC Secrets hold
+      // (the gate), and the next round writes everything anew.
+      const starts = !rotationInProgress(shoot) && rotationRequested(shoot) && !rotationRequestStarted(shoot) && nodes.upToDate === nodes.total;
+      if (!starts) {
+        // The garden copies (for gardenctl) are written while the nodes get theirs: nodes accept the
+        // previous key too, so the current copy works before and after.
+        [desired] = await settleAll([this.syncOSC(req, shoot, shootClient, shootCache, keys, rc), writeGardenCopies(this.d.gardenClient, shoot, seed, rc.log, rc.signal)] as const);
+        nodes = nodesState(await shootCache.list(Nodes, {}, rc.signal), desired);
+      }
       const upToDate = nodes.upToDate === nodes.total;
       if (!rotationInProgress(shoot)) this.completion.set(req, undefined);
       else if (upToDate) {
