@@ -25,6 +25,8 @@ export interface ApiServerOptions {
   kubeletClientKey?: string;
   /** CA bundle verifying kubelets' serving certificates (default: the generated CA). */
   kubeletCertificateAuthority?: string;
+  /** --egress-selector-config-file: an EgressSelectorConfiguration; its `cluster` entry carries kubelet traffic. */
+  egressSelectorConfigFile?: string;
   tokenAuthFile?: string;
   /** Bearer tokens `<id>.<secret>` from kube-system bootstrap token Secrets (docs/node-bootstrap.md). */
   enableBootstrapTokenAuth: boolean;
@@ -111,6 +113,7 @@ function program(): Command {
     .addOption(new Option("--kubelet-client-certificate <file>", "Client certificate (PEM) presented to kubelets for exec, attach and logs (default: <cert-dir>/apiserver-kubelet-client.crt, CN system:kube-apiserver:kubelet)."))
     .addOption(new Option("--kubelet-client-key <file>", "Private key of --kubelet-client-certificate (PEM)."))
     .addOption(new Option("--kubelet-certificate-authority <file>", "CA bundle verifying the kubelets' serving certificates (default: the generated CA)."))
+    .addOption(new Option("--egress-selector-config-file <file>", "EgressSelectorConfiguration: traffic to nodes and pods (the `cluster` selection) may go through an HTTPConnect proxy (default: direct)."))
     .addOption(new Option("--token-auth-file <file>", 'Static bearer tokens, one CSV line each: token,user,uid,"group1,group2".'))
     .addOption(new Option("--enable-bootstrap-token-auth [bool]", "Accept bootstrap tokens (<id>.<secret>, Secrets bootstrap-token-<id> of type bootstrap.kubernetes.io/token in kube-system) as system:bootstrap:<id> in system:bootstrappers.").default(false))
     .addOption(new Option("--cluster-signing-duration <duration>", "The longest validity of certificates the kubelet client and serving signers issue (Go duration).").default("8760h"))
@@ -214,6 +217,7 @@ export function parseOptions(argv: string[]): ParseResult {
       kubeletClientCertificate: o.kubeletClientCertificate as string | undefined,
       kubeletClientKey: o.kubeletClientKey as string | undefined,
       kubeletCertificateAuthority: o.kubeletCertificateAuthority as string | undefined,
+      egressSelectorConfigFile: o.egressSelectorConfigFile as string | undefined,
       etcdServers,
       sqliteFsync: parseBoolFlag(o.sqliteFsync, "--sqlite-fsync"),
       etcdPrefix: o.etcdPrefix as string,

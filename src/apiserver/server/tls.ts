@@ -1,10 +1,12 @@
 // TLS material of the server: the generated PKI in --cert-dir (CA, serving certificate, admin
 // client certificate, service-account key pair), or the given --tls-cert-file/--tls-private-key-file
 // for serving; client certificates are verified against the generated CA plus --client-ca-file; the
-// kubelet client certificate and the CA verifying kubelets (--kubelet-client-*, --kubelet-certificate-authority).
+// kubelet client certificate and the CA verifying kubelets (--kubelet-client-*, --kubelet-certificate-authority),
+// and how kubelets are dialled (--egress-selector-config-file).
 import { readFile } from "node:fs/promises";
 import { isIP } from "node:net";
 import { ensurePki, type Pki } from "../certs/pki.ts";
+import { type Dialer, loadEgressSelector } from "../egressselector/egressselector.ts";
 import type { ApiServerOptions } from "./options.ts";
 
 export interface TlsMaterial {
@@ -17,7 +19,7 @@ export interface TlsMaterial {
   /** What kubeconfigs trust for this server: the generated CA, or the given serving chain. */
   serverCaPem: string;
   /** What the server presents to kubelets and how it verifies them. */
-  kubelet: { certPem: string; keyPem: string; caPem: string };
+  kubelet: { certPem: string; keyPem: string; caPem: string; dial?: Dialer };
 }
 
 export function isWildcard(address: string): boolean {
@@ -45,6 +47,7 @@ export async function loadTls(o: ApiServerOptions): Promise<TlsMaterial> {
     certPem: o.kubeletClientCertificate ? await readFile(o.kubeletClientCertificate, "utf8") : pki.kubeletClient.certPem,
     keyPem: o.kubeletClientKey ? await readFile(o.kubeletClientKey, "utf8") : pki.kubeletClient.keyPem,
     caPem: o.kubeletCertificateAuthority ? await readFile(o.kubeletCertificateAuthority, "utf8") : pki.ca.certPem,
+    ...(await egressDialer(o.egressSelectorConfigFile)),
   };
   if (o.tlsCertFile && o.tlsPrivateKeyFile) {
     const cert = await readFile(o.tlsCertFile, "utf8");
@@ -52,4 +55,9 @@ export async function loadTls(o: ApiServerOptions): Promise<TlsMaterial> {
     return { pki, cert, key, clientCAs, serverCaPem: cert, kubelet };
   }
   return { pki, cert: pki.serving.certPem, key: pki.serving.keyPem, clientCAs, serverCaPem: pki.ca.certPem, kubelet };
+}
+
+async function egressDialer(file: string | undefined): Promise<{ dial?: Dialer }> {
+  const dial = file ? (await loadEgressSelector(file)).cluster : undefined;
+  return dial ? { dial } : {};
 }

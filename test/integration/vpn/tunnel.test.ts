@@ -4,18 +4,48 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { cleanUpAndAssertNoLeaks } from "../../e2e/host/support.ts";
+import { writeFile } from "node:fs/promises";
+import type { IncomingMessage } from "node:http";
+import { createCertificateAuthority, issueClientCertificate, issueServingCertificate } from "../../../src/apiserver/certs/issue.ts";
 import { EC_P256 } from "../../../src/apiserver/certs/keys.ts";
+import type { InternalClient } from "../../../src/apiserver/registry/client.ts";
+import { KubeletClient } from "../../../src/apiserver/registry/core/pod/kubelet-client.ts";
+import { StatusError } from "../../../src/apimachinery/errors.ts";
+import { httpConnectDialer } from "../../../src/apiserver/egressselector/egressselector.ts";
 import { issueVpnCredentials, type VpnCredentials } from "../../../src/vpn/credentials.ts";
 import { SeedServerDeployment } from "../../../src/vpn/deployment.ts";
 import type { OpenVpnServer } from "../../../src/vpn/openvpn-server.ts";
 import { ShootClient } from "../../../src/vpn/shootclient.ts";
-import { CLIENT_ADDRESS, NAMESPACE, SHOOT_CIDRS, type Topology, buildTopology, egressConnect, fetchBanner, health, skipVpn, waitFor, waitForBanner } from "./topology.ts";
+import { CLIENT_ADDRESS, NAMESPACE, NODE_ADDRESS, SHOOT_CIDRS, type Topology, buildTopology, egressConnect, fetchBanner, health, skipVpn, waitFor, waitForBanner } from "./topology.ts";
 
 const ESTABLISHED = "HTTP/1.1 200 Connection established\r\n\r\n";
 
+/** A kubelet stand-in in the shoot node: HTTPS on 10250 with client certificates, answering what it saw. */
+async function startKubelet(top: Topology): Promise<KubeletClient> {
+  const ca = await createCertificateAuthority({ commonName: "shoot-ca" });
+  const serving = await issueServingCertificate(ca, { hosts: [NODE_ADDRESS] });
+  const client = await issueClientCertificate(ca, { commonName: "system:kube-apiserver:kubelet" });
+  const files = { key: join(top.t.stateDir, "kubelet.key"), cert: join(top.t.stateDir, "kubelet.crt"), ca: join(top.t.stateDir, "kubelet-ca.crt") };
+  await writeFile(files.key, serving.keyPem, { mode: 0o600 });
+  await writeFile(files.cert, serving.certPem);
+  await writeFile(files.ca, ca.certPem);
+  const script = `const fs = require("fs"); require("https").createServer({ key: fs.readFileSync("${files.key}"), cert: fs.readFileSync("${files.cert}"), ca: fs.readFileSync("${files.ca}"), requestCert: true, rejectUnauthorized: true },
+    (q, r) => r.end("logs " + q.url + " for " + q.socket.getPeerCertificate().subject.CN + " from " + q.socket.remoteAddress + "\\n")).listen(10250, "${NODE_ADDRESS}")`;
+  await top.t.host.startProcess({ name: "kubelet", netns: top.nodeNs, command: process.execPath, args: ["-e", script], owner: "vpn-test" });
+  return new KubeletClient({} as InternalClient, { certPem: client.certPem, keyPem: client.keyPem, caPem: ca.certPem, dial: httpConnectDialer({ url: `https://${top.vpnAddress}:9443`, caPem: creds.bundle, certPem: creds.egressClient.certPem, keyPem: creds.egressClient.keyPem }) });
+}
+
+let creds: VpnCredentials;
+
+async function body(res: IncomingMessage): Promise<string> {
+  let text = "";
+  for await (const chunk of res) text += String(chunk);
+  return text;
+}
+
 describe("reversed VPN tunnel (OpenVPN in namespaces)", { skip: skipVpn }, () => {
   let top: Topology | undefined;
-  let creds: VpnCredentials;
+  let kubelet: KubeletClient;
   let deployment: SeedServerDeployment;
   let server: OpenVpnServer;
   let client: ShootClient;
@@ -37,6 +67,7 @@ describe("reversed VPN tunnel (OpenVPN in namespaces)", { skip: skipVpn }, () =>
       credentials: { bundle: creds.bundle, server: creds.server, tlsAuth: creds.tlsAuth },
     });
     server = deployment.openvpn;
+    kubelet = await startKubelet(top);
     client = new ShootClient({
       host,
       netns: top.clientNs,
@@ -66,6 +97,10 @@ describe("reversed VPN tunnel (OpenVPN in namespaces)", { skip: skipVpn }, () =>
     assert.deepEqual(await health(top!, "/readyz"), { code: 503, body: "no tunnel is up\n" });
     const refused = await egressConnect(top!, creds, "10.250.0.10:7000");
     assert.match(refused, /^HTTP\/1\.1 503 /);
+    const err = await kubelet.get({ host: NODE_ADDRESS, port: 10250 }, "/containerLogs/default/p/c").then(() => undefined, (e: unknown) => e);
+    assert.ok(err instanceof StatusError);
+    assert.equal(err.code, 500);
+    assert.equal(err.message, `proxy error from ${top!.vpnAddress}:9443 while dialing ${NODE_ADDRESS}:10250, code 503: 503 Service Unavailable`);
   });
 
   test("the client dials out through the CONNECT proxy; the node answers the seed through the tunnel, masqueraded", async () => {
@@ -82,6 +117,11 @@ describe("reversed VPN tunnel (OpenVPN in namespaces)", { skip: skipVpn }, () =>
     const metrics = (await health(top!, "/metrics")).body;
     assert.match(metrics, /^vpn_tunnel_up\{server="vpn-seed-server"\} 1$/m);
     assert.match(metrics, /^vpn_egress_requests_total\{result="established"\} 1$/m);
+  });
+
+  test("the API server's kubelet client reaches the node's kubelet through the egress selector's proxy and the tunnel", async () => {
+    const res = await kubelet.get({ host: NODE_ADDRESS, port: 10250 }, "/containerLogs/default/p/c");
+    assert.equal(await body(res), `logs /containerLogs/default/p/c for system:kube-apiserver:kubelet from ${CLIENT_ADDRESS}\n`);
   });
 
   test("a socket in the VPN namespace not bound to the tunnel address does not reach the shoot", async () => {

@@ -7,10 +7,12 @@ import { STATUS_CODES, type IncomingMessage, type OutgoingHttpHeaders } from "no
 import { request } from "node:https";
 import { isIP } from "node:net";
 import type { Duplex } from "node:stream";
+import { connect as tlsConnect } from "node:tls";
 import type { Node } from "../../../../apis/core/v1/types.ts";
 import type { StatusReason } from "../../../../apis/meta/v1/types.ts";
 import { StatusError, newNotFound, newServiceUnavailable, newTooManyRequests } from "../../../../apimachinery/errors.ts";
 import type { InternalClient } from "../../client.ts";
+import type { Dialer } from "../../../egressselector/egressselector.ts";
 
 export interface KubeletClientConfig {
   /** --kubelet-client-certificate / --kubelet-client-key (PEM). */
@@ -22,6 +24,8 @@ export interface KubeletClientConfig {
   maxStreams?: number;
   /** How long the kubelet may take to answer (default 10 s). */
   timeoutMs?: number;
+  /** The egress selector's `cluster` dialer (e.g. through the VPN's egress proxy); default: direct. */
+  dial?: Dialer;
 }
 
 export interface KubeletLocation {
@@ -102,7 +106,20 @@ export class KubeletClient {
   }
 
   private open(loc: KubeletLocation, path: string, headers: OutgoingHttpHeaders) {
+    const { dial, certPem, keyPem, caPem } = this.config;
+    // Through the egress: TLS to the kubelet inside the proxied stream, verified as a direct connection would be.
+    const createConnection = dial
+      ? (_o: unknown, oncreate: (err: Error | null, socket: Duplex) => void) => {
+          dial(loc.host, loc.port).then(
+            (raw) => oncreate(null, tlsConnect({ socket: raw, host: loc.host, ...(isIP(loc.host) ? {} : { servername: loc.host }), cert: certPem, key: keyPem, ca: caPem })),
+            (err: Error) => oncreate(err, undefined as unknown as Duplex),
+          );
+          return undefined;
+        }
+      : undefined;
     return request({
+      // Without an agent: Node uses `createConnection` only then (agent: false would make a fresh agent that dials directly).
+      ...(createConnection ? { createConnection } : { agent: false }),
       host: loc.host,
       port: loc.port,
       path,
@@ -112,7 +129,6 @@ export class KubeletClient {
       key: this.config.keyPem,
       ca: this.config.caPem,
       timeout: this.config.timeoutMs ?? 10_000,
-      agent: false,
     });
   }
 
@@ -129,7 +145,7 @@ export class KubeletClient {
         resolve();
       };
       out.on("timeout", () => out.destroy(new Error("timed out waiting for the kubelet")));
-      out.on("error", (err) => fail(newServiceUnavailable(`error dialing backend: ${err.message}`)));
+      out.on("error", (err) => fail(err instanceof StatusError ? err : newServiceUnavailable(`error dialing backend: ${err.message}`)));
       out.on("response", (res) => void readBounded(res).then((body) => fail(kubeletError(res.statusCode ?? 502, body))));
       out.on("upgrade", (res, upstream, upstreamHead) => {
         out.setTimeout(0);
@@ -163,7 +179,7 @@ export class KubeletClient {
       out.on("timeout", () => out.destroy(new Error("timed out waiting for the kubelet")));
       out.on("error", (err) => {
         release();
-        reject(newServiceUnavailable(`error dialing backend: ${err.message}`));
+        reject(err instanceof StatusError ? err : newServiceUnavailable(`error dialing backend: ${err.message}`));
       });
       out.on("response", (res) => {
         const code = res.statusCode ?? 502;
