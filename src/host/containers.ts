@@ -286,7 +286,12 @@ export async function execInContainer(ctx: HostContext, info: ContainerInfo, com
   const id = randomBytes(8).toString("hex");
   const socket = join(runDir, `exec-${id}.sock`);
   const exitFile = join(runDir, `exec-${id}.exit`);
-  const shim = spawn(await shimBinary(ctx.exec, ctx.stateDir), ["-s", socket, "-x", exitFile, "-t", ...sizeArgs(options.size), ...(options.stdin ? ["-i"] : []), "--", ...enter], { stdio: ["ignore", "ignore", "pipe"] });
+  // The shim forks the command's session inside the container's PID namespace (-J), so the command leads its
+  // own session there with the terminal as its controlling one: an interactive shell can then put its
+  // jobs in the foreground (through nsenter -p the session leader would stay outside, and sh fails with
+  // "Cannot set tty process group").
+  const enterTty = ["nsenter", "-t", String(info.init.pid), "-m", "-u", "-i", "-n", "-r", "-w", "--", ...execPrefix(options.privileged, options.env), ...command];
+  const shim = spawn(await shimBinary(ctx.exec, ctx.stateDir), ["-s", socket, "-x", exitFile, "-t", ...sizeArgs(options.size), ...(options.stdin ? ["-i"] : []), "-J", `/proc/${info.init.pid}/ns/pid`, "--", ...enterTty], { stdio: ["ignore", "ignore", "pipe"] });
   const done = new Promise<void>((r) => shim.once("close", () => r()));
   void done.then(() => Promise.all([rm(socket, { force: true }), rm(exitFile, { force: true }), rm(`${exitFile}.pid`, { force: true }), rm(`${exitFile}.tmp`, { force: true })]));
   await waitFor(async () => ((await stat(socket).catch(() => undefined)) ? true : undefined), 5000);

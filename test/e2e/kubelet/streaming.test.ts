@@ -15,8 +15,8 @@ import { NS, startFixture, type Fixture } from "./streaming-fixture.ts";
 const VERSIONS: KubectlVersion[] = ["1.33", "1.30"];
 const LOOP = "i=0; while true; do i=$((i+1)); sleep 0.2; done";
 
-/** kubectl under a pseudo-terminal of 40 rows and 100 columns (script(1)), with `input` typed in. */
-function kubectlInPty(version: KubectlVersion, kubeconfig: string, args: string, input: string, until: RegExp): Promise<{ out: string; code: number | null }> {
+/** kubectl under a pseudo-terminal of 40 rows and 100 columns (script(1)), with `input` typed in; stopped once `until` shows, unless `wait` (then it must end by itself). */
+function kubectlInPty(version: KubectlVersion, kubeconfig: string, args: string, input: string, until: RegExp, wait = false): Promise<{ out: string; code: number | null }> {
   const cmd = `stty cols 100 rows 40; exec ${kubectlPath(version)} --kubeconfig ${kubeconfig} ${args}`;
   const child = spawn("script", ["-qec", cmd, "/dev/null"], { stdio: ["pipe", "pipe", "pipe"], env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: `${kubeconfig}-home`, TERM: "xterm" } });
   let out = "";
@@ -24,7 +24,7 @@ function kubectlInPty(version: KubectlVersion, kubeconfig: string, args: string,
     const timer = setTimeout(() => child.kill("SIGKILL"), 20_000);
     child.stdout.on("data", (d: Buffer) => {
       out += String(d);
-      if (until.test(out)) child.kill("SIGTERM");
+      if (!wait && until.test(out)) child.kill("SIGTERM");
     });
     child.stderr.on("data", (d: Buffer) => (out += String(d)));
     setTimeout(() => child.stdin.write(input), 1500);
@@ -69,10 +69,15 @@ describe("exec, attach and logs through the API server and the kubelet server", 
       assert.equal(cat.stdout, "piped\nlines\ndone\n", "stdin ended (v5 CLOSE) so cat returned");
     });
 
-    test(`kubectl ${v} exec -it through a pty: the terminal's size arrives, exit code 4`, async () => {
-      const r = await kubectlInPty(v, f.admin, `-n ${NS} exec -it shell -- sh -c 'stty size; read x; echo got-$x; exit 4'`, "hello\r", /got-hello/);
+    test(`kubectl ${v} exec -it through a pty: the terminal's size arrives, exit code 4 (sh -c and an interactive sh), no job control warning`, async () => {
+      const r = await kubectlInPty(v, f.admin, `-n ${NS} exec -it shell -- sh -c 'stty size; read x; echo got-$x; exit 4'`, "hello\r", /got-hello/, true);
       assert.match(r.out, /40 100/);
       assert.match(r.out, /got-hello/);
+      assert.equal(r.code, 4, r.out);
+      const i = await kubectlInPty(v, f.admin, `-n ${NS} exec -it shell -- sh`, "echo $((6*7))i; exit 4\r", /42i/, true);
+      assert.match(i.out, /42i/);
+      assert.equal(i.code, 4, i.out);
+      assert.doesNotMatch(i.out, /process group|job control/i, "the shell owns its terminal");
     });
   }
 
