@@ -42,8 +42,9 @@ export interface Topology {
   proxy: ConnectProxy;
 }
 
-export async function buildTopology(): Promise<Topology> {
-  const t = await newTestHost();
+/** Builds the topology on `t` (default: a fresh test host with a prefix of its own). */
+export async function buildTopology(given?: TestHost): Promise<Topology> {
+  const t = given ?? (await newTestHost());
   const { host } = t;
   const r = 1 + Math.floor(Math.random() * 250);
   const net = (i: number) => `198.19.${r}.${i}`;
