@@ -46,7 +46,7 @@ export function gardenClusterRoles(): ClusterRole[] {
     aggregated(PROJECT_MEMBER, AGGREGATE_TO_PROJECT_MEMBER),
     role(
       PROJECT_MEMBER_AGGREGATION,
-      [rule(ALL, [OPERATIONS], ["bastions"]), rule(ALL, [CORE], ["shoots"]), rule(ALL, [""], ["secrets", "configmaps"]), rule(READ, [""], ["events"]), rule(ALL, [DASHBOARD], ["terminals"])],
+      [rule(ALL, [OPERATIONS], ["bastions"]), rule(ALL, [CORE], ["shoots"]), rule(ALL, [""], ["secrets", "configmaps"]), rule(READ, [""], ["events"]), rule(ALL, [DASHBOARD], ["terminals"]), rule(["create"], [CORE], ["shoots/adminkubeconfig"])],
       { [AGGREGATE_TO_PROJECT_MEMBER]: "true" },
     ),
     aggregated(PROJECT_VIEWER, AGGREGATE_TO_PROJECT_VIEWER),

@@ -1,0 +1,72 @@
+// Clients of a Terminal's host and target clusters from its ClusterCredentials
+// (docs/terminals.md#credentials): a `serviceAccountRef` is a ServiceAccount in the garden, whose
+// token (a TokenRequest by the controller) reaches the garden; a `shootRef` is the shoot's
+// `shoots/adminkubeconfig` (600 s), which the garden answers once it serves that subresource.
+// Tests and other landscapes may replace the whole resolution (`ClusterClientFactory`).
+import { KubeConfig } from "@kubernetes/client-node";
+import type { ClusterCredentials } from "../apis/dashboard/v1alpha1/types.ts";
+import type { KubeObject } from "../apis/meta/v1/types.ts";
+import { Client } from "../client/client.ts";
+import { resourcePath } from "../client/resource.ts";
+import { Shoots } from "../client/garden.ts";
+import { ServiceAccounts } from "./resources.ts";
+
+export interface ClusterClient {
+  client: Client;
+  /** The cluster's API server URL as the controller reaches it (the kubeconfig's server when nothing better is known). */
+  server: string;
+  close(): void;
+}
+
+export type ClusterClientFactory = (cred: ClusterCredentials, signal: AbortSignal) => Promise<ClusterClient>;
+
+/** A TokenRequest for the ServiceAccount; answers the token. */
+export async function requestToken(client: Client, namespace: string, name: string, expirationSeconds: number | undefined, signal?: AbortSignal): Promise<string> {
+  const out = await client.transport.request<KubeObject & { status?: { token?: string } }>({
+    method: "POST",
+    path: resourcePath(ServiceAccounts, namespace, name, "token"),
+    body: { apiVersion: "authentication.k8s.io/v1", kind: "TokenRequest", spec: { ...(expirationSeconds ? { expirationSeconds } : {}) } },
+    signal,
+  });
+  const token = out.status?.token;
+  if (!token) throw new Error(`the TokenRequest for service account ${namespace}/${name} returned no token`);
+  return token;
+}
+
+function tokenKubeConfig(base: KubeConfig, token: string): KubeConfig {
+  const cluster = base.getCurrentCluster();
+  if (!cluster) throw new Error("the garden kubeconfig has no current cluster");
+  const kc = new KubeConfig();
+  kc.loadFromOptions({
+    clusters: [{ ...cluster, name: "garden" }],
+    users: [{ name: "sa", token }],
+    contexts: [{ name: "garden", cluster: "garden", user: "sa" }],
+    currentContext: "garden",
+  });
+  return kc;
+}
+
+/** The default resolution against the garden the controller runs on. */
+export function gardenClusterClients(garden: Client, gardenKubeConfig: KubeConfig, opts: { fieldManager: string; tokenExpirationSeconds?: number }): ClusterClientFactory {
+  return async (cred, signal) => {
+    let kc: KubeConfig;
+    if (cred.serviceAccountRef) {
+      const { namespace = "", name = "" } = cred.serviceAccountRef;
+      kc = tokenKubeConfig(gardenKubeConfig, await requestToken(garden, namespace, name, opts.tokenExpirationSeconds, signal));
+    } else if (cred.shootRef) {
+      const { namespace, name } = cred.shootRef;
+      const out = await garden.transport.request<KubeObject & { status?: { kubeconfig?: string } }>({
+        method: "POST",
+        path: resourcePath(Shoots, namespace, name, "adminkubeconfig"),
+        body: { apiVersion: "authentication.gardener.cloud/v1alpha1", kind: "AdminKubeconfigRequest", spec: { expirationSeconds: 600 } },
+        signal,
+      });
+      kc = new KubeConfig();
+      kc.loadFromString(Buffer.from(out.status?.kubeconfig ?? "", "base64").toString("utf8"));
+    } else {
+      throw new Error("no cluster credentials provided");
+    }
+    const client = new Client(kc, { fieldManager: opts.fieldManager, userAgent: opts.fieldManager });
+    return { client, server: kc.getCurrentCluster()?.server ?? "", close: () => client.close() };
+  };
+}
