@@ -5,7 +5,6 @@ import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Host } from "../host/index.ts";
-import { SEED_SERVER_CN } from "./openvpn-config.ts";
 import { OpenVpnServer, type ServerCredentials } from "./openvpn-server.ts";
 import type { SeedServerConfig } from "./seedserver-config.ts";
 import { ProcessSupervisor } from "./supervisor.ts";
@@ -17,8 +16,13 @@ export interface SeedServerDeploymentOptions {
   /** The control plane's VPN namespace and its interface on the seed network. */
   netns: string;
   seedInterface: string;
-  /** The namespace's seed-network address: OpenVPN, the egress proxy and health listen there. */
-  local: string;
+  /**
+   * The namespace's seed-network addresses: OpenVPN server i listens on the i-th, the egress proxy and
+   * health on the first. HA needs two.
+   */
+  locals: readonly string[];
+  /** Two OpenVPN servers (vpn-seed-server-0 and -1) and two tunnels. */
+  highAvailability?: boolean;
   /** The control-plane namespace (`shoot--<project>--<name>`); names the recorded processes. */
   namespace: string;
   dir: string;
@@ -30,22 +34,29 @@ export interface SeedServerDeploymentOptions {
 }
 
 export class SeedServerDeployment {
-  readonly openvpn: OpenVpnServer;
+  readonly servers: OpenVpnServer[];
   readonly process: ProcessSupervisor;
   readonly configFile: string;
 
   constructor(private readonly o: SeedServerDeploymentOptions) {
-    this.openvpn = new OpenVpnServer({
-      host: o.host,
-      netns: o.netns,
-      seedInterface: o.seedInterface,
-      dir: join(o.dir, "openvpn"),
-      processName: `vpn-seed-server.${o.namespace}.openvpn`,
-      local: o.local,
-      transferNetwork: o.transferNetwork,
-      shootCidrs: o.shootCidrs,
-      credentials: o.credentials,
-    });
+    const indexes = o.highAvailability ? [0, 1] : [undefined];
+    if (o.locals.length < indexes.length) throw new Error(`${indexes.length} seed-network addresses needed, got ${o.locals.length}`);
+    this.servers = indexes.map(
+      (index, i) =>
+        new OpenVpnServer({
+          host: o.host,
+          netns: o.netns,
+          seedInterface: o.seedInterface,
+          dir: join(o.dir, index === undefined ? "openvpn" : `openvpn-${index}`),
+          processName: `vpn-seed-server.${o.namespace}.openvpn${index === undefined ? "" : `-${index}`}`,
+          local: o.locals[i]!,
+          transferNetwork: o.transferNetwork,
+          ...(index !== undefined ? { index } : {}),
+          firewallServers: indexes,
+          shootCidrs: o.shootCidrs,
+          credentials: o.credentials,
+        }),
+    );
     this.configFile = join(o.dir, "vpn-seed-server.json");
     const cmd = o.command ?? { command: process.execPath, args: [SEED_SERVER_BIN] };
     this.process = new ProcessSupervisor(o.host, {
@@ -57,13 +68,18 @@ export class SeedServerDeployment {
     });
   }
 
+  /** The first (in plain mode the only) OpenVPN server. */
+  get openvpn(): OpenVpnServer {
+    return this.servers[0]!;
+  }
+
   config(): SeedServerConfig {
     const f = this.openvpn.files;
     return {
-      listenAddress: this.o.local,
+      listenAddress: this.o.locals[0]!,
       transferNetwork: this.o.transferNetwork,
       shootCidrs: [...this.o.shootCidrs],
-      servers: [{ name: SEED_SERVER_CN, tunnelAddress: this.openvpn.tunnelAddress, management: f.management, clientCn: this.openvpn.clientCn }],
+      servers: this.servers.map((s) => ({ name: s.serverName, tunnelAddress: s.tunnelAddress, management: s.files.management, clientCn: s.clientCn })),
       certFile: f.cert,
       keyFile: f.key,
       caFile: f.ca,
@@ -73,13 +89,13 @@ export class SeedServerDeployment {
   /** OpenVPN first (its files hold the credentials), then the vpn-seed-server process. */
   async start(): Promise<void> {
     await mkdir(this.o.dir, { recursive: true, mode: 0o700 });
-    await this.openvpn.start();
+    for (const s of this.servers) await s.start();
     await writeFile(this.configFile, JSON.stringify(this.config(), null, 2) + "\n", { mode: 0o600 });
     await this.process.start();
   }
 
   async stop(): Promise<void> {
     await this.process.stop();
-    await this.openvpn.stop();
+    for (const s of this.servers) await s.stop();
   }
 }

@@ -7,6 +7,7 @@ import type { Clock } from "../utils/clock.ts";
 import { seedFirewall } from "./firewall.ts";
 import {
   DEFAULT_TRANSFER_NETWORK,
+  SEED_SERVER_CN,
   SHOOT_CLIENT_CN,
   renderCcd,
   renderHooks,
@@ -38,6 +39,8 @@ export interface OpenVpnServerOptions {
   transferNetwork?: string;
   /** HA server index; undefined in plain mode. */
   index?: number;
+  /** Every server of the namespace, for its firewall (default: this one). */
+  firewallServers?: readonly (number | undefined)[];
   shootCidrs: readonly string[];
   credentials: ServerCredentials;
   clock?: Clock;
@@ -87,6 +90,11 @@ export class OpenVpnServer {
     return serverDevice(this.o.index);
   }
 
+  /** `vpn-seed-server`, or `vpn-seed-server-<i>` in HA (its Endpoints' and its tunnel's name). */
+  get serverName(): string {
+    return this.o.index === undefined ? SEED_SERVER_CN : `${SEED_SERVER_CN}-${this.o.index}`;
+  }
+
   get clientCn(): string {
     return this.o.index === undefined ? SHOOT_CLIENT_CN : `${SHOOT_CLIENT_CN}-${this.o.index}`;
   }
@@ -122,7 +130,7 @@ export class OpenVpnServer {
     if (o.netns) {
       // The namespace routes nothing through itself.
       await o.host.execInNetns(o.netns, "sysctl", ["-qw", "net.ipv4.ip_forward=0"]);
-      await o.host.applyTable(o.netns, seedFirewall({ seedInterface: o.seedInterface, transferNetwork: this.transferNetwork, servers: [o.index], shootCidrs: o.shootCidrs }));
+      await o.host.applyTable(o.netns, seedFirewall({ seedInterface: o.seedInterface, transferNetwork: this.transferNetwork, servers: o.firewallServers ?? [o.index], shootCidrs: o.shootCidrs }));
     }
     await this.supervisor.start();
   }

@@ -19,7 +19,7 @@ const deployment = new SeedServerDeployment({
   host,
   netns: top.vpnNs,
   seedInterface: "eth0",
-  local: top.vpnAddress,
+  locals: [top.vpnAddress],
   namespace: NAMESPACE,
   dir: join(stateDir, "vpn-seed-server"),
   transferNetwork: "192.168.123.0/24",

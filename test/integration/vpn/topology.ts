@@ -34,6 +34,8 @@ export interface Topology {
   seedNet: string;
   proxyAddress: string;
   vpnAddress: string;
+  /** HA: the addresses of vpn-seed-server-0 and -1. */
+  vpnAddresses: string[];
   vpnNs: string;
   routerNs: string;
   nodeNs: string;
@@ -43,7 +45,7 @@ export interface Topology {
 }
 
 /** Builds the topology on `t` (default: a fresh test host with a prefix of its own). */
-export async function buildTopology(given?: TestHost): Promise<Topology> {
+export async function buildTopology(given?: TestHost, o: { highAvailability?: boolean } = {}): Promise<Topology> {
   const t = given ?? (await newTestHost());
   const { host } = t;
   const r = 1 + Math.floor(Math.random() * 250);
@@ -56,7 +58,9 @@ export async function buildTopology(given?: TestHost): Promise<Topology> {
     t.tracker.netns(n);
   }
   await host.ensureBridge({ name: bridge, addresses: [`${net(1)}/24`], owner: "vpn-test" });
-  await host.ensureVeth({ name: "eth0", netns: vpnNs, addresses: [`${net(2)}/24`], peer: { name: host.names.link("vpn", "0"), master: bridge } });
+  // HA: a second address for vpn-seed-server-1.
+  const vpnAddresses = o.highAvailability ? [net(2), net(4)] : [net(2)];
+  await host.ensureVeth({ name: "eth0", netns: vpnNs, addresses: vpnAddresses.map((a) => `${a}/24`), peer: { name: host.names.link("vpn", "0"), master: bridge } });
   await host.ensureVeth({ name: "up", netns: routerNs, addresses: [`${net(3)}/24`], peer: { name: host.names.link("router", "0"), master: bridge } });
   await host.ensureRoute({ netns: routerNs, destination: "default", via: net(1), dev: "up" });
   await host.ensureBridge({ name: "nodes", netns: routerNs, addresses: ["10.250.0.1/16"] });
@@ -69,14 +73,17 @@ export async function buildTopology(given?: TestHost): Promise<Topology> {
   await host.startProcess({ name: "banner", netns: nodeNs, command: process.execPath, args: ["-e", banner], owner: "vpn-test" });
 
   const directory = new ServerDirectory();
-  directory.apply({
-    metadata: { name: "vpn-seed-server", namespace: NAMESPACE, labels: { app: "vpn-seed-server" } },
-    subsets: [{ addresses: [{ ip: net(2) }], ports: [{ port: 1194 }] }],
-  });
+  const names = o.highAvailability ? ["vpn-seed-server-0", "vpn-seed-server-1"] : ["vpn-seed-server"];
+  names.forEach((name, i) =>
+    directory.apply({
+      metadata: { name, namespace: NAMESPACE, labels: { app: "vpn-seed-server" } },
+      subsets: [{ addresses: [{ ip: vpnAddresses[i]! }], ports: [{ port: 1194 }] }],
+    }),
+  );
   directory.markSynced();
   const proxy = new ConnectProxy({ directory });
   await proxy.listen(8132, net(1));
-  return { t, seedNet: `${net(0)}/24`, proxyAddress: net(1), vpnAddress: net(2), vpnNs, routerNs, nodeNs, clientNs, directory, proxy };
+  return { t, seedNet: `${net(0)}/24`, proxyAddress: net(1), vpnAddress: net(2), vpnAddresses, vpnNs, routerNs, nodeNs, clientNs, directory, proxy };
 }
 
 /** A TCP exchange from inside a namespace (optionally from a bound source address): what the peer sent, or undefined. */
@@ -113,11 +120,11 @@ export async function health(top: Topology, path: string): Promise<{ code: numbe
 }
 
 /** `CONNECT target` to the egress proxy as the shoot API server does (mutual TLS); everything received until close. */
-export function egressConnect(top: Topology, creds: VpnCredentials, target: string): Promise<string> {
+export function egressConnect(top: Topology, creds: VpnCredentials, target: string, timeoutMs = 5000): Promise<string> {
   return new Promise((resolve) => {
     const s = tlsConnect({ host: top.vpnAddress, port: 9443, ca: creds.bundle, cert: creds.egressClient.certPem, key: creds.egressClient.keyPem, servername: "vpn-seed-server" });
     let data = "";
-    s.setTimeout(5000, () => s.destroy());
+    s.setTimeout(timeoutMs, () => s.destroy());
     s.on("secureConnect", () => s.write(`CONNECT ${target} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`));
     s.on("data", (c: Buffer) => (data += c.toString()));
     s.on("error", () => undefined);

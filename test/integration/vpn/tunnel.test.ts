@@ -59,7 +59,7 @@ describe("reversed VPN tunnel (OpenVPN in namespaces)", { skip: skipVpn }, () =>
       host,
       netns: top.vpnNs,
       seedInterface: "eth0",
-      local: top.vpnAddress,
+      locals: [top.vpnAddress],
       namespace: NAMESPACE,
       dir: join(stateDir, "vpn-seed-server"),
       transferNetwork: "192.168.123.0/24",
