@@ -8,7 +8,8 @@ import type { Terminal } from "../../../src/apis/dashboard/v1alpha1/types.ts";
 import { Namespaces, RoleBindings, Roles, Secrets } from "../../../src/client/builtins.ts";
 import type { Client } from "../../../src/client/client.ts";
 import { unlessNotFound } from "../../../src/client/helpers.ts";
-import { Pods, ServiceAccounts, Terminals } from "../../../src/terminal/resources.ts";
+import { Events } from "../../../src/client/events.ts";
+import { Pods, ServiceAccounts, Terminals, ValidatingWebhookConfigurations } from "../../../src/terminal/resources.ts";
 import { eventually } from "../../support/http.ts";
 import { type Env, NS, SA, startEnv } from "./setup.ts";
 
@@ -167,4 +168,28 @@ void describe("web terminals", { timeout: 120_000 }, () => {
       assert.ok(n === undefined || n.metadata.deletionTimestamp, "temporary namespace deleted");
     }
   });
+
+  it("refuses a Terminal over maxObjectSize with 400", async () => {
+    const big = gardenTerminal("t-big");
+    big.spec.host.pod.labels = Object.fromEntries(Array.from({ length: 200 }, (_, i) => [`label-${i}`, "x".repeat(50)]));
+    await assert.rejects(alice.create(Terminals, big), (err) => {
+      assert.equal(message(err), 'admission webhook "validating-create-update-terminal.gardener.cloud" denied the request: resource must not have more than 10240 bytes');
+      assert.equal((err as { code?: number }).code ?? (err as { status?: number }).status, 400);
+      return true;
+    });
+  });
+
+  it("deletes a Terminal the validating webhook did not see (safety net)", async () => {
+    await env.gardenAdmin.delete(ValidatingWebhookConfigurations, { name: "terminal-validating-webhook-configuration" });
+    await settle("validating webhook gone", async () => ((await env.gardenAdmin.list(ValidatingWebhookConfigurations)).items.length === 0 ? true : undefined));
+    await env.gardenAdmin.create(Terminals, gardenTerminal("t-unchecked"));
+    const why = "Failed ensuring admission webhook is configured: expected 1 validating webhook configuration but found 0";
+    await settle("t-unchecked deleted by the safety net", async () => {
+      const events = await env.gardenAdmin.list(Events, { namespace: NS });
+      const said = events.items.some((e) => (e as { involvedObject?: { name?: string }; message?: string }).involvedObject?.name === "t-unchecked" && (e as { message?: string }).message === why);
+      const gone = (await unlessNotFound(env.gardenAdmin.get(Terminals, { namespace: NS, name: "t-unchecked" }))) === undefined;
+      return said && gone ? true : undefined;
+    });
+  });
 });
+

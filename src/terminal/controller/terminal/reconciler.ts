@@ -76,7 +76,10 @@ export class TerminalReconciler implements Reconciler {
         await unlessNotFound(this.d.garden.delete(Terminals, { namespace: t.metadata.namespace, name: t.metadata.name ?? "" }));
         return;
       }
-      await this.webhooksConfigured(t);
+      await this.webhooksConfigured(t).catch((err: unknown) => {
+        this.event(t, "Warning", "ReconcileError", `Failed ensuring admission webhook is configured: ${(err as Error).message}`);
+        throw err;
+      });
       await addFinalizer(this.d.garden, Terminals, t, FINALIZER_TERMINAL, { signal: rc.signal });
       const labels = terminalLabels(t);
       if (typeof labels === "string") {
