@@ -292,10 +292,15 @@ export async function execInContainer(ctx: HostContext, info: ContainerInfo, com
   // "Cannot set tty process group").
   const enterTty = ["nsenter", "-t", String(info.init.pid), "-m", "-u", "-i", "-n", "-r", "-w", "--", ...execPrefix(options.privileged, options.env), ...command];
   const shim = spawn(await shimBinary(ctx.exec, ctx.stateDir), ["-s", socket, "-x", exitFile, "-t", ...sizeArgs(options.size), ...(options.stdin ? ["-i"] : []), "-J", `/proc/${info.init.pid}/ns/pid`, "--", ...enterTty], { stdio: ["ignore", "ignore", "pipe"] });
+  let shimErr = "";
+  shim.stderr?.on("data", (d: Buffer) => (shimErr = (shimErr + String(d)).slice(-4096)));
   const done = new Promise<void>((r) => shim.once("close", () => r()));
   void done.then(() => Promise.all([rm(socket, { force: true }), rm(exitFile, { force: true }), rm(`${exitFile}.pid`, { force: true }), rm(`${exitFile}.tmp`, { force: true })]));
   await waitFor(async () => ((await stat(socket).catch(() => undefined)) ? true : undefined), 5000);
-  const stream = await new ShimClient(socket).attach();
+  const stream = await new ShimClient(socket).attach().catch(async (err: Error) => {
+    await Promise.race([done, new Promise((r) => setTimeout(r, 500))]);
+    throw new Error(`${err.message}${shimErr ? `: ${shimErr.trim()}` : ""}`);
+  });
   return { ...stream, close: () => void shim.kill("SIGTERM") };
 }
 

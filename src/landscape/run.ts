@@ -18,6 +18,7 @@ import { DEFAULT_NODE_CIDR, LocalNetworks } from "../provider-local/network/netw
 import * as c from "./components.ts";
 import { clusterOf, workerBootstrapKubeconfig } from "./nodetokens.ts";
 import { type Layout, type Ports, killRecorded, MEMBER_USER, PROJECT_NAMESPACE, SEED_NODE_CIDR, SEED_NODE_NETWORK, SEED_POD_CIDR, SEED_WORKERS, SHOOT, SHOOT_POD_CIDR, SHOOT_TECHNICAL_ID, WORKER_POOL, WORKERS } from "./layout.ts";
+import { kubeletTlsOf, servingKubelets } from "./kubelets.ts";
 import { readyNodes, schedulerRunning, startClusterNodes } from "./nodes.ts";
 import { applySeedCRDs, createGardenObjects, createShoot, publishShootKubeconfig } from "./objects.ts";
 import { writeStatus, type LandscapeStatus } from "./status.ts";
@@ -233,6 +234,12 @@ export async function runLandscape(o: RunOptions, status: Status, onStop: (stop:
     120_000,
   );
   log("nodes Ready, schedulers running");
+  // The user's next `kubectl exec` or `logs` goes through a worker's kubelet endpoint, served once the node
+  // agent has its serving certificate (the seed's worker serves none yet).
+  const kubeletTls = kubeletTlsOf(join(layout.apiServerDir("shoot"), "pki"));
+  const shootNodes = WORKERS.map(shootNodeName);
+  await waitFor("every shoot worker's kubelet endpoint (10250) answering the API server", async () => ((await servingKubelets(shoot, shootNodes, kubeletTls)).length === shootNodes.length ? true : undefined), 120_000);
+  log("kubelet endpoints serving");
   for (const cl of [garden, seed, shoot]) cl.close();
   status.phase = "Ready";
   status.components = supervisor.status();

@@ -243,13 +243,14 @@ int main(int argc, char **argv) {
   for (int i = 0; i < MAX_CLIENTS; i++) clients[i].fd = -1;
   if (log_path) log_open();
 
+  /* Bound and listening under a temporary name, then renamed: whoever sees the socket can connect. */
   int lfd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
   struct sockaddr_un addr = {.sun_family = AF_UNIX};
-  if (lfd < 0 || strlen(sock_path) >= sizeof addr.sun_path) die("socket");
-  strcpy(addr.sun_path, sock_path);
-  unlink(sock_path);
+  if (lfd < 0 || strlen(sock_path) + 1 >= sizeof addr.sun_path) die("socket");
+  snprintf(addr.sun_path, sizeof addr.sun_path, "%s~", sock_path);
+  unlink(addr.sun_path);
   if (bind(lfd, (struct sockaddr *)&addr, sizeof addr) < 0 || listen(lfd, 16) < 0) die(sock_path);
-  chmod(sock_path, 0600);
+  if (chmod(addr.sun_path, 0600) < 0 || rename(addr.sun_path, sock_path) < 0) die(sock_path);
 
   int out[2] = {-1, -1}, err[2] = {-1, -1}, in[2] = {-1, -1};
   char slave[128] = "";

@@ -13,6 +13,7 @@ import { eventually } from "../../support/http.ts";
 import { kubectlAvailable, kubectlFor, kubectlPath, latestKubectl, type Kubectl } from "../../support/kubectl.ts";
 import { parseTable } from "../../support/table.ts";
 import { type Landscape, skipUnlessRoot, startLandscape } from "../support/landscape.ts";
+import { firstExecAndLogs, followLogs, killingEvent, startStreamPods, terminals } from "./streams.ts";
 import { hostOf, inMachine, kubectlInPty, podInPhase, podTraces, shootMachine, shootNode, signalNodeAgent, type PodJson } from "./support.ts";
 
 const PREFIX = "glk-";
@@ -33,6 +34,18 @@ describe("workloads on the local landscape", { skip, timeout: 900_000 }, () => {
   after(async () => {
     if (stopped) await signalNodeAgent(l, stopped, "CONT").catch(() => undefined);
     if (l) await l.stop(progress);
+  });
+
+  test("right after up, exec and logs work at once; logs -f sees a line written after it started and ends with the container", async () => {
+    await startStreamPods(k);
+    await firstExecAndLogs(k);
+    await followLogs(k);
+  });
+
+  test("exec -it and run -it exit with the shell's code (kubectl 1.30, 1.33), attach -it to a tty container, Killing on delete", async () => {
+    await terminals(k);
+    await killingEvent(k);
+    await k.ok(["delete", "pod", "follow", "attach-1-30", "attach-1-33", "--ignore-not-found"]);
   });
 
   test("kubectl run reaches Succeeded on a worker; get pods -o wide shows its node and pod IP; the pod reached its API server", async () => {

@@ -1,0 +1,57 @@
+// Readiness of the nodes' kubelet endpoints (docs/exec-attach-logs.md#wiring-it-into-the-node-agent): a
+// Node can be Ready before its node agent got its serving certificate and listens on 10250, and until
+// then `kubectl exec` and `logs` answer 503. The landscape waits until every worker's endpoint answers the
+// way the API server reaches it: from the host, at the Node's InternalIP and kubelet port, with the API
+// server's kubelet-client certificate, the serving certificate verified against the cluster CA.
+import { request } from "node:https";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import type { Node } from "../apis/core/v1/types.ts";
+import type { Client } from "../client/client.ts";
+import { Nodes } from "../nodeagent/node.ts";
+
+export interface KubeletTls {
+  certPem: string;
+  keyPem: string;
+  caPem: string;
+}
+
+/** The API server's kubelet-client identity and the cluster CA, from its certificate directory. */
+export function kubeletTlsOf(certDir: string): KubeletTls {
+  const read = (f: string): string => readFileSync(join(certDir, f), "utf8");
+  return { certPem: read("apiserver-kubelet-client.crt"), keyPem: read("apiserver-kubelet-client.key"), caPem: read("ca.crt") };
+}
+
+/** Where the API server dials a Node's kubelet: its InternalIP and daemonEndpoints port (10250 when unset). */
+export function kubeletEndpoint(node: Node): { host: string; port: number } | undefined {
+  const host = node.status?.addresses?.find((a) => a.type === "InternalIP")?.address;
+  if (!host) return undefined;
+  return { host, port: node.status?.daemonEndpoints?.kubeletEndpoint?.Port || 10250 };
+}
+
+/**
+ * True when the kubelet at `endpoint` completes a verified TLS handshake and answers an HTTP request as a
+ * kubelet that admits the API server (any answer but 401, 403 or a 5xx: a path it does not serve is a 404).
+ */
+export function kubeletAnswers(endpoint: { host: string; port: number }, tls: KubeletTls, timeoutMs = 3000): Promise<boolean> {
+  return new Promise((resolve) => {
+    const req = request({ host: endpoint.host, port: endpoint.port, path: "/healthz", method: "GET", cert: tls.certPem, key: tls.keyPem, ca: tls.caPem, agent: false, timeout: timeoutMs }, (res) => {
+      res.resume();
+      const code = res.statusCode ?? 0;
+      resolve(code !== 401 && code !== 403 && code < 500);
+    });
+    req.on("timeout", () => req.destroy(new Error("timeout")));
+    req.on("error", () => resolve(false));
+    req.end();
+  });
+}
+
+/** The names among `names` whose Node's kubelet endpoint answers (kubeletAnswers). */
+export async function servingKubelets(client: Client, names: readonly string[], tls: KubeletTls): Promise<string[]> {
+  const nodes = (await client.list(Nodes)).items.filter((n) => names.includes(n.metadata.name!));
+  const answers = await Promise.all(nodes.map(async (n) => {
+    const endpoint = kubeletEndpoint(n);
+    return endpoint && (await kubeletAnswers(endpoint, tls)) ? n.metadata.name! : undefined;
+  }));
+  return answers.filter((n): n is string => n !== undefined).sort();
+}
