@@ -1,7 +1,7 @@
 // OpenVPN's management interface (a unix socket): `status 2` and its parsing (docs/reversed-vpn.md#health).
 // The answer is TITLE, TIME, HEADER, CLIENT_LIST, ROUTING_TABLE and GLOBAL_STATS lines, then END; any
 // other line type is an error. Real-time notifications (`>...`) may come in between and are skipped.
-import { connect } from "node:net";
+import { type Socket, connect } from "node:net";
 
 export const STATUS_TIMEOUT_MS = 2000;
 /** A status answer is small (one client per server); more than this is refused. */
@@ -59,44 +59,111 @@ export function parseStatus(lines: readonly string[]): ServerStatus {
   return { title, clients };
 }
 
-/** Asks the server behind `socketPath` for `status 2`; rejects after timeoutMs or on a malformed answer. */
-export function queryStatus(socketPath: string, timeoutMs = STATUS_TIMEOUT_MS): Promise<ServerStatus> {
-  return new Promise((resolve, reject) => {
-    const socket = connect(socketPath);
-    let buffer = "";
-    const lines: string[] = [];
-    const fail = (err: Error) => {
-      clearTimeout(timer);
-      socket.destroy();
-      reject(err);
-    };
-    const timer = setTimeout(() => fail(new ManagementError(`no status from ${socketPath} within ${timeoutMs} ms`)), timeoutMs);
-    socket.setEncoding("utf8");
-    socket.on("connect", () => socket.write("status 2\n"));
-    socket.on("error", (err) => fail(new ManagementError(`management socket ${socketPath}: ${err.message}`)));
-    socket.on("close", () => fail(new ManagementError(`management socket ${socketPath} closed before END`)));
-    socket.on("data", (chunk: string) => {
-      buffer += chunk;
-      if (buffer.length > MAX_STATUS_BYTES) return fail(new ManagementError(`status from ${socketPath} exceeds ${MAX_STATUS_BYTES} bytes`));
-      let nl: number;
-      while ((nl = buffer.indexOf("\n")) >= 0) {
-        const line = buffer.slice(0, nl).replace(/\r$/, "");
-        buffer = buffer.slice(nl + 1);
-        // The greeting and other notifications start with ">".
-        if (line !== "END") {
-          lines.push(line);
-          continue;
-        }
-        clearTimeout(timer);
-        socket.removeAllListeners("close");
-        socket.end("quit\n");
-        try {
-          resolve(parseStatus(lines));
-        } catch (err) {
-          reject(err as Error);
-        }
-        return;
+/**
+ * One connection to a server's management socket, kept open (OpenVPN serves one management client at a
+ * time): `status()` asks for `status 2` over it, one question at a time, and `onClose` tells at once when
+ * the connection ends, e.g. because the server died.
+ */
+export class ManagementConnection {
+  private readonly socket: Socket;
+  private buffer = "";
+  private lines: string[] = [];
+  private pending: { resolve: (s: ServerStatus) => void; reject: (e: Error) => void; timer: NodeJS.Timeout } | undefined;
+  private queue: Promise<unknown> = Promise.resolve();
+  private ended = false;
+
+  constructor(
+    readonly path: string,
+    onClose: (why: string) => void = () => undefined,
+  ) {
+    this.socket = connect(path);
+    this.socket.setEncoding("utf8");
+    this.socket.on("error", (err) => this.end(`management socket ${path}: ${err.message}`, onClose));
+    this.socket.on("close", () => this.end(`management socket ${path} closed`, onClose));
+    this.socket.on("data", (chunk: string) => this.read(chunk));
+  }
+
+  get closed(): boolean {
+    return this.ended;
+  }
+
+  private end(why: string, onClose: (why: string) => void): void {
+    if (this.ended) return;
+    this.ended = true;
+    this.socket.destroy();
+    this.fail(new ManagementError(why));
+    onClose(why);
+  }
+
+  private fail(err: Error): void {
+    const p = this.pending;
+    this.pending = undefined;
+    if (!p) return;
+    clearTimeout(p.timer);
+    p.reject(err);
+  }
+
+  private read(chunk: string): void {
+    this.buffer += chunk;
+    if (this.buffer.length + this.lines.reduce((n, l) => n + l.length, 0) > MAX_STATUS_BYTES) {
+      this.buffer = "";
+      this.lines = [];
+      return this.fail(new ManagementError(`status from ${this.path} exceeds ${MAX_STATUS_BYTES} bytes`));
+    }
+    let nl: number;
+    while ((nl = this.buffer.indexOf("\n")) >= 0) {
+      const line = this.buffer.slice(0, nl).replace(/\r$/, "");
+      this.buffer = this.buffer.slice(nl + 1);
+      // The greeting and other notifications start with ">"; outside a question they are all there is.
+      if (line.startsWith(">") || !this.pending) continue;
+      if (line !== "END") {
+        this.lines.push(line);
+        continue;
       }
-    });
-  });
+      const p = this.pending;
+      const lines = this.lines;
+      this.pending = undefined;
+      this.lines = [];
+      clearTimeout(p.timer);
+      try {
+        p.resolve(parseStatus(lines));
+      } catch (err) {
+        p.reject(err as Error);
+      }
+    }
+  }
+
+  /** `status 2`, rejected after timeoutMs (the connection is then closed: a late answer must not be taken for the next). */
+  status(timeoutMs = STATUS_TIMEOUT_MS): Promise<ServerStatus> {
+    const ask = () =>
+      new Promise<ServerStatus>((resolve, reject) => {
+        if (this.ended) return reject(new ManagementError(`management socket ${this.path} is closed`));
+        const timer = setTimeout(() => {
+          this.fail(new ManagementError(`no status from ${this.path} within ${timeoutMs} ms`));
+          this.close();
+        }, timeoutMs);
+        this.pending = { resolve, reject, timer };
+        this.lines = [];
+        this.socket.write("status 2\n");
+      });
+    const next = this.queue.then(ask, ask);
+    this.queue = next.catch(() => undefined);
+    return next;
+  }
+
+  close(): void {
+    if (this.ended) return;
+    this.socket.end("quit\n");
+    this.socket.destroy();
+  }
+}
+
+/** Asks the server behind `socketPath` for `status 2` once; rejects after timeoutMs or on a malformed answer. */
+export async function queryStatus(socketPath: string, timeoutMs = STATUS_TIMEOUT_MS): Promise<ServerStatus> {
+  const c = new ManagementConnection(socketPath);
+  try {
+    return await c.status(timeoutMs);
+  } finally {
+    c.close();
+  }
 }

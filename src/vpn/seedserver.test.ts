@@ -74,3 +74,13 @@ test("a server that does not answer status within the timeout fails /healthz by 
   assert.equal((await get("/readyz")).code, 503);
   assert.equal((await get("/nope")).code, 404);
 });
+
+test("a server whose management connection ends is down at once, before the next poll", async () => {
+  m0.status = statusLines([{ cn: "vpn-shoot-client-0" }]);
+  await server.poll();
+  assert.equal(server.tunnels.isUp("vpn-seed-server-0"), true);
+  const down = new Promise<string>((resolve) => server.tunnels.onDown(resolve));
+  m0.kill();
+  assert.equal(await down, "vpn-seed-server-0");
+  assert.match((await get("/healthz")).body, /^openvpn vpn-seed-server-0: management socket .* closed$/m);
+});

@@ -1,6 +1,7 @@
 // The vpn-seed-server process inside the control plane's VPN namespace (docs/reversed-vpn.md#health):
-// polls each OpenVPN server's management socket (`status 2`, every 2 s), feeds the tunnel set of the
-// egress proxy (9443) and serves /healthz, /readyz and /metrics (15000).
+// polls each OpenVPN server's management socket (`status 2`, every 2 s, over a connection kept open, whose
+// end marks the tunnel down at once), feeds the tunnel set of the egress proxy (9443) and serves /healthz,
+// /readyz and /metrics (15000).
 import { type IncomingMessage, type Server, type ServerResponse, createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { pino, type Logger } from "pino";
@@ -8,7 +9,7 @@ import { Counter, Gauge, Registry, collectDefaultMetrics } from "prom-client";
 import { type Clock, type Timer, realClock } from "../utils/clock.ts";
 import { EgressProxy, type EgressCredentials } from "./egressproxy.ts";
 import { ALWAYS_DENIED, TargetPolicy } from "./egresstarget.ts";
-import { type ServerStatus, queryStatus } from "./management.ts";
+import { ManagementConnection, type ServerStatus } from "./management.ts";
 import { listen } from "./pipe.ts";
 import { TunnelSet } from "./tunnels.ts";
 
@@ -42,6 +43,8 @@ export interface SeedServerOptions {
 }
 
 interface ServerState {
+  /** Kept open: its end marks the tunnel down at once (the server died). */
+  connection?: ManagementConnection;
   status?: ServerStatus;
   error?: string;
   connectedSince?: number;
@@ -112,21 +115,35 @@ export class SeedServer {
     await Promise.all(
       this.o.servers.map(async (s) => {
         const st = this.state.get(s.name)!;
+        if (!st.connection || st.connection.closed) st.connection = new ManagementConnection(s.management, (why) => this.lost(s, why));
         try {
-          st.status = await queryStatus(s.management, this.o.statusTimeoutMs);
+          st.status = await st.connection.status(this.o.statusTimeoutMs);
           delete st.error;
         } catch (err) {
           delete st.status;
           st.error = (err as Error).message;
         }
-        const c = st.status?.clients.find((x) => x.commonName === s.clientCn && x.virtualAddress !== "");
-        if (c && st.connectedSince !== undefined && c.connectedSince !== st.connectedSince) st.reconnects++;
-        if (c) st.connectedSince = c.connectedSince;
-        const wasUp = this.tunnels.isUp(s.name);
-        this.tunnels.setUp(s.name, c !== undefined);
-        if (wasUp !== (c !== undefined)) this.log.info({ server: s.name, cn: s.clientCn, realAddress: c?.realAddress, error: st.error }, c ? "tunnel established" : "tunnel closed");
+        this.update(s);
       }),
     );
+  }
+
+  /** The management connection ended: the server is down now, not at the next poll. */
+  private lost(s: ManagedServer, why: string): void {
+    const st = this.state.get(s.name)!;
+    delete st.status;
+    st.error = why;
+    this.update(s);
+  }
+
+  private update(s: ManagedServer): void {
+    const st = this.state.get(s.name)!;
+    const c = st.status?.clients.find((x) => x.commonName === s.clientCn && x.virtualAddress !== "");
+    if (c && st.connectedSince !== undefined && c.connectedSince !== st.connectedSince) st.reconnects++;
+    if (c) st.connectedSince = c.connectedSince;
+    const wasUp = this.tunnels.isUp(s.name);
+    this.tunnels.setUp(s.name, c !== undefined);
+    if (wasUp !== (c !== undefined)) this.log.info({ server: s.name, cn: s.clientCn, realAddress: c?.realAddress, error: st.error }, c ? "tunnel established" : "tunnel closed");
   }
 
   /** Failing health checks; empty when healthy. */
@@ -167,6 +184,7 @@ export class SeedServer {
     this.closed = true;
     this.timer?.cancel();
     await this.polling;
+    for (const st of this.state.values()) st.connection?.close();
     await this.egress.close();
     await new Promise<void>((resolve) => {
       this.health.close(() => resolve());

@@ -1,7 +1,7 @@
 // A fake OpenVPN management interface for tests: a unix socket that greets, answers `status 2` with the
 // lines the test sets, and counts the queries.
 import { mkdtemp, rm } from "node:fs/promises";
-import { type Server, createServer } from "node:net";
+import { type Server, type Socket, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
@@ -10,6 +10,8 @@ export interface FakeManagement {
   /** The lines answered to `status 2` (END is appended); undefined: never answer. */
   status: string[] | undefined;
   queries: number;
+  /** Ends every connection at once, as a dying server does. */
+  kill(): void;
   close(): Promise<void>;
 }
 
@@ -27,8 +29,11 @@ export function statusLines(clients: { cn: string; virtual?: string; since?: num
 export async function fakeManagement(): Promise<FakeManagement> {
   const dir = await mkdtemp(join(tmpdir(), "vpn-mgmt-"));
   const path = join(dir, "management.sock");
-  const state: FakeManagement = { path, status: statusLines([]), queries: 0, close: async () => undefined };
+  const sockets = new Set<Socket>();
+  const state: FakeManagement = { path, status: statusLines([]), queries: 0, kill: () => sockets.forEach((s) => s.destroy()), close: async () => undefined };
   const server: Server = createServer((s) => {
+    sockets.add(s);
+    s.on("close", () => sockets.delete(s));
     s.on("error", () => undefined);
     s.write(">INFO:OpenVPN Management Interface Version 5 -- type 'help' for more info\r\n");
     s.on("data", (d) => {
@@ -39,6 +44,7 @@ export async function fakeManagement(): Promise<FakeManagement> {
   });
   await new Promise<void>((r) => server.listen(path, r));
   state.close = async () => {
+    state.kill();
     await new Promise<void>((r) => {
       server.close(() => r());
     });
