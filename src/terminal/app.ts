@@ -12,6 +12,7 @@ import { type ClusterClientFactory, gardenClusterClients } from "./clients.ts";
 import { addHeartbeatController } from "./controller/heartbeat/add.ts";
 import type { HeartbeatReconciler } from "./controller/heartbeat/reconciler.ts";
 import { addTerminalController } from "./controller/terminal/add.ts";
+import { Terminals } from "./resources.ts";
 import { Validator, type WebhookConfig, mutate } from "./webhook/handlers.ts";
 import { type WebhookClientConfig, registerWebhooks } from "./webhook/register.ts";
 import { MUTATE_PATH, VALIDATE_PATH, type WebhookServer, startWebhookServer } from "./webhook/server.ts";
@@ -69,7 +70,7 @@ export function createTerminalControllerManager(o: TerminalControllerManagerOpti
   }
   const terminal = addTerminalController(manager, { clients, maxConcurrentReconciles: config.maxConcurrentReconciles, tokenExpirationSeconds: config.tokenExpirationSeconds });
   const heartbeat = addHeartbeatController(manager, { timeToLiveMs: config.timeToLiveMs });
-  const validator = new Validator(o.gardenClient, manager.clock, config);
+  const validator = new Validator(o.gardenClient, manager.clock, config, () => manager.cache.list(Terminals));
   let server: WebhookServer | undefined;
   return {
     manager,

@@ -15,6 +15,8 @@ export interface TerminalControllerManagerFlags extends LeaderElectFlags {
   webhookCAFile: string | undefined;
   timeToLiveMs: number;
   maxObjectSize: number;
+  maxTerminalsPerUser: number;
+  maxTerminals: number;
   honourServiceAccountRefHostCluster: boolean;
   metricsBindAddress: BindAddress | undefined;
   logLevel: string;
@@ -30,6 +32,8 @@ function program(): Command {
     .addOption(new Option("--webhook-ca-file <file>", "PEM CA that signed the webhook server's certificate, for the configurations' caBundle."))
     .addOption(new Option("--time-to-live <duration>", "Terminals without a heartbeat for this long are deleted.").default("5m"))
     .addOption(new Option("--max-object-size <bytes>", "The largest Terminal the validating webhook admits.").default("10240"))
+    .addOption(new Option("--max-terminals-per-user <n>", "Terminals one user may have; 0: no cap.").default("10"))
+    .addOption(new Option("--max-terminals <n>", "Terminals there may be in all; 0: no cap.").default("100"))
     .addOption(new Option("--honour-service-account-ref-host-cluster [bool]", "Accept serviceAccountRef host credentials.").default("true"))
     .addOption(new Option("--metrics-bind-address <host:port>", 'Where /metrics, /healthz and /readyz listen; "0" disables.').default("127.0.0.1:8081"))
     .addOption(new Option("--leader-elect [bool]", "Run only while holding the leader lease.").default("true"))
@@ -72,8 +76,15 @@ export function parseTerminalControllerManagerFlags(argv: string[]): FlagsResult
     if ((url === undefined) !== (o.webhookCaFile === undefined)) throw new FlagError("--webhook-url and --webhook-ca-file go together");
     const maxObjectSize = Number(o.maxObjectSize);
     if (!Number.isInteger(maxObjectSize) || maxObjectSize < 1) throw new FlagError("--max-object-size must be a positive integer");
+    const cap = (v: unknown, name: string): number => {
+      const n = Number(v);
+      if (!Number.isInteger(n) || n < 0) throw new FlagError(`${name} must be a non-negative integer`);
+      return n;
+    };
     return {
       kubeconfig,
+      maxTerminalsPerUser: cap(o.maxTerminalsPerUser, "--max-terminals-per-user"),
+      maxTerminals: cap(o.maxTerminals, "--max-terminals"),
       webhookServerCertDir: certDir,
       webhookBindAddress: webhook,
       webhookURL: url,

@@ -12,8 +12,9 @@ import type { Client } from "../../client/client.ts";
 import { Projects } from "../../client/garden.ts";
 import type { Clock } from "../../utils/clock.ts";
 import { SubjectAccessReviews } from "../resources.ts";
+import { Caps, type CapsConfig } from "./caps.ts";
 
-export interface WebhookConfig extends ValidationConfig {
+export interface WebhookConfig extends ValidationConfig, CapsConfig {
   /** webhooks.terminalValidation.maxObjectSize: the largest Terminal (bytes of JSON) admitted; default 10240. */
   maxObjectSize?: number;
 }
@@ -42,11 +43,17 @@ export function mutate(req: AdmissionRequest, clock: Clock): Answer {
 }
 
 export class Validator {
+  private readonly caps: Caps;
+
+  /** `terminals` lists the Terminals the caps count (the controller's cache). */
   constructor(
     private readonly garden: Client,
     private readonly clock: Clock,
     private readonly config: WebhookConfig,
-  ) {}
+    terminals: () => Promise<Terminal[]>,
+  ) {
+    this.caps = new Caps(terminals, clock, config);
+  }
 
   async validate(req: AdmissionRequest): Promise<Answer> {
     const max = this.config.maxObjectSize ?? DEFAULT_MAX_OBJECT_SIZE;
@@ -66,6 +73,10 @@ export class Validator {
       }
       const cleanup = await this.cleanupProjectMembership(req, t);
       if (cleanup) return denied(cleanup);
+      if (req.operation === "CREATE" && !req.dryRun) {
+        const capped = await this.caps.admit(`${req.namespace ?? ""}/${req.name || req.uid}`, user.username);
+        if (capped) return denied(capped);
+      }
     } catch (err) {
       return denied((err as Error).message);
     }

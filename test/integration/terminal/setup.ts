@@ -55,7 +55,7 @@ async function project(admin: Client): Promise<void> {
   await admin.create(ClusterRoleBindings, { metadata: { name: "dashboard-webterminal" }, subjects: [{ kind: "ServiceAccount", namespace: NS, name: SA }], roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: "cluster-admin" } });
 }
 
-export async function startEnv(o: { timeToLiveMs?: number } = {}): Promise<Env> {
+export async function startEnv(o: { timeToLiveMs?: number; maxTerminalsPerUser?: number } = {}): Promise<Env> {
   const dir = mkdtempSync(join(tmpdir(), "terminal-it-"));
   const cleanups: (() => Promise<unknown> | unknown)[] = [() => rmSync(dir, { recursive: true, force: true })];
   const stop = async () => {
@@ -102,7 +102,7 @@ export async function startEnv(o: { timeToLiveMs?: number } = {}): Promise<Env> 
       server: false,
       defaultMetrics: false,
       webhook: { certPem: cert.certPem, keyPem: cert.keyPem, port: 0, register: { url: "", caBundle: Buffer.from(ca.certPem).toString("base64") } },
-      config: { timeToLiveMs: o.timeToLiveMs },
+      config: { timeToLiveMs: o.timeToLiveMs, maxTerminalsPerUser: o.maxTerminalsPerUser },
     });
     cleanups.push(() => tcm.stop());
     await tcm.start();

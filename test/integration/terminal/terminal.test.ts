@@ -52,7 +52,7 @@ const message = (err: unknown) => (err as Error).message;
 const gone = (c: Client, type: Parameters<Client["get"]>[0], key: { namespace?: string; name: string }) => unlessNotFound(c.get(type, key)).then((o) => o === undefined);
 
 before(async () => {
-  env = await startEnv({ timeToLiveMs: 5 * MIN });
+  env = await startEnv({ timeToLiveMs: 5 * MIN, maxTerminalsPerUser: 2 });
   alice = await env.clientFor("alice");
   carol = await env.clientFor("carol");
 });
@@ -135,11 +135,16 @@ void describe("web terminals", { timeout: 120_000 }, () => {
     });
   });
 
-  it("a keepalive moves the heartbeat; without one the Terminal is deleted after its timeToLive and everything it made goes on both clusters", async () => {
+  it("caps a user's Terminals; a keepalive moves the heartbeat; without one the Terminal is deleted after its timeToLive and everything it made goes on both clusters", async () => {
     const created = await alice.create(Terminals, gardenTerminal("t-idle"));
     const id = created.spec.identifier;
     const ns = `term-${id}`;
     await ready("t-idle");
+    // alice has t-mutate and t-idle: a third is over her cap.
+    await assert.rejects(alice.create(Terminals, gardenTerminal("t-third")), (err) => {
+      assert.equal(message(err), 'admission webhook "validating-create-update-terminal.gardener.cloud" denied the request: terminal limit reached: user alice already has 2 terminals (maximum 2)');
+      return true;
+    });
     env.clock.step(4 * MIN);
     const beat = await alice.patch(Terminals, { namespace: NS, name: "t-idle" }, { type: "merge", body: { metadata: { annotations: { "dashboard.gardener.cloud/operation": "keepalive" } } } });
     assert.equal(beat.metadata.annotations?.["dashboard.gardener.cloud/operation"], undefined);

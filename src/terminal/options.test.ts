@@ -1,0 +1,33 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { parseTerminalControllerManagerFlags } from "./options.ts";
+
+const base = ["--kubeconfig", "k", "--webhook-server-cert-dir", "d"];
+
+describe("terminal-controller-manager flags", () => {
+  it("defaults as upstream", () => {
+    const r = parseTerminalControllerManagerFlags(base);
+    assert.equal(r.kind, "options");
+    if (r.kind !== "options") return;
+    assert.deepEqual([r.options.timeToLiveMs, r.options.maxObjectSize, r.options.maxTerminalsPerUser, r.options.maxTerminals], [300_000, 10240, 10, 100]);
+    assert.deepEqual(r.options.webhookBindAddress, { host: "127.0.0.1", port: 9443 });
+    assert.equal(r.options.leaderElectResourceName, "terminal-controller-leader-election");
+    assert.equal(r.options.webhookURL, undefined);
+  });
+
+  it("refuses bad flags with one line and exit code 2", () => {
+    for (const [args, text] of [
+      [["--webhook-server-cert-dir", "d"], "--kubeconfig is required"],
+      [[...base, "--webhook-url", "http://x"], "--webhook-url must be an https URL"],
+      [[...base, "--webhook-url", "https://127.0.0.1:9443"], "--webhook-url and --webhook-ca-file go together"],
+      [[...base, "--max-terminals-per-user", "x"], "--max-terminals-per-user must be a non-negative integer"],
+      [[...base, "--time-to-live", "soon"], "--time-to-live"],
+    ] as const) {
+      const r = parseTerminalControllerManagerFlags([...args]);
+      assert.equal(r.kind, "exit");
+      if (r.kind !== "exit") continue;
+      assert.equal(r.code, 2);
+      assert.ok(r.stderr.includes(text), r.stderr);
+    }
+  });
+});
