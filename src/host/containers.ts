@@ -13,6 +13,7 @@ import { join, resolve } from "node:path";
 import type { Readable, Writable } from "node:stream";
 import { ownedFields, type HostContext, type Owned } from "./context.ts";
 import { execPrefix, renderContainerScript, type ContainerScriptSpec } from "./container-script.ts";
+import { resolveInRoot } from "./mount-target.ts";
 import { isBelow } from "./mounts.ts";
 import { HostSpecError } from "./names.ts";
 import { processStatus, startProcess, stopProcess } from "./processes.ts";
@@ -139,7 +140,10 @@ export async function startContainer(ctx: HostContext, spec: ContainerSpec): Pro
   if (existing?.running) throw new HostSpecError(`container ${spec.name} already runs`);
   await mkdir(dir, { recursive: true, mode: 0o700 });
   if ((await readdir(dir)).some((f) => f === "exit" || f === "exit.pid")) throw new HostSpecError(`container directory ${dir} was used before`);
-  const script = renderContainerScript({ dir, hostname: spec.hostname, privileged: spec.privileged, mounts: spec.mounts, command: spec.command, env: spec.env, ...(spec.workingDir ? { workingDir: spec.workingDir } : {}), ...(spec.rootSize ? { rootSize: spec.rootSize } : {}), ...(spec.hide ? { hide: spec.hide } : {}) });
+  // Targets are resolved inside the container's root first: a link such as /var/run -> /run would
+  // otherwise be followed on the node, out of the container's root.
+  const mounts = await Promise.all(spec.mounts.map(async (m) => ({ ...m, target: await resolveInRoot(m.target) })));
+  const script = renderContainerScript({ dir, hostname: spec.hostname, privileged: spec.privileged, mounts, command: spec.command, env: spec.env, ...(spec.workingDir ? { workingDir: spec.workingDir } : {}), ...(spec.rootSize ? { rootSize: spec.rootSize } : {}), ...(spec.hide ? { hide: spec.hide } : {}) });
   await writeFile(join(dir, "setup.sh"), script, { mode: 0o700 });
   const socket = socketPath(ctx, dir);
   await mkdir(join(ctx.stateDir, "run"), { recursive: true, mode: 0o700 });

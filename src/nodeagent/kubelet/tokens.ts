@@ -50,10 +50,12 @@ export class TokenManager {
     const res = await this.client.transport.request<TokenRequest>({ method: "POST", path: `/api/v1/namespaces/${ns}/serviceaccounts/${encodeURIComponent(serviceAccount)}/token`, body });
     const token = res.status?.token;
     if (!token) throw new Error("the token request returned no token");
-    // The server's expiry is wall-clock time: its distance from now is the lifetime on this clock.
-    const ttlMs = Date.parse(res.status!.expirationTimestamp) - Date.now();
+    // The lifetime the server granted (it may shorten the one asked for), counted on this kubelet's clock:
+    // the server's expirationTimestamp is on its clock, which need not agree with ours.
+    const granted = res.spec?.expirationSeconds;
+    const ttlSeconds = typeof granted === "number" && granted > 0 ? granted : (p.expirationSeconds ?? DEFAULT_TOKEN_SECONDS);
     if (this.cache.size >= MAX_TOKENS) this.cache.delete(this.cache.keys().next().value as string);
-    this.cache.set(key, { token, uid, refreshAtMs: refreshAt(now, now + (Number.isFinite(ttlMs) && ttlMs > 0 ? ttlMs : (p.expirationSeconds ?? DEFAULT_TOKEN_SECONDS) * 1000)) });
+    this.cache.set(key, { token, uid, refreshAtMs: refreshAt(now, now + ttlSeconds * 1000) });
     return token;
   }
 

@@ -13,6 +13,7 @@ import { eventually } from "../../support/http.ts";
 import { kubectlAvailable, kubectlFor, kubectlPath, latestKubectl, type Kubectl } from "../../support/kubectl.ts";
 import { parseTable } from "../../support/table.ts";
 import { type Landscape, skipUnlessRoot, startLandscape } from "../support/landscape.ts";
+import { checkInPodKubectl } from "./in-pod-kubectl.ts";
 import { firstExecAndLogs, followLogs, killingEvent, startStreamPods, terminals } from "./streams.ts";
 import { hostOf, inMachine, kubectlInPty, podInPhase, podTraces, shootMachine, shootNode, signalNodeAgent, type PodJson } from "./support.ts";
 
@@ -120,6 +121,10 @@ describe("workloads on the local landscape", { skip, timeout: 900_000 }, () => {
     assert.match(events.records.find((r) => r.Reason === "Scheduled")!.Message!, /^Successfully assigned default\/crash to shoot--local--local-worker-w[12]$/);
     await k.ok(["delete", "pod", "hostpid", "plain", "crash", "--grace-period=1", "--wait=true"], { timeoutMs: 60_000 });
     await k.ok(["delete", "namespace", "baseline", "--wait=false"]);
+  });
+
+  test("kubectl inside a pod, as its ServiceAccount with its bound projected token, is allowed what RBAC grants and refused the rest", async () => {
+    await checkInPodKubectl(k);
   });
 
   test("kubectl delete pod is graceful (the container's TERM trap runs) and leaves no process, mount, namespace or record on the machine", async () => {
