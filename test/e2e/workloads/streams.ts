@@ -81,13 +81,16 @@ export async function terminals(k: Kubectl): Promise<void> {
     const done = await podInPhase(k, name, ["Succeeded", "Failed"]);
     assert.equal(done.status.containerStatuses?.[0]?.state.terminated?.exitCode, 5, `${v}: the attached shell's exit ended the container`);
   }
-  const run = await kubectlInPty(kubectlPath("1.33"), k.kubeconfig, "run -it --rm r4 --image=busybox --restart=Never -- sh", [
-    { until: /pressing enter/, send: "\r" }, { until: /# /, send: "echo $((6*7))r; exit 4\r" },
-  ]);
-  assert.match(run.out, /42r/);
-  assert.doesNotMatch(run.out, NO_JOB_CONTROL);
-  assert.equal(run.code, 4, `run -it: ${run.out}`);
-  assert.match(run.out, /pod "r4" deleted/);
+  await Promise.all(VERSIONS.map(async (v) => {
+    const name = `run-${v.replace(".", "-")}`;
+    const run = await kubectlInPty(kubectlPath(v), k.kubeconfig, `run -it --rm ${name} --image=busybox --restart=Never -- sh`, [
+      { until: /pressing enter/, send: "\r" }, { until: /# /, send: "echo $((6*7))r; exit 4\r" },
+    ]);
+    assert.match(run.out, /42r/);
+    assert.doesNotMatch(run.out, NO_JOB_CONTROL);
+    assert.equal(run.code, 4, `${v} run -it: ${run.out}`);
+    assert.match(run.out, new RegExp(`pod "${name}" deleted`));
+  }));
 }
 
 /** Deleting a pod: `describe pod` shows Killing (`Stopping container c`) while it terminates, `get events` lists it. */
