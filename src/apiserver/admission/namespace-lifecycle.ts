@@ -27,7 +27,8 @@ export class NamespaceLifecycle implements AdmissionPlugin {
     // Create-only review kinds (e.g. LocalSubjectAccessReview) store nothing in the namespace.
     if (attrs.resource.virtualCreate) return;
 
-    const ns = await client.get(NAMESPACES, undefined, attrs.namespace);
+    // Read-only: every create in the namespace shares one decoded copy of its stored version.
+    const ns = await client.get(NAMESPACES, undefined, attrs.namespace, { readOnly: true });
     if (!ns) throw newNotFound(NAMESPACES, attrs.namespace);
     if (isTerminating(ns)) {
       const err = newForbidden(

@@ -9,6 +9,11 @@ export type PatchType = "json" | "merge" | "strategic" | "apply";
 
 export interface GetOptions {
   resourceVersion?: string;
+  /**
+   * The caller never mutates the result: it may be the object other readers of the same stored
+   * version got (decoded once per version, codec.ts decodeShared), not a fresh copy.
+   */
+  readOnly?: boolean;
 }
 
 export interface ListOptions {

@@ -5,7 +5,7 @@ import { newBadRequest, newNotFound, newResourceExpired } from "../../../apimach
 import { decodeContinueToken, encodeContinueToken, keyAfter } from "../../../apimachinery/list/continue-token.ts";
 import { type KeyValue, type ListOptions as StorageListOptions, type ListResult, StorageError } from "../../storage/interface.ts";
 import { groupVersionOf, type RequestContext } from "../types.ts";
-import { decode, listPrefix, objectKey, resourcePrefix } from "./codec.ts";
+import { decode, decodeShared, listPrefix, objectKey, resourcePrefix } from "./codec.ts";
 import type { StoreCore } from "./core.ts";
 import type { GetOptions, ListOptions } from "./interface.ts";
 import { validateListOptions } from "./list-options.ts";
@@ -28,7 +28,7 @@ export async function get(core: StoreCore, ctx: RequestContext, name: string, op
   const kv = await getKey(core, objectKey(core.def, ctx.namespace, name));
   if (rv && kv && kv.modRevision < rv) await ensureRevision(core, rv);
   if (!kv) throw newNotFound(core.gr, name);
-  return decode(core.def, kv);
+  return options.readOnly ? decodeShared(core.def, kv) : decode(core.def, kv);
 }
 
 export async function getKey(core: StoreCore, key: string): Promise<KeyValue | undefined> {

@@ -23,6 +23,24 @@ describe("GenericStore.get", () => {
     assert.equal(err.details?.causes?.[0]?.reason, "ResourceVersionTooLarge");
     await rejects(t.store.get(t.ctx("ns1"), "a", { resourceVersion: "abc" }), 400, "BadRequest");
   });
+
+  it("readOnly reads the same object as a plain get, follows updates, and plain gets stay private copies", async () => {
+    const t = await newTestStore(widgetDefinition());
+    await t.store.create(t.ctx("ns1"), widget("a", { color: "red" }));
+    const shared = await t.store.get(t.ctx("ns1"), "a", { readOnly: true });
+    const own = await t.store.get(t.ctx("ns1"), "a");
+    assert.deepEqual(shared, own);
+    (own.spec as Record<string, unknown>).color = "mutated";
+    own.metadata.labels = { mutated: "yes" };
+    const again = await t.store.get(t.ctx("ns1"), "a", { readOnly: true });
+    assert.deepEqual(again, shared);
+    assert.equal((again.spec as Record<string, unknown>).color, "red");
+    assert.equal((await t.store.get(t.ctx("ns1"), "a")).metadata.labels, undefined);
+    const updated = await t.store.update(t.ctx("ns1"), "a", { ...again, spec: { color: "blue" } });
+    const fresh = await t.store.get(t.ctx("ns1"), "a", { readOnly: true });
+    assert.equal(fresh.metadata.resourceVersion, updated.object.metadata.resourceVersion);
+    assert.equal((fresh.spec as Record<string, unknown>).color, "blue");
+  });
 });
 
 describe("GenericStore.list", () => {
