@@ -63,7 +63,13 @@ export class Validator {
     if (req.operation !== "CREATE" && !isObject(old)) return errored(400, "there is no content to decode");
     const t = req.object;
     const user = req.userInfo;
-    const problem = validateTerminal(t, old as Terminal | undefined, user.username, this.clock.nowMs(), this.config);
+    let problem: string | undefined;
+    try {
+      problem = validateTerminal(t, old as Terminal | undefined, user.username, this.clock.nowMs(), this.config);
+    } catch {
+      // Only an object that skipped the CRD schema (required host, target, credentials, pod) gets here.
+      return errored(400, "the Terminal does not match its schema");
+    }
     if (problem) return denied(problem);
     try {
       for (const side of ["target", "host"] as const) {

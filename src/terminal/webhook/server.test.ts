@@ -3,7 +3,8 @@ import { request } from "node:https";
 import { after, before, describe, it } from "node:test";
 import { createCertificateAuthority, issueServingCertificate } from "../../apiserver/certs/issue.ts";
 import { FakeClock } from "../../utils/clock.ts";
-import { mutate } from "./handlers.ts";
+import type { Client } from "../../client/client.ts";
+import { Validator, mutate } from "./handlers.ts";
 import { MAX_REVIEW_BYTES, MUTATE_PATH, VALIDATE_PATH, type WebhookServer, startWebhookServer } from "./server.ts";
 
 let server: WebhookServer;
@@ -72,5 +73,21 @@ describe("terminal webhook server (docs/terminals.md#admission-webhooks)", () =>
     assert.equal(failed.status, 200);
     assert.doesNotMatch(failed.body, /secret internals|\n\s+at /);
     assert.deepEqual((JSON.parse(failed.body) as { response: { status: unknown } }).response.status, { code: 500, message: "internal error" });
+  });
+
+  it("the validator answers 400 for an object that skipped the schema, before any access review", async () => {
+    const garden = { create: () => Promise.reject(new Error("no access review expected")) } as unknown as Client;
+    const v = new Validator(garden, new FakeClock(), { honourProjectMemberships: true }, async () => []);
+    const partial = await v.validate({ ...req(), object: { ...terminal, spec: { host: {} } } } as never);
+    assert.deepEqual(partial, { allowed: false, status: { code: 403, reason: "Forbidden", message: "spec.target.namespace: Required value: field is required" } });
+    const spec = {
+      identifier: "1",
+      host: { credentials: { shootRef: { namespace: "p", name: "s" } }, namespace: "n", pod: { container: { image: "i" } } },
+      target: { credentials: { shootRef: { namespace: "p", name: "s" } }, namespace: "n", kubeconfigContextNamespace: "n", authorization: { projectMemberships: [{ projectName: "p", roles: "admin" }] } },
+    };
+    const out = await v.validate({ ...req(), object: { ...terminal, spec } } as never);
+    assert.deepEqual(out, { allowed: false, status: { code: 400, message: "the Terminal does not match its schema" } });
+    const huge = await v.validate({ ...req(), object: { ...terminal, metadata: { ...terminal.metadata, labels: { a: "x".repeat(20_000) } } } } as never);
+    assert.deepEqual(huge, { allowed: false, status: { code: 400, message: "resource must not have more than 10240 bytes" } });
   });
 });
