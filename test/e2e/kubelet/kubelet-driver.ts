@@ -3,7 +3,7 @@
 // observed as JSON on the last line; kubelet.test.ts asserts on it.
 // usage: node --import tsx kubelet-driver.ts <scenario>
 import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pino } from "pino";
@@ -54,6 +54,16 @@ function pod(name: string, c: Record<string, unknown>, spec: Record<string, unkn
 function leftovers() {
   const netns = existsSync("/run/netns") ? readdirSync("/run/netns").filter((x) => x.startsWith("gk-pod")) : [];
   return { netns, pods: existsSync(`${STATE}/pods`) ? readdirSync(`${STATE}/pods`) : [] };
+}
+
+/** Processes left of the pods (their `sleep 600`) or of the runtime (shims, under the kubelet's state directory). */
+function podProcesses(): string[] {
+  const out: string[] = [];
+  for (const pid of readdirSync("/proc").filter((x) => /^\d+$/.test(x) && x !== String(process.pid))) {
+    const cmd = (() => { try { return readFileSync(`/proc/${pid}/cmdline`, "utf8"); } catch { return ""; } })();
+    if (cmd.startsWith("sleep\u0000600") || cmd.includes(STATE)) out.push(`${pid} ${cmd.replace(/\0/g, " ")}`);
+  }
+  return out;
 }
 
 async function inProcessAgent() {
@@ -163,6 +173,7 @@ try {
       }).catch(() => leftovers());
       second.kill("SIGTERM");
       await new Promise((r) => second.once("exit", r));
+      result.processes = podProcesses();
       break;
     }
     default:

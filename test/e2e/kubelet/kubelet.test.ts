@@ -80,6 +80,7 @@ describe("kubelet e2e: the node agent runs bound pods in a worker machine", { sk
     assert.equal(r.survivor.after.running, true);
     assert.equal(r.startedEvents, 1, "no second Started for the adopted container");
     assert.deepEqual(r.leftovers, { netns: [], pods: [] });
+    assert.deepEqual(r.processes, [], "no process of either pod or of their shims is left");
     assert.deepEqual(r.mounts, []);
   });
 });
