@@ -68,7 +68,7 @@ export class ManagementConnection {
   private readonly socket: Socket;
   private buffer = "";
   private lines: string[] = [];
-  private pending: { resolve: (s: ServerStatus) => void; reject: (e: Error) => void; timer: NodeJS.Timeout } | undefined;
+  private pending: { resolve: (lines: string[]) => void; reject: (e: Error) => void; timer: NodeJS.Timeout } | undefined;
   private queue: Promise<unknown> = Promise.resolve();
   private ended = false;
 
@@ -125,26 +125,38 @@ export class ManagementConnection {
       this.pending = undefined;
       this.lines = [];
       clearTimeout(p.timer);
-      try {
-        p.resolve(parseStatus(lines));
-      } catch (err) {
-        p.reject(err as Error);
-      }
+      p.resolve(lines);
     }
   }
 
-  /** `status 2`, rejected after timeoutMs (the connection is then closed: a late answer must not be taken for the next). */
-  status(timeoutMs = STATUS_TIMEOUT_MS): Promise<ServerStatus> {
+  /** `status 2`, parsed. */
+  async status(timeoutMs = STATUS_TIMEOUT_MS): Promise<ServerStatus> {
+    return parseStatus(await this.ask("status 2", timeoutMs));
+  }
+
+  /** The client's connection state (`state`): CONNECTING, WAIT, AUTH, GET_CONFIG, ASSIGN_IP, CONNECTED, RECONNECTING, EXITING... */
+  async state(timeoutMs = STATUS_TIMEOUT_MS): Promise<string> {
+    const lines = await this.ask("state", timeoutMs);
+    const state = lines.at(-1)?.split(",")[1];
+    if (!state || !/^[A-Z_]{1,32}$/.test(state)) throw new ManagementError(`state: unexpected answer ${JSON.stringify(lines.join("|").slice(0, 80))}`);
+    return state;
+  }
+
+  /**
+   * One command whose answer ends with END, rejected after timeoutMs (the connection is then closed: a late
+   * answer must not be taken for the next question).
+   */
+  private ask(command: string, timeoutMs: number): Promise<string[]> {
     const ask = () =>
-      new Promise<ServerStatus>((resolve, reject) => {
+      new Promise<string[]>((resolve, reject) => {
         if (this.ended) return reject(new ManagementError(`management socket ${this.path} is closed`));
         const timer = setTimeout(() => {
-          this.fail(new ManagementError(`no status from ${this.path} within ${timeoutMs} ms`));
+          this.fail(new ManagementError(`no ${command.split(" ")[0]} from ${this.path} within ${timeoutMs} ms`));
           this.close();
         }, timeoutMs);
         this.pending = { resolve, reject, timer };
         this.lines = [];
-        this.socket.write("status 2\n");
+        this.socket.write(`${command}\n`);
       });
     const next = this.queue.then(ask, ask);
     this.queue = next.catch(() => undefined);

@@ -3,10 +3,11 @@
 // seed's CONNECT proxy with the `Reversed-VPN` header, forever.
 import { chmod, mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import type { Host } from "../host/index.ts";
 import type { Clock } from "../utils/clock.ts";
 import { shootFirewall } from "./firewall.ts";
-import { DEFAULT_TRANSFER_NETWORK, SHOOT_CLIENT_CN, renderClientConfig, type ClientFiles } from "./openvpn-config.ts";
+import { DEFAULT_TRANSFER_NETWORK, SEED_SERVER_CN, SHOOT_CLIENT_CN, renderClientConfig, type ClientFiles } from "./openvpn-config.ts";
 import { ProcessSupervisor } from "./supervisor.ts";
 
 export interface ShootClientOptions {
@@ -60,6 +61,11 @@ export class ShootClient {
     );
   }
 
+  /** The server this client's tunnel goes to. */
+  get serverName(): string {
+    return this.o.index === undefined ? SEED_SERVER_CN : `${SEED_SERVER_CN}-${this.o.index}`;
+  }
+
   get clientCn(): string {
     return this.o.index === undefined ? SHOOT_CLIENT_CN : `${SHOOT_CLIENT_CN}-${this.o.index}`;
   }
@@ -107,6 +113,48 @@ export class ShootClient {
 
   async running(): Promise<boolean> {
     return this.supervisor.running();
+  }
+
+  async stop(): Promise<void> {
+    await this.supervisor.stop();
+  }
+}
+
+export const SHOOT_CLIENT_BIN = fileURLToPath(new URL("../../bin/vpn-shoot-client.js", import.meta.url));
+
+export interface ShootHealthProcessOptions {
+  host: Host;
+  netns: string;
+  /** The client's node-network address: health listens on 8080 there. */
+  listenAddress: string;
+  namespace: string;
+  dir: string;
+  clients: readonly ShootClient[];
+  command?: { command: string; args: readonly string[] };
+}
+
+/** The vpn-shoot-client's health process (bin/vpn-shoot-client.js) in the client's namespace, supervised. */
+export class ShootHealthProcess {
+  private readonly supervisor: ProcessSupervisor;
+  private readonly configFile: string;
+
+  constructor(private readonly o: ShootHealthProcessOptions) {
+    this.configFile = join(o.dir, "vpn-shoot-client.json");
+    const cmd = o.command ?? { command: process.execPath, args: [SHOOT_CLIENT_BIN] };
+    this.supervisor = new ProcessSupervisor(o.host, {
+      name: `vpn-shoot-client.${o.namespace}.health`,
+      command: cmd.command,
+      args: [...cmd.args, "--config", this.configFile],
+      netns: o.netns,
+      logFile: join(o.dir, "vpn-shoot-client.log"),
+    });
+  }
+
+  async start(): Promise<void> {
+    await mkdir(this.o.dir, { recursive: true, mode: 0o700 });
+    const config = { listenAddress: this.o.listenAddress, clients: this.o.clients.map((c) => ({ server: c.serverName, management: c.files.management })) };
+    await put(this.configFile, JSON.stringify(config, null, 2) + "\n", 0o600);
+    await this.supervisor.start();
   }
 
   async stop(): Promise<void> {

@@ -9,6 +9,8 @@ export interface FakeManagement {
   path: string;
   /** The lines answered to `status 2` (END is appended); undefined: never answer. */
   status: string[] | undefined;
+  /** The client state answered to `state`, e.g. "CONNECTED". */
+  state: string;
   queries: number;
   /** Ends every connection at once, as a dying server does. */
   kill(): void;
@@ -30,13 +32,14 @@ export async function fakeManagement(): Promise<FakeManagement> {
   const dir = await mkdtemp(join(tmpdir(), "vpn-mgmt-"));
   const path = join(dir, "management.sock");
   const sockets = new Set<Socket>();
-  const state: FakeManagement = { path, status: statusLines([]), queries: 0, kill: () => sockets.forEach((s) => s.destroy()), close: async () => undefined };
+  const state: FakeManagement = { path, status: statusLines([]), state: "CONNECTING", queries: 0, kill: () => sockets.forEach((s) => s.destroy()), close: async () => undefined };
   const server: Server = createServer((s) => {
     sockets.add(s);
     s.on("close", () => sockets.delete(s));
     s.on("error", () => undefined);
     s.write(">INFO:OpenVPN Management Interface Version 5 -- type 'help' for more info\r\n");
     s.on("data", (d) => {
+      if (d.toString() === "state\n") return void s.write(`1767225600,${state.state},SUCCESS,192.168.123.2,198.19.0.1,8132,,\r\nEND\r\n`);
       if (!d.toString().includes("status 2")) return;
       state.queries++;
       if (state.status) s.write([...state.status, "END", ""].join("\r\n"));

@@ -120,12 +120,12 @@ export async function health(top: Topology, path: string): Promise<{ code: numbe
 }
 
 /** `CONNECT target` to the egress proxy as the shoot API server does (mutual TLS); everything received until close. */
-export function egressConnect(top: Topology, creds: VpnCredentials, target: string, timeoutMs = 5000): Promise<string> {
+export function egressConnect(top: Topology, creds: VpnCredentials, target: string, timeoutMs = 5000, payload = ""): Promise<string> {
   return new Promise((resolve) => {
     const s = tlsConnect({ host: top.vpnAddress, port: 9443, ca: creds.bundle, cert: creds.egressClient.certPem, key: creds.egressClient.keyPem, servername: "vpn-seed-server" });
     let data = "";
     s.setTimeout(timeoutMs, () => s.destroy());
-    s.on("secureConnect", () => s.write(`CONNECT ${target} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`));
+    s.on("secureConnect", () => s.write(`CONNECT ${target} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n${payload}`));
     s.on("data", (c: Buffer) => (data += c.toString()));
     s.on("error", () => undefined);
     s.on("close", () => resolve(data));

@@ -15,7 +15,7 @@ import { httpConnectDialer } from "../../../src/apiserver/egressselector/egresss
 import { issueVpnCredentials, type VpnCredentials } from "../../../src/vpn/credentials.ts";
 import { SeedServerDeployment } from "../../../src/vpn/deployment.ts";
 import type { OpenVpnServer } from "../../../src/vpn/openvpn-server.ts";
-import { ShootClient } from "../../../src/vpn/shootclient.ts";
+import { ShootClient, ShootHealthProcess } from "../../../src/vpn/shootclient.ts";
 import { CLIENT_ADDRESS, NAMESPACE, NODE_ADDRESS, SHOOT_CIDRS, type Topology, buildTopology, egressConnect, fetchBanner, health, skipVpn, waitFor, waitForBanner } from "./topology.ts";
 
 const ESTABLISHED = "HTTP/1.1 200 Connection established\r\n\r\n";
@@ -49,6 +49,7 @@ describe("reversed VPN tunnel (OpenVPN in namespaces)", { skip: skipVpn }, () =>
   let deployment: SeedServerDeployment;
   let server: OpenVpnServer;
   let client: ShootClient;
+  let clientHealth: ShootHealthProcess;
 
   before(async () => {
     top = await buildTopology();
@@ -80,9 +81,11 @@ describe("reversed VPN tunnel (OpenVPN in namespaces)", { skip: skipVpn }, () =>
       shootCidrs: SHOOT_CIDRS,
       credentials: { bundle: creds.bundle, client: creds.clients["vpn-shoot-client"]!, tlsAuth: creds.tlsAuth },
     });
+    clientHealth = new ShootHealthProcess({ host, netns: top.clientNs, listenAddress: CLIENT_ADDRESS, namespace: NAMESPACE, dir: join(stateDir, "vpn-shoot-client"), clients: [client] });
   });
 
   after(async () => {
+    await clientHealth?.stop().catch(() => undefined);
     await client?.stop().catch(() => undefined);
     await deployment?.stop().catch(() => undefined);
     await top?.proxy.close();
@@ -122,6 +125,13 @@ describe("reversed VPN tunnel (OpenVPN in namespaces)", { skip: skipVpn }, () =>
   test("the API server's kubelet client reaches the node's kubelet through the egress selector's proxy and the tunnel", async () => {
     const res = await kubelet.get({ host: NODE_ADDRESS, port: 10250 }, "/containerLogs/default/p/c");
     assert.equal(await body(res), `logs /containerLogs/default/p/c for system:kube-apiserver:kubelet from ${CLIENT_ADDRESS}\n`);
+  });
+
+  test("the tunnel check: the vpn-shoot-client's /readyz on 8080 answers the seed through the egress proxy and the tunnel", async () => {
+    await clientHealth.start();
+    const ask = () => egressConnect(top!, creds, `${CLIENT_ADDRESS}:8080`, 3000, "GET /readyz HTTP/1.1\r\nHost: vpn-shoot\r\nConnection: close\r\n\r\n");
+    await waitFor("vpn-shoot-client's health process", async () => (await ask()).includes("ok: connected to vpn-seed-server\n"));
+    assert.match(await ask(), /^HTTP\/1\.1 200 Connection established\r\n\r\nHTTP\/1\.1 200 OK\r\n/);
   });
 
   test("a socket in the VPN namespace not bound to the tunnel address does not reach the shoot", async () => {
