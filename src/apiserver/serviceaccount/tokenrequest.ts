@@ -2,7 +2,7 @@
 // serviceaccount/storage/token.go): runs admission on the TokenRequest (NodeRestriction), validates
 // it, checks the service account (and the bound Pod or Secret) exist, signs a bound token and
 // answers 201 with status.token.
-import type { TokenRequest } from "../../apis/authentication/v1/types.ts";
+import type { TokenRequest, TokenRequestSpec } from "../../apis/authentication/v1/types.ts";
 import type { Admission } from "../admission/chain.ts";
 import type { KubeObject } from "../../apis/meta/v1/types.ts";
 import { newBadRequest, newConflict, newInvalid, newMethodNotSupported, newNotFound } from "../../apimachinery/errors.ts";
@@ -42,50 +42,19 @@ async function createToken(signer: TokenSigner, client: InternalClient, opts: To
   const body = req.body;
   if (typeof body !== "object" || body === null || Array.isArray(body)) throw newBadRequest("the body of a TokenRequest must be a JSON object");
   const input = body as Partial<TokenRequest>;
-  const spec = { ...(input.spec ?? {}) };
-  spec.expirationSeconds ??= DEFAULT_EXPIRATION_SECONDS;
-  if (!spec.audiences || spec.audiences.length === 0) spec.audiences = [...(opts.apiAudiences ?? [signer.issuer])];
-  if (opts.admission && opts.resource) {
-    const object: TokenRequest = { apiVersion: "authentication.k8s.io/v1", kind: "TokenRequest", metadata: { name, namespace }, spec };
-    const attrs = { operation: "CREATE" as const, resource: opts.resource, subresource: "token", namespace, name, object, user: req.ctx.user, dryRun: req.ctx.dryRun };
-    await opts.admission.admit(attrs, client);
-    await opts.admission.validate(attrs, client);
-  }
+  const spec = defaultedSpec(input.spec, opts.apiAudiences ?? [signer.issuer]);
+  await admit(client, opts, req, spec);
 
-  const errs: FieldError[] = [];
-  const meta = input.metadata ?? {};
-  if (meta.name && meta.name !== name) errs.push(invalid(Path.root("metadata").child("name"), meta.name, "must match the service account name if specified"));
-  if (meta.namespace && meta.namespace !== namespace) {
-    errs.push(invalid(Path.root("metadata").child("namespace"), meta.namespace, "must match the service account namespace if specified"));
-  }
-  const exp = spec.expirationSeconds;
-  const expPath = Path.root("spec").child("expirationSeconds");
-  if (typeof exp !== "number" || !Number.isInteger(exp)) errs.push(invalid(expPath, exp, "must be an integer"));
-  else if (exp < MIN_EXPIRATION_SECONDS) errs.push(invalid(expPath, exp, "may not specify a duration less than 10 minutes"));
-  else if (exp > MAX_EXPIRATION_SECONDS) errs.push(invalid(expPath, exp, "may not specify a duration larger than 2^32 seconds"));
+  const errs = validateTokenRequest(input.metadata ?? {}, spec, namespace, name);
   if (errs.length > 0) throw newInvalid(TOKEN_REQUEST_GK, name, errs);
   if (opts.maxExpirationSeconds && spec.expirationSeconds > opts.maxExpirationSeconds) spec.expirationSeconds = opts.maxExpirationSeconds;
 
-  const sa = await client.get(SERVICE_ACCOUNTS, namespace, name);
-  if (!sa || sa.metadata.deletionTimestamp) throw newNotFound(SERVICE_ACCOUNTS, name);
-
-  let pod: ObjectRefClaim | undefined;
-  let secret: ObjectRefClaim | undefined;
-  const ref = spec.boundObjectRef;
-  if (ref) {
-    const [group, version] = (ref.apiVersion ?? "").includes("/") ? ref.apiVersion!.split("/", 2) : ["", ref.apiVersion ?? ""];
-    const bound = group === "" && (ref.kind === "Pod" || ref.kind === "Secret") ? await boundObject(client, namespace, ref.kind, ref.name ?? "", ref.uid) : undefined;
-    if (!bound) throw newBadRequest(`cannot bind token for serviceaccount "${name}" to object of type ${group}/${version}, Kind=${ref.kind ?? ""}`);
-    if (ref.kind === "Pod") {
-      const podSa = ((bound.spec ?? {}) as { serviceAccountName?: string }).serviceAccountName;
-      if (podSa !== undefined && podSa !== name) {
-        throw newBadRequest(`cannot bind token for serviceaccount "${name}" to pod running with different serviceaccount name.`);
-      }
-      pod = { name: bound.metadata.name ?? "", uid: bound.metadata.uid ?? "" };
-    } else {
-      secret = { name: bound.metadata.name ?? "", uid: bound.metadata.uid ?? "" };
-    }
-    spec.boundObjectRef = { ...ref, uid: bound.metadata.uid };
+  const sa = await serviceAccount(client, namespace, name);
+  let bound: BoundClaims = {};
+  if (spec.boundObjectRef) {
+    const obj = await boundObjectOf(client, namespace, name, spec.boundObjectRef);
+    bound = obj.claims;
+    spec.boundObjectRef = { ...spec.boundObjectRef, uid: obj.uid };
   }
 
   const out: TokenRequest = {
@@ -100,12 +69,74 @@ async function createToken(signer: TokenSigner, client: InternalClient, opts: To
     serviceAccount: { name, uid: sa.metadata.uid ?? "" },
     audiences: spec.audiences,
     expirationSeconds: spec.expirationSeconds,
-    pod,
-    secret,
+    ...bound,
   });
   out.metadata.creationTimestamp = metaTime(req.ctx.clock.now());
   out.status = { token: signed.token, expirationTimestamp: metaTime(signed.expirationTimestamp) };
   return out;
+}
+
+/** The request's spec with the default lifetime and audiences. */
+function defaultedSpec(given: TokenRequestSpec | undefined, audiences: string[]): TokenRequestSpec & { expirationSeconds: number; audiences: string[] } {
+  const spec = { ...(given ?? {}) };
+  const expirationSeconds = spec.expirationSeconds ?? DEFAULT_EXPIRATION_SECONDS;
+  return { ...spec, expirationSeconds, audiences: spec.audiences?.length ? spec.audiences : [...audiences] };
+}
+
+/** The service account a token is for; 404 when missing or being deleted. */
+async function serviceAccount(client: InternalClient, namespace: string, name: string): Promise<KubeObject> {
+  const sa = await client.get(SERVICE_ACCOUNTS, namespace, name);
+  if (!sa || sa.metadata.deletionTimestamp) throw newNotFound(SERVICE_ACCOUNTS, name);
+  return sa;
+}
+
+/** Runs admission (both phases) on the defaulted TokenRequest, when the server has admission. */
+async function admit(client: InternalClient, opts: TokenRequestOptions, req: SubresourceRequest, spec: TokenRequestSpec): Promise<void> {
+  if (!opts.admission || !opts.resource) return;
+  const namespace = req.namespace ?? "";
+  const name = req.name;
+  const object: TokenRequest = { apiVersion: "authentication.k8s.io/v1", kind: "TokenRequest", metadata: { name, namespace }, spec };
+  const attrs = { operation: "CREATE" as const, resource: opts.resource, subresource: "token", namespace, name, object, user: req.ctx.user, dryRun: req.ctx.dryRun };
+  await opts.admission.admit(attrs, client);
+  await opts.admission.validate(attrs, client);
+}
+
+/** The metadata must name the service account (if it names anything); the lifetime is 10 minutes..2^32 s. */
+function validateTokenRequest(meta: { name?: string; namespace?: string }, spec: TokenRequestSpec, namespace: string, name: string): FieldError[] {
+  const errs: FieldError[] = [];
+  if (meta.name && meta.name !== name) errs.push(invalid(Path.root("metadata").child("name"), meta.name, "must match the service account name if specified"));
+  if (meta.namespace && meta.namespace !== namespace) {
+    errs.push(invalid(Path.root("metadata").child("namespace"), meta.namespace, "must match the service account namespace if specified"));
+  }
+  const exp = spec.expirationSeconds;
+  const expPath = Path.root("spec").child("expirationSeconds");
+  if (typeof exp !== "number" || !Number.isInteger(exp)) errs.push(invalid(expPath, exp, "must be an integer"));
+  else if (exp < MIN_EXPIRATION_SECONDS) errs.push(invalid(expPath, exp, "may not specify a duration less than 10 minutes"));
+  else if (exp > MAX_EXPIRATION_SECONDS) errs.push(invalid(expPath, exp, "may not specify a duration larger than 2^32 seconds"));
+  return errs;
+}
+
+type BoundObjectRef = NonNullable<TokenRequestSpec["boundObjectRef"]>;
+
+type BoundClaims = { pod?: ObjectRefClaim; secret?: ObjectRefClaim };
+
+/** The token's bound Pod or Secret (its claim and UID): only core Pods and Secrets; a Pod must run as the service account. */
+async function boundObjectOf(client: InternalClient, namespace: string, name: string, ref: BoundObjectRef): Promise<{ claims: BoundClaims; uid?: string }> {
+  const apiVersion = ref.apiVersion ?? "";
+  const slash = apiVersion.indexOf("/");
+  const group = slash < 0 ? "" : apiVersion.slice(0, slash);
+  if (group !== "" || (ref.kind !== "Pod" && ref.kind !== "Secret")) {
+    const version = slash < 0 ? apiVersion : apiVersion.slice(slash + 1).split("/")[0];
+    throw newBadRequest(`cannot bind token for serviceaccount "${name}" to object of type ${group}/${version}, Kind=${ref.kind ?? ""}`);
+  }
+  const bound = await boundObject(client, namespace, ref.kind, ref.name ?? "", ref.uid);
+  const claim = { name: bound.metadata.name ?? "", uid: bound.metadata.uid ?? "" };
+  if (ref.kind === "Secret") return { claims: { secret: claim }, uid: bound.metadata.uid };
+  const podSa = ((bound.spec ?? {}) as { serviceAccountName?: string }).serviceAccountName;
+  if (podSa !== undefined && podSa !== name) {
+    throw newBadRequest(`cannot bind token for serviceaccount "${name}" to pod running with different serviceaccount name.`);
+  }
+  return { claims: { pod: claim }, uid: bound.metadata.uid };
 }
 
 /** The Pod or Secret a token is bound to; 404 when missing, 409 when the UID differs. */
