@@ -125,7 +125,7 @@ program
   .addOption(publicCidr())
   .action(async (o: { stateDir: string; prefix: string; ports: string; publicCidr: string }) => {
     const log = (line: string): void => void process.stdout.write(`gardener-local: ${line}\n`);
-    await superviseMain({ layout: new Layout(o.stateDir), ports: parsePorts(o.ports), prefix: o.prefix, publicCidr: parsePublicCidr(o.publicCidr), log });
+    process.exit(await superviseMain({ layout: new Layout(o.stateDir), ports: parsePorts(o.ports), prefix: o.prefix, publicCidr: parsePublicCidr(o.publicCidr), log }));
   });
 
 await program.parseAsync(process.argv);
