@@ -76,7 +76,7 @@ describe("gardener-controller-manager and gardenlet commands", () => {
   });
 
   test("bad flags: one line on stderr, exit 2", () => {
-    const r = spawnSync(process.execPath, [join(repoRoot, "bin", "gardener-controller-manager.js"), "--kubeconfig", "/x", "--bastion-max-lifetime", "forever"], { encoding: "utf8" });
+    const r = spawnSync(process.execPath, [join(repoRoot, "bin", "gardener-controller-manager.js"), "--kubeconfig", join(repoRoot, "package.json"), "--bastion-max-lifetime", "forever"], { encoding: "utf8" });
     assert.equal(r.status, 2);
     assert.equal(r.stderr, 'error: --bastion-max-lifetime: invalid duration "forever": unexpected "forever" (expected a number followed by a unit)\n');
     const g = spawnSync(process.execPath, [join(repoRoot, "bin", "gardenlet.js"), "--seed-name", "a"], { encoding: "utf8" });
