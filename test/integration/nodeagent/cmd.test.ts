@@ -7,35 +7,32 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs"
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import { pino } from "pino";
 import { ANNOTATION_CHECKSUM_CLOUD_CONFIG, ANNOTATION_CHECKSUM_DATA_SCRIPT, LABEL_WORKER_POOL, checksumOf, renderOSC } from "../../../src/api/gardencore/osc.ts";
-import { parseOptions } from "../../../src/apiserver/server/options.ts";
-import { type RunningServer, startApiServer } from "../../../src/apiserver/server/server.ts";
+import type { RunningServer } from "../../../src/apiserver/server/server.ts";
 import { Secrets } from "../../../src/client/builtins.ts";
-import { Client } from "../../../src/client/client.ts";
+import type { Client } from "../../../src/client/client.ts";
 import { Nodes } from "../../../src/nodeagent/node.ts";
 import { repoRoot } from "../../support/apiserver.ts";
 import { eventually } from "../../support/http.ts";
+import { type InProcessServer, startInProcessApiServer } from "../../support/inprocess.ts";
 
 const KEY = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIGmBXj9jDWSGpeJtyBE4w5aC3Jx0m6wwpQpEPRpJdKQK";
 const BIN = join(repoRoot, "bin", "gardener-node-agent.js");
 
 describe("gardener-node-agent command", { timeout: 60_000 }, () => {
   let dir: string;
+  let api: InProcessServer;
   let server: RunningServer;
   let admin: Client;
   let child: ChildProcess | undefined;
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), "nodeagent-cmd-"));
-    const parsed = parseOptions(["--data-dir", join(dir, "shoot"), "--secure-port", "0", "--etcd-compaction-interval", "0s"]);
-    if (parsed.kind !== "options") throw new Error(parsed.stderr);
-    server = await startApiServer(parsed.options, { logger: pino({ level: "silent" }) });
-    admin = Client.fromKubeconfigFile(server.adminKubeconfigPath, { fieldManager: "test" });
+    api = await startInProcessApiServer({ dataDir: join(dir, "shoot") });
+    ({ server, admin } = api);
   });
   after(async () => {
     if (child && child.exitCode === null) child.kill("SIGKILL");
-    admin?.close();
-    await server?.stop();
+    await api?.stop();
     rmSync(dir, { recursive: true, force: true });
   });
 
