@@ -41,6 +41,8 @@ const needed = [
   // the power-cut test: SQLite on ext4 on a loop device
   ["/usr/sbin/losetup", "mount"],
   ["/usr/sbin/mkfs.ext4", "e2fsprogs"],
+  // the dashboard's browser tests (playwright-core drives Debian's headless chromium)
+  ["/usr/bin/chromium", "chromium"],
 ];
 
 const missing = [...new Set(needed.filter(([bin]) => !existsSync(bin)).map(([, pkg]) => pkg))];

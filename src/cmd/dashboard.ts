@@ -1,0 +1,41 @@
+// dashboard: serves the browser terminal (web/dist, built by `npm run build:dashboard`) and relays
+// terminals to pods of one API server, acting as each browser's user (docs/dashboard.md).
+// Usage: dashboard --api-server <url> [--api-ca <file>] [--address 127.0.0.1] [--port 8080]
+//        [--tls-cert <file> --tls-key <file>] [--web-root web/dist] [--log-level info]
+import { readFile } from "node:fs/promises";
+import { fileURLToPath } from "node:url";
+import { stopOnSignals } from "../controllerruntime/signals.ts";
+import { startDashboard } from "../dashboard/server.ts";
+import { componentLogger, orExit } from "./component.ts";
+
+const USAGE = "usage: dashboard --api-server <url> [--api-ca <file>] [--address 127.0.0.1] [--port 8080] [--tls-cert <file> --tls-key <file>] [--web-root <dir>]";
+
+function flag(name: string, fallback?: string): string | undefined {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 ? process.argv[i + 1] : fallback;
+}
+
+if (process.argv.includes("--help") || process.argv.includes("-h")) {
+  process.stdout.write(`${USAGE}\n`);
+  process.exit(0);
+}
+const apiServer = flag("api-server");
+if (!apiServer) {
+  process.stderr.write(`error: --api-server is required\n${USAGE}\n`);
+  process.exit(2);
+}
+const logger = componentLogger("dashboard", flag("log-level", "info")!);
+const dashboard = await orExit(logger, async () => {
+  const ca = flag("api-ca");
+  const cert = flag("tls-cert"), key = flag("tls-key");
+  const d = await startDashboard({
+    apiServer: { url: apiServer, caPem: ca ? await readFile(ca, "utf8") : undefined },
+    webRoot: flag("web-root", fileURLToPath(new URL("../../web/dist", import.meta.url)))!,
+    address: flag("address", "127.0.0.1"),
+    port: Number(flag("port", "8080")),
+    tls: cert && key ? { certPem: await readFile(cert, "utf8"), keyPem: await readFile(key, "utf8") } : undefined,
+  });
+  process.stdout.write(`dashboard: serving ${d.url}\n`);
+  return d;
+});
+stopOnSignals({ stop: () => dashboard.close() }, { onSignal: (signal) => logger.info({ signal }, "stopping") });

@@ -1,0 +1,135 @@
+// The dashboard's terminal in a real browser: Debian's headless chromium (playwright-core) opens the
+// page served by src/dashboard/, which relays to pods/attach of an in-process API server and a real
+// pod with a tty running sh on this host (the kubelet e2e fixture, no landscape). See docs/dashboard.md.
+import assert from "node:assert/strict";
+import { existsSync } from "node:fs";
+import { request } from "node:https";
+import { join } from "node:path";
+import { after, before, describe, test } from "node:test";
+import { fileURLToPath } from "node:url";
+import { chromium, type Browser, type Page } from "playwright-core";
+import { build } from "vite";
+import type { KubeObject } from "../../../src/apis/meta/v1/types.ts";
+import { startDashboard, type Dashboard } from "../../../src/dashboard/server.ts";
+import { skipUnlessRoot } from "../host/support.ts";
+import { NS, startFixture, type Fixture } from "../kubelet/streaming-fixture.ts";
+
+const CHROMIUM = "/usr/bin/chromium";
+const WEB = fileURLToPath(new URL("../../../web/", import.meta.url));
+const skip = skipUnlessRoot || (!existsSync(CHROMIUM) ? `${CHROMIUM} is missing: install Debian's chromium (npm run setup as root)` : false);
+
+/** A ServiceAccount with the given pod rules in NS, and a token for it (TokenRequest as admin). */
+async function userWithToken(f: Fixture, name: string, rules: unknown[]): Promise<string> {
+  const c = f.server.client;
+  await c.create({ group: "", resource: "serviceaccounts" }, { apiVersion: "v1", kind: "ServiceAccount", metadata: { name, namespace: NS } } as KubeObject);
+  await c.create({ group: "rbac.authorization.k8s.io", resource: "roles" }, { apiVersion: "rbac.authorization.k8s.io/v1", kind: "Role", metadata: { name, namespace: NS }, rules } as KubeObject);
+  await c.create({ group: "rbac.authorization.k8s.io", resource: "rolebindings" }, {
+    apiVersion: "rbac.authorization.k8s.io/v1", kind: "RoleBinding", metadata: { name, namespace: NS },
+    roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "Role", name }, subjects: [{ kind: "ServiceAccount", name, namespace: NS }],
+  } as KubeObject);
+  const body = JSON.stringify({ apiVersion: "authentication.k8s.io/v1", kind: "TokenRequest", spec: { expirationSeconds: 3600 } });
+  return new Promise((resolve, reject) => {
+    const req = request(`${f.server.url}/api/v1/namespaces/${NS}/serviceaccounts/${name}/token`, {
+      method: "POST", ca: f.server.caPem, cert: f.adminCert.cert, key: f.adminCert.key, headers: { "content-type": "application/json" },
+    }, (res) => {
+      let text = "";
+      res.on("data", (c: Buffer) => (text += c.toString()));
+      res.on("end", () => (res.statusCode === 201 ? resolve((JSON.parse(text) as { status: { token: string } }).status.token) : reject(new Error(`${res.statusCode} ${text}`))));
+    });
+    req.on("error", reject);
+    req.end(body);
+  });
+}
+
+/** The xterm buffer's text, line by line. */
+function screen(page: Page): Promise<string> {
+  return page.evaluate(() => {
+    const t = (globalThis as unknown as { dashboardTerminal?: { term: { buffer: { active: { length: number; getLine(i: number): { translateToString(trim: boolean): string } | undefined } } } } }).dashboardTerminal;
+    if (!t) return "";
+    const b = t.term.buffer.active;
+    const lines: string[] = [];
+    for (let i = 0; i < b.length; i++) lines.push(b.getLine(i)?.translateToString(true) ?? "");
+    return lines.join("\n");
+  });
+}
+
+async function until<T>(what: string, f: () => Promise<T | undefined | false>, timeoutMs = 15_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await f();
+    if (v) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+async function open(page: Page, dashboard: Dashboard, token: string, pod: string): Promise<void> {
+  await page.goto(`${dashboard.url}/?namespace=${NS}&pod=${pod}&container=c`);
+  await page.fill("input[name=token]", token);
+  await page.click("button[name=connect]");
+}
+
+describe("the dashboard's browser terminal", { skip, timeout: 90_000 }, () => {
+  let f: Fixture;
+  let dashboard: Dashboard;
+  let browser: Browser;
+  let member: string;
+  let viewer: string;
+
+  before(async () => {
+    await build({ configFile: join(WEB, "vite.config.mjs"), logLevel: "warn" });
+    f = await startFixture();
+    await f.run("tty", { containers: [{ name: "c", image: "busybox", command: ["sh"], tty: true, stdin: true }] });
+    await f.until("tty", (s) => s.containerStatuses.every((c) => c.state.running !== undefined));
+    member = await userWithToken(f, "member", [
+      { apiGroups: [""], resources: ["pods"], verbs: ["get"] },
+      { apiGroups: [""], resources: ["pods/attach", "pods/exec"], verbs: ["get", "create"] },
+    ]);
+    viewer = await userWithToken(f, "viewer-sa", [{ apiGroups: [""], resources: ["pods"], verbs: ["get"] }]);
+    dashboard = await startDashboard({ apiServer: { url: f.server.url, caPem: f.server.caPem }, webRoot: join(WEB, "dist"), limits: { sessionsPerUser: 1 } });
+    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking"] });
+  });
+
+  after(async () => {
+    await browser?.close();
+    await dashboard?.close();
+    await f?.stop();
+  });
+
+  test("types into the pod's shell, resizes, and closing ends the session on the server", async () => {
+    const page = await browser.newPage({ viewport: { width: 1000, height: 700 } });
+    await open(page, dashboard, member, "tty");
+    await until("connected", async () => (await page.textContent("[data-testid=state]"))?.startsWith("connected"));
+    assert.deepEqual([...dashboard.sessions()], [[`system:serviceaccount:${NS}:member`, 1]]);
+    const word = `hello-${Math.random().toString(36).slice(2, 8)}`;
+    await page.locator(".xterm-helper-textarea").focus();
+    await page.keyboard.type(`echo ${word}-$((6*7))\n`);
+    await until(`${word}-42 on screen`, async () => (await screen(page)).includes(`${word}-42`));
+
+    await page.evaluate(() => (globalThis as unknown as { dashboardTerminal: { resize(c: number, r: number): void } }).dashboardTerminal.resize(91, 27));
+    await page.keyboard.type("stty size\n");
+    await until("27 91 on screen", async () => /^27 91$/m.test(await screen(page)));
+
+    // one session per user here: a second page of the same user is refused while the first is open
+    const second = await browser.newPage();
+    await open(second, dashboard, member, "tty");
+    await until("the second page refused", async () => (await second.textContent("[data-testid=state]"))?.startsWith("closed"));
+    await second.close();
+
+    await page.click("button[name=close]");
+    await until("the session ended on the server", async () => dashboard.sessions().size === 0);
+    await page.close();
+  });
+
+  test("the API server decides: a user without pods/attach sees Forbidden, and no session stays", async () => {
+    const page = await browser.newPage();
+    await open(page, dashboard, viewer, "tty");
+    const state = await until("a refusal", async () => {
+      const s = await page.textContent("[data-testid=state]");
+      return s?.includes("forbidden") ? s : undefined;
+    });
+    assert.match(state, /pods "tty" is forbidden: User "system:serviceaccount:e2e:viewer-sa" cannot (get|create) resource "pods\/attach"/);
+    await until("no session", async () => dashboard.sessions().size === 0);
+    await page.close();
+  });
+});
