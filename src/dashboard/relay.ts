@@ -76,6 +76,9 @@ export function relay(browser: WebSocket, up: Upstream, target: Target, limits: 
     const onClosed = () => {
       if (++closed === 2) resolve();
     };
+    // a protocol error (an oversized or malformed message): ws closes the socket itself (1009, 1002);
+    // without a listener the error would end the process
+    browser.on("error", () => finish(1000, ""));
     browser.once("close", () => {
       finish(1000, "");
       onClosed();
