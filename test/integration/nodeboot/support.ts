@@ -4,16 +4,15 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import * as x509 from "@peculiar/x509";
-import { pino } from "pino";
 import { bootstrapTokenSecret, generateBootstrapToken } from "../../../src/api/bootstraptoken/token.ts";
 import type { CertificateSigningRequest } from "../../../src/apis/certificates/v1/types.ts";
 import { writeKubeconfig } from "../../../src/apiserver/certs/kubeconfig.ts";
 import { EC_P256, exportKeyPairPem, generateKeyPair } from "../../../src/apiserver/certs/keys.ts";
-import { parseOptions } from "../../../src/apiserver/server/options.ts";
-import { type RunningServer, startApiServer } from "../../../src/apiserver/server/server.ts";
+import type { RunningServer } from "../../../src/apiserver/server/server.ts";
 import { Secrets } from "../../../src/client/builtins.ts";
 import { Client } from "../../../src/client/client.ts";
 import { FakeClock } from "../../../src/utils/clock.ts";
+import { startInProcessApiServer } from "../../support/inprocess.ts";
 import { writeTokenKubeconfig } from "../../support/kubeconfig.ts";
 
 export interface Env {
@@ -31,11 +30,9 @@ export interface Env {
 export async function startEnv(extra: string[] = []): Promise<Env> {
   const dir = mkdtempSync(join(tmpdir(), "nodeboot-it-"));
   const clock = new FakeClock(Math.floor(Date.now() / 1000) * 1000);
-  const parsed = parseOptions(["--data-dir", join(dir, "server"), "--secure-port", "0", "--etcd-compaction-interval", "0s", "--enable-bootstrap-token-auth", ...extra]);
-  if (parsed.kind !== "options") throw new Error(parsed.stderr);
-  const server = await startApiServer(parsed.options, { logger: pino({ level: process.env.NODEBOOT_LOG_LEVEL ?? "silent" }), clock });
-  const admin = Client.fromKubeconfigFile(server.adminKubeconfigPath, { fieldManager: "test" });
-  const clients: Client[] = [admin];
+  const api = await startInProcessApiServer({ dataDir: join(dir, "server"), flags: ["--enable-bootstrap-token-auth", ...extra], clock });
+  const { server, admin } = api;
+  const clients: Client[] = [];
   let n = 0;
   return {
     dir,
@@ -57,7 +54,7 @@ export async function startEnv(extra: string[] = []): Promise<Env> {
     },
     async stop() {
       for (const c of clients) c.close();
-      await server.stop();
+      await api.stop();
       rmSync(dir, { recursive: true, force: true });
     },
   };

@@ -7,8 +7,7 @@ import { join } from "node:path";
 import { pino } from "pino";
 import type { Pod, Toleration } from "../../../src/apis/core/v1/pod.ts";
 import type { Event, Node, Taint } from "../../../src/apis/core/v1/types.ts";
-import { parseOptions } from "../../../src/apiserver/server/options.ts";
-import { type RunningServer, startApiServer } from "../../../src/apiserver/server/server.ts";
+import type { RunningServer } from "../../../src/apiserver/server/server.ts";
 import { type Lease, Leases, Namespaces } from "../../../src/client/builtins.ts";
 import { Client } from "../../../src/client/client.ts";
 import { Events } from "../../../src/client/events.ts";
@@ -17,6 +16,7 @@ import { type Scheduler, createScheduler } from "../../../src/scheduler/app.ts";
 import { Nodes, Pods } from "../../../src/scheduler/scheduler.ts";
 import { FakeClock, realClock } from "../../../src/utils/clock.ts";
 import { eventually } from "../../support/http.ts";
+import { startInProcessApiServer } from "../../support/inprocess.ts";
 import { metaTime, microTime } from "../../../src/utils/time.ts";
 
 export { eventually };
@@ -41,13 +41,9 @@ export async function startEnv(o: { gracePeriod?: string } = {}): Promise<Env> {
     for (const c of cleanups.splice(0).reverse()) await Promise.resolve(c()).catch(() => undefined);
   };
   try {
-    const args = ["--data-dir", dir, "--secure-port", "0", "--etcd-compaction-interval", "0s", "--node-monitor-grace-period", o.gracePeriod ?? "40s"];
-    const parsed = parseOptions(args);
-    if (parsed.kind !== "options") throw new Error(parsed.stderr);
-    const server = await startApiServer(parsed.options, { logger: pino({ level: process.env.SCHEDULER_IT_LOG_LEVEL ?? "silent" }), clock });
-    cleanups.push(() => server.stop());
-    const admin = Client.fromKubeconfigFile(server.adminKubeconfigPath, { fieldManager: "test" });
-    cleanups.push(() => admin.close());
+    const api = await startInProcessApiServer({ dataDir: dir, flags: ["--node-monitor-grace-period", o.gracePeriod ?? "40s"], clock });
+    cleanups.push(() => api.stop());
+    const { server, admin } = api;
     const startScheduler = async (so: { identity?: string } = {}) => {
       const client = Client.fromKubeconfigFile(server.schedulerKubeconfigPath, { fieldManager: "kube-scheduler" });
       const s = createScheduler({
