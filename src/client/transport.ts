@@ -54,6 +54,18 @@ export function buildQuery(query: Record<string, QueryValue> | undefined): strin
   return s ? `?${s}` : "";
 }
 
+/**
+ * Idle keep-alive sockets are closed by the client after this long, or 1 s before the server's
+ * announced `Keep-Alive: timeout=N` (Node's agent applies that hint only when a timeout is set), so
+ * the client never sends a request on a socket the server is closing at that moment (ECONNRESET).
+ */
+export const IDLE_SOCKET_TIMEOUT_MS = 30_000;
+
+/** A request that failed because a reused keep-alive socket was reset before any answer; safe to resend once if idempotent. */
+function resetOnReusedSocket(r: http.ClientRequest, err: unknown): boolean {
+  return r.reusedSocket && (err as NodeJS.ErrnoException).code === "ECONNRESET";
+}
+
 export class KubeConfigTransport implements Transport {
   readonly server: string;
   private prepared: Promise<Prepared> | undefined;
@@ -79,9 +91,10 @@ export class KubeConfigTransport implements Transport {
       const agent = cluster?.proxyUrl
         ? (opts.agent as http.Agent)
         : base.protocol === "http:"
-          ? new http.Agent({ keepAlive: true })
+          ? new http.Agent({ keepAlive: true, timeout: IDLE_SOCKET_TIMEOUT_MS })
           : new https.Agent({
               keepAlive: true,
+              timeout: IDLE_SOCKET_TIMEOUT_MS,
               ca: opts.ca,
               cert: opts.cert,
               key: opts.key,
@@ -108,7 +121,7 @@ export class KubeConfigTransport implements Transport {
     return toHeaders(opts);
   }
 
-  private async open(req: TransportRequest, signal: AbortSignal | undefined): Promise<IncomingMessage> {
+  private async open(req: TransportRequest, signal: AbortSignal | undefined, retried = false): Promise<IncomingMessage> {
     const p = await this.prepare();
     const headers: OutgoingHttpHeaders = { ...(await this.headers(p)), accept: "application/json", "user-agent": this.userAgent };
     let payload: Buffer | undefined;
@@ -132,7 +145,11 @@ export class KubeConfigTransport implements Transport {
         },
         resolve,
       );
-      r.on("error", reject);
+      r.on("error", (err) => {
+        // Only a GET is resent: a write the server may have received must not be applied twice.
+        if (!retried && req.method === "GET" && resetOnReusedSocket(r, err)) resolve(this.open(req, signal, true));
+        else reject(err);
+      });
       r.end(payload);
     });
   }
