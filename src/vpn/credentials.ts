@@ -10,7 +10,7 @@ import {
 } from "../apiserver/certs/issue.ts";
 import type { KeyAlgorithm } from "../apiserver/certs/keys.ts";
 import { EGRESS_CLIENT_CN } from "./egressproxy.ts";
-import { SEED_SERVER_CN, SHOOT_CLIENT_CN, generateTlsAuthKey } from "./openvpn-config.ts";
+import { SEED_SERVER_CN, SHOOT_CLIENT_CN, generateTlsAuthKey, haName } from "./openvpn-config.ts";
 
 /** Gardener's VPN keys: RSA 3072. */
 export const VPN_KEY_ALGORITHM: KeyAlgorithm = { name: "RSASSA-PKCS1-v1_5", hash: "SHA-256", modulusLength: 3072, publicExponent: new Uint8Array([1, 0, 1]) };
@@ -39,7 +39,7 @@ export interface CredentialOptions {
 }
 
 export function clientNames(highAvailability = false): string[] {
-  return highAvailability ? [`${SHOOT_CLIENT_CN}-0`, `${SHOOT_CLIENT_CN}-1`] : [SHOOT_CLIENT_CN];
+  return highAvailability ? [haName(SHOOT_CLIENT_CN, 0), haName(SHOOT_CLIENT_CN, 1)] : [SHOOT_CLIENT_CN];
 }
 
 export async function issueVpnCredentials(o: CredentialOptions): Promise<VpnCredentials> {

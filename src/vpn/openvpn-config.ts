@@ -10,6 +10,11 @@ export const DEFAULT_TRANSFER_NETWORK = "192.168.123.0/24";
 /** The client certificate's CN in plain mode, and the file name in the client-config-dir. */
 export const SHOOT_CLIENT_CN = "vpn-shoot-client";
 export const SEED_SERVER_CN = "vpn-seed-server";
+
+/** `base`, or `base-<index>` for one of the HA pair (a server's, a client's and a tunnel's name). */
+export function haName(base: string, index: number | undefined): string {
+  return index === undefined ? base : `${base}-${index}`;
+}
 /** OpenVPN refuses option lines longer than this. */
 export const MAX_LINE = 256;
 /** The routing table (and rule priority, minus 900) of server i. */
@@ -192,7 +197,7 @@ export interface ClientConfigOptions {
 }
 
 export function reversedVpnHeader(namespace: string, index?: number): string {
-  const server = index === undefined ? SEED_SERVER_CN : `${SEED_SERVER_CN}-${index}`;
+  const server = haName(SEED_SERVER_CN, index);
   return `outbound|${OPENVPN_PORT}||${server}.${namespace}.svc.cluster.local`;
 }
 

@@ -8,6 +8,7 @@ import { seedFirewall } from "./firewall.ts";
 import {
   DEFAULT_TRANSFER_NETWORK,
   SEED_SERVER_CN,
+  haName,
   SHOOT_CLIENT_CN,
   renderCcd,
   renderHooks,
@@ -92,11 +93,11 @@ export class OpenVpnServer {
 
   /** `vpn-seed-server`, or `vpn-seed-server-<i>` in HA (its Endpoints' and its tunnel's name). */
   get serverName(): string {
-    return this.o.index === undefined ? SEED_SERVER_CN : `${SEED_SERVER_CN}-${this.o.index}`;
+    return haName(SEED_SERVER_CN, this.o.index);
   }
 
   get clientCn(): string {
-    return this.o.index === undefined ? SHOOT_CLIENT_CN : `${SHOOT_CLIENT_CN}-${this.o.index}`;
+    return haName(SHOOT_CLIENT_CN, this.o.index);
   }
 
   get restarts(): number {

@@ -7,7 +7,7 @@ import { fileURLToPath } from "node:url";
 import type { Host } from "../host/index.ts";
 import type { Clock } from "../utils/clock.ts";
 import { shootFirewall } from "./firewall.ts";
-import { DEFAULT_TRANSFER_NETWORK, SEED_SERVER_CN, SHOOT_CLIENT_CN, renderClientConfig, type ClientFiles } from "./openvpn-config.ts";
+import { DEFAULT_TRANSFER_NETWORK, SEED_SERVER_CN, SHOOT_CLIENT_CN, haName, renderClientConfig, type ClientFiles } from "./openvpn-config.ts";
 import { ProcessSupervisor } from "./supervisor.ts";
 
 export interface ShootClientOptions {
@@ -63,11 +63,11 @@ export class ShootClient {
 
   /** The server this client's tunnel goes to. */
   get serverName(): string {
-    return this.o.index === undefined ? SEED_SERVER_CN : `${SEED_SERVER_CN}-${this.o.index}`;
+    return haName(SEED_SERVER_CN, this.o.index);
   }
 
   get clientCn(): string {
-    return this.o.index === undefined ? SHOOT_CLIENT_CN : `${SHOOT_CLIENT_CN}-${this.o.index}`;
+    return haName(SHOOT_CLIENT_CN, this.o.index);
   }
 
   get restarts(): number {
