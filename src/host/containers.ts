@@ -293,15 +293,17 @@ export async function execInContainer(ctx: HostContext, info: ContainerInfo, com
   // The shim forks the command's session inside the container's PID namespace (-J), so the command leads its
   // own session there with the terminal as its controlling one: an interactive shell can then put its
   // jobs in the foreground (through nsenter -p the session leader would stay outside, and sh fails with
-  // "Cannot set tty process group").
+  // "Cannot set tty process group"). -w holds the command until this client is connected: a shell's first
+  // prompt would otherwise be read from the terminal before anyone listens, and lost (an exec has no log).
   const enterTty = ["nsenter", "-t", String(info.init.pid), "-m", "-u", "-i", "-n", "-r", "-w", "--", ...execPrefix(options.privileged, options.env), ...command];
-  const shim = spawn(await shimBinary(ctx.exec, ctx.stateDir), ["-s", socket, "-x", exitFile, "-t", ...sizeArgs(options.size), ...(options.stdin ? ["-i"] : []), "-J", `/proc/${info.init.pid}/ns/pid`, "--", ...enterTty], { stdio: ["ignore", "ignore", "pipe"] });
+  const shim = spawn(await shimBinary(ctx.exec, ctx.stateDir), ["-s", socket, "-x", exitFile, "-t", ...sizeArgs(options.size), ...(options.stdin ? ["-i"] : []), "-w", "-J", `/proc/${info.init.pid}/ns/pid`, "--", ...enterTty], { stdio: ["ignore", "ignore", "pipe"] });
   let shimErr = "";
   shim.stderr?.on("data", (d: Buffer) => (shimErr = (shimErr + String(d)).slice(-4096)));
   const done = new Promise<void>((r) => shim.once("close", () => r()));
   void done.then(() => Promise.all([rm(socket, { force: true }), rm(exitFile, { force: true }), rm(`${exitFile}.pid`, { force: true }), rm(`${exitFile}.tmp`, { force: true })]));
   await waitFor(async () => ((await stat(socket).catch(() => undefined)) ? true : undefined), 5000);
   const stream = await new ShimClient(socket).attach().catch(async (err: Error) => {
+    shim.kill("SIGTERM");
     await Promise.race([done, new Promise((r) => setTimeout(r, 500))]);
     throw new Error(`${err.message}${shimErr ? `: ${shimErr.trim()}` : ""}`);
   });

@@ -3,7 +3,7 @@
  * outlives the node agent that started it, so a restarted agent finds running containers with their logs,
  * their terminal and, once they exit, their exit status.
  *
- *   shim -s SOCKET -x EXITFILE [-l LOGFILE] [-m LOGMAX] [-t] [-i] [-o] [-N | -J PIDNS] -- command [args...]
+ *   shim -s SOCKET -x EXITFILE [-l LOGFILE] [-m LOGMAX] [-t] [-i] [-o] [-w] [-N | -J PIDNS] -- command [args...]
  *
  *   -s  unix socket for attach clients (at most 16 at once)
  *   -x  written atomically when the command ended: {"exitCode":N,"signal":S,"finishedAt":"..."}
@@ -12,6 +12,8 @@
  *   -t  run the command as session leader on a new pseudo-terminal (output is "stdout")
  *   -i  keep standard input open for attach clients (otherwise /dev/null)
  *   -o  close standard input after the first client that wrote to it detaches (stdinOnce)
+ *   -w  start the command only once the first client is connected (an exec: its first output, such as a
+ *       shell's prompt, has no log to wait in and must reach that client); give up after 30 s
  *   -N  the command is PID 1 of a new PID namespace; -J joins the PID namespace at PIDNS
  *
  * Frames on the socket, both ways: 1 byte type, 4 bytes big-endian length, payload (at most 64 KiB).
@@ -213,15 +215,15 @@ static void write_file_atomic(const char *path, const char *text) {
 }
 
 static int usage(void) {
-  fprintf(stderr, "usage: shim -s SOCKET -x EXITFILE [-l LOG] [-m MAX] [-t [-W COLSxROWS]] [-i] [-o] [-N | -J PIDNS] -- command...\n");
+  fprintf(stderr, "usage: shim -s SOCKET -x EXITFILE [-l LOG] [-m MAX] [-t [-W COLSxROWS]] [-i] [-o] [-w] [-N | -J PIDNS] -- command...\n");
   return 2;
 }
 
 int main(int argc, char **argv) {
   const char *sock_path = NULL, *join_pidns = NULL;
-  int new_pidns = 0, keep_stdin = 0, opt;
+  int new_pidns = 0, keep_stdin = 0, wait_client = 0, opt;
   unsigned cols = 0, rows = 0;
-  while ((opt = getopt(argc, argv, "+s:x:l:m:tioNJ:W:")) != -1) {
+  while ((opt = getopt(argc, argv, "+s:x:l:m:tiowNJ:W:")) != -1) {
     switch (opt) {
       case 's': sock_path = optarg; break;
       case 'x': exit_path = optarg; break;
@@ -230,6 +232,7 @@ int main(int argc, char **argv) {
       case 't': tty = 1; break;
       case 'i': keep_stdin = 1; break;
       case 'o': stdin_once = 1; break;
+      case 'w': wait_client = 1; break;
       case 'N': new_pidns = 1; break;
       case 'J': join_pidns = optarg; break;
       case 'W':
@@ -251,6 +254,20 @@ int main(int argc, char **argv) {
   unlink(addr.sun_path);
   if (bind(lfd, (struct sockaddr *)&addr, sizeof addr) < 0 || listen(lfd, 16) < 0) die(sock_path);
   if (chmod(addr.sun_path, 0600) < 0 || rename(addr.sun_path, sock_path) < 0) die(sock_path);
+
+  if (wait_client) {
+    struct pollfd w = {.fd = lfd, .events = POLLIN};
+    int r;
+    while ((r = poll(&w, 1, 30000)) < 0 && errno == EINTR) {
+    }
+    int fd = r > 0 ? accept4(lfd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK) : -1;
+    if (fd < 0) {
+      unlink(sock_path);
+      fprintf(stderr, "shim: no client connected within 30 s\n");
+      return 1;
+    }
+    clients[0].fd = fd;
+  }
 
   int out[2] = {-1, -1}, err[2] = {-1, -1}, in[2] = {-1, -1};
   char slave[128] = "";
