@@ -3,7 +3,7 @@
 // its output, terminal and exit status. The shim is a recorded process (kind "process", name = the
 // container's name), so a restarted caller finds it, and sweep removes it; everything the container mounts
 // lives in its own mount namespace and vanishes with its last process. The container's directory (below the
-// state directory) holds its setup script, its exit file, and what the caller puts there.
+// state directory) holds its setup spec (container-spec.ts), its exit file, and what the caller puts there.
 import { spawn } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
 import { readFileSync, readdirSync, readlinkSync } from "node:fs";
@@ -12,20 +12,20 @@ import { constants } from "node:os";
 import { join, resolve } from "node:path";
 import type { Readable, Writable } from "node:stream";
 import { ownedFields, type HostContext, type Owned } from "./context.ts";
-import { execPrefix, renderContainerScript, type ContainerScriptSpec } from "./container-script.ts";
+import { execPrefix, renderContainerSpec, type ContainerSetupSpec } from "./container-spec.ts";
 import { resolveInRoot } from "./mount-target.ts";
 import { isBelow } from "./mounts.ts";
 import { HostSpecError } from "./names.ts";
 import { processStatus, startProcess, stopProcess } from "./processes.ts";
 import { isAlive, ref, waitGone, type ProcessRef } from "./procs.ts";
 import { ShimClient, type ContainerStream } from "./shim-client.ts";
-import { shimBinary } from "./shim.ts";
+import { containerInitBinary, shimBinary } from "./shim.ts";
 
-export type { ContainerMount } from "./container-script.ts";
+export type { ContainerMount } from "./container-spec.ts";
 export type { ContainerStream } from "./shim-client.ts";
 
-/** What the container script needs (dir: below the state directory, made if missing), plus the shim's part. */
-export interface ContainerSpec extends Owned, ContainerScriptSpec {
+/** What container-init needs (dir: below the state directory, made if missing), plus the shim's part. */
+export interface ContainerSpec extends Owned, ContainerSetupSpec {
   /** Logical name of the shim's process record, unique in the state directory. */
   name: string;
   /** A named network namespace; omitted = the node's. */
@@ -129,6 +129,11 @@ async function waitFor<T>(check: () => Promise<T | undefined>, timeoutMs: number
   }
 }
 
+/** Builds the shim and container-init now (otherwise the first container's start waits for the compiler). */
+export async function prepareContainers(ctx: HostContext): Promise<void> {
+  await Promise.all([shimBinary(ctx.exec, ctx.stateDir), containerInitBinary(ctx.exec, ctx.stateDir)]);
+}
+
 /**
  * Starts the container under a new shim and waits until its command runs (or it ended during setup). A
  * container directory is used once: starting again in the same directory is refused.
@@ -143,8 +148,9 @@ export async function startContainer(ctx: HostContext, spec: ContainerSpec): Pro
   // Targets are resolved inside the container's root first: a link such as /var/run -> /run would
   // otherwise be followed on the node, out of the container's root.
   const mounts = await Promise.all(spec.mounts.map(async (m) => ({ ...m, target: await resolveInRoot(m.target) })));
-  const script = renderContainerScript({ dir, hostname: spec.hostname, privileged: spec.privileged, mounts, command: spec.command, env: spec.env, ...(spec.workingDir ? { workingDir: spec.workingDir } : {}), ...(spec.rootSize ? { rootSize: spec.rootSize } : {}), ...(spec.hide ? { hide: spec.hide } : {}) });
-  await writeFile(join(dir, "setup.sh"), script, { mode: 0o700 });
+  const setup = renderContainerSpec({ dir, hostname: spec.hostname, privileged: spec.privileged, mounts, command: spec.command, env: spec.env, ...(spec.workingDir ? { workingDir: spec.workingDir } : {}), ...(spec.rootSize ? { rootSize: spec.rootSize } : {}), ...(spec.hide ? { hide: spec.hide } : {}) });
+  await writeFile(join(dir, "setup.spec"), setup, { mode: 0o600 });
+  const [shim, init] = await Promise.all([shimBinary(ctx.exec, ctx.stateDir), containerInitBinary(ctx.exec, ctx.stateDir)]);
   const socket = socketPath(ctx, dir);
   await mkdir(join(ctx.stateDir, "run"), { recursive: true, mode: 0o700 });
   const args = ["-s", socket, "-x", join(dir, "exit")];
@@ -157,10 +163,10 @@ export async function startContainer(ctx: HostContext, spec: ContainerSpec): Pro
     if (!isAlive(spec.pid.join)) throw new HostSpecError(`the PID namespace of process ${spec.pid.join.pid} is gone`);
     args.push("-J", `/proc/${spec.pid.join.pid}/ns/pid`);
   }
-  args.push("--", "unshare", "--mount", "--uts", "--ipc", "--propagation", "private", "--", "/bin/sh", join(dir, "setup.sh"));
+  args.push("--", init, join(dir, "setup.spec"));
   await startProcess(ctx, {
     name: spec.name,
-    command: await shimBinary(ctx.exec, ctx.stateDir),
+    command: shim,
     args,
     logFile: join(dir, "shim.log"),
     ...(spec.netns ? { netns: spec.netns } : {}),

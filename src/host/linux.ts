@@ -5,6 +5,7 @@ import { join, resolve } from "node:path";
 import type { HostContext, IdRange, Owned } from "./context.ts";
 import { HostExec, type Exec, type RunOptions, type RunResult } from "./exec.ts";
 import type { Host } from "./host.ts";
+import { ensureBridgePort, type BridgePortSpec } from "./bridge-port.ts";
 import * as links from "./links.ts";
 import { startMachine, stopMachine, type MachineSpec } from "./machine.ts";
 import { execInMachine, machineStatus, statusOf, waitMachineReady, type MachineInfo } from "./machine-status.ts";
@@ -99,6 +100,10 @@ export class LinuxHost implements Host {
   }
   deleteLink(name: string, netns?: string): Promise<void> {
     return links.deleteLink(this.ctx, name, netns);
+  }
+  /** A namespace with one veth into a bridge of this namespace, its address and default route (a pod's network). */
+  ensureBridgePort(spec: BridgePortSpec): Promise<void> {
+    return ensureBridgePort(this.ctx, spec);
   }
   ensureRoute(spec: links.RouteSpec): Promise<void> {
     return links.ensureRoute(this.ctx, spec);

@@ -27,6 +27,8 @@ export interface KubeletRuntime {
   cleanup(uid: string): Promise<void>;
   list(): Promise<{ uid: string; pod: Pod; podIP?: string }[]>;
   close(): void;
+  /** Makes ahead what the first pod would otherwise wait for. */
+  prepare?(): Promise<void>;
 }
 
 export interface WorkerDeps {

@@ -52,10 +52,7 @@ export class PodNetwork {
   async setUp(uid: string, ip: string): Promise<string> {
     await this.ensureBridge();
     const netns = this.netns(uid);
-    const owner = `pod/${uid}`;
-    await this.host.ensureNetns(netns, { owner });
-    await this.host.ensureVeth({ name: "eth0", netns, addresses: [`${ip}/${this.cidr.prefix}`], peer: { name: this.hostLink(uid), master: this.bridge }, owner });
-    await this.host.ensureRoute({ netns, destination: "default", via: this.gateway, dev: "eth0", owner });
+    await this.host.ensureBridgePort({ netns, ifname: "eth0", address: `${ip}/${this.cidr.prefix}`, gateway: this.gateway, bridge: this.bridge, hostLink: this.hostLink(uid), owner: `pod/${uid}` });
     return netns;
   }
 

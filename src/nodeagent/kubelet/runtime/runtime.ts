@@ -7,7 +7,7 @@ import { existsSync } from "node:fs";
 import { mkdir, readFile, readdir, rename, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { Readable } from "node:stream";
-import { attachContainer, containerInfo, execInContainer, removeContainer, startContainer, stopContainer, type ContainerInfo, type ContainerMount, type ContainerStream } from "../../../host/containers.ts";
+import { attachContainer, containerInfo, prepareContainers, execInContainer, removeContainer, startContainer, stopContainer, type ContainerInfo, type ContainerMount, type ContainerStream } from "../../../host/containers.ts";
 import type { LinuxHost } from "../../../host/index.ts";
 import { KUBELET_BACKOFF, nextRestart, type BackoffPolicy } from "./backoff.ts";
 import { logStream, readLogLines } from "./logs.ts";
@@ -41,6 +41,8 @@ interface PodState {
   containers: Map<string, ContainerRecord>;
   infos: Map<string, ContainerInfo>;
   sandbox?: ContainerInfo;
+  /** The pod's network was set up by this runtime (a converge does not check it again). */
+  netReady?: boolean;
   queue: Promise<void>;
   timer?: NodeJS.Timeout;
 }
@@ -65,6 +67,11 @@ export class PodRuntime {
     this.profiles = options.profiles ?? BUILTIN_PROFILES;
     this.backoff = options.backoff ?? KUBELET_BACKOFF;
     this.dir = join(options.host.stateDir, "pods");
+  }
+
+  /** Makes what every pod needs (the container helpers, the pod bridge), so the first pod does not wait for it. */
+  async prepare(): Promise<void> {
+    await Promise.all([prepareContainers(this.host.ctx), this.net.ensureBridge()]);
   }
 
   /** Stops the runtime's own timers; pods keep running (a new runtime adopts them). */
@@ -183,7 +190,10 @@ export class PodRuntime {
       p.rec.ip = this.net.allocate(used);
       await this.save(uid, p);
     }
-    if (!pod.spec.hostNetwork) await this.net.setUp(uid, p.rec.ip!);
+    if (!pod.spec.hostNetwork && !p.netReady) {
+      await this.net.setUp(uid, p.rec.ip!);
+      p.netReady = true;
+    }
     const hostname = pod.spec.hostname ?? pod.metadata.name;
     const api = this.options.apiServer;
     const hosts = [

@@ -1,0 +1,75 @@
+// ensureBridgePort against a RecordingExec: three processes for a new namespace, with the records the
+// idempotent operations would write; the idempotent way when something is in the way; refused input.
+import assert from "node:assert/strict";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { test } from "node:test";
+import { ensureBridgePort, type BridgePortSpec } from "./bridge-port.ts";
+import type { HostContext } from "./context.ts";
+import { RecordingExec, type FakeAnswer } from "./exec.ts";
+import { HostSpecError, Names } from "./names.ts";
+import { RecordStore, recordId } from "./records.ts";
+
+const spec: BridgePortSpec = { netns: "ga-pod-1", ifname: "eth0", address: "10.96.1.2/24", gateway: "10.96.1.1", bridge: "ga-cbr0", hostLink: "ga-veth1", owner: "pod/1" };
+
+async function withCtx(answer: FakeAnswer, fn: (ctx: HostContext, exec: RecordingExec) => Promise<void>): Promise<void> {
+  const dir = await mkdtemp(join(tmpdir(), "ga-bridge-port-"));
+  const exec = new RecordingExec(answer);
+  try {
+    await fn({ exec, records: new RecordStore(dir), names: new Names("ga-"), stateDir: dir, ids: { base: 300_000_000, count: 65536 } }, exec);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+test("a new namespace gets its port on the bridge with three processes, recorded as the idempotent operations record it", async () => {
+  await withCtx(() => undefined, async (ctx, exec) => {
+    await ensureBridgePort(ctx, spec);
+    assert.deepEqual(exec.lines(), [
+      "ip netns add ga-pod-1",
+      "ip -batch -",
+      "ga-pod-1: sh -c echo 1 > /proc/sys/net/ipv4/conf/eth0/arp_notify && exec ip -batch -",
+    ]);
+    assert.equal(exec.calls[1]!.input, "link add name ga-veth1 type veth peer name eth0 netns ga-pod-1\nlink set dev ga-veth1 master ga-cbr0\nlink set dev ga-veth1 up\n");
+    assert.equal(exec.calls[2]!.input, "link set dev lo up\naddr replace 10.96.1.2/24 dev eth0\nlink set dev eth0 up\nroute replace default via 10.96.1.1 dev eth0\n");
+    const records = await ctx.records.list();
+    assert.deepEqual(records.map((r) => `${recordId(r)} ${r.state} ${r.owner}`).sort(), [
+      "link/ga-pod-1/eth0 created pod/1",
+      "netns/ga-pod-1 created pod/1",
+      "route/ga-pod-1/default created pod/1",
+    ]);
+    const link = records.find((r) => r.kind === "link");
+    assert.deepEqual(link?.kind === "link" ? link.peer : undefined, { name: "ga-veth1" });
+  });
+});
+
+test("a leftover link on the bridge's side sends it the idempotent way, which replaces the leftover", async () => {
+  let failedBatch = false;
+  const answer: FakeAnswer = (c) => {
+    if (c.args[0] === "-batch" && !failedBatch) {
+      failedBatch = true;
+      return { exitCode: 1, stderr: "RTNETLINK answers: File exists" };
+    }
+    if (c.args.includes("show") && c.args.includes("ga-veth1")) return { stdout: "5: ga-veth1@if2: <UP>" };
+    if (c.args.includes("show")) return { exitCode: 1 };
+    return undefined;
+  };
+  await withCtx(answer, async (ctx, exec) => {
+    await ensureBridgePort(ctx, spec);
+    const lines = exec.lines();
+    assert.ok(lines.includes("ip link del dev ga-veth1"), lines.join("\n"));
+    assert.ok(lines.includes("ip link add name eth0 netns ga-pod-1 type veth peer name ga-veth1"), lines.join("\n"));
+    assert.ok(lines.includes("ip -n ga-pod-1 route replace default via 10.96.1.1 dev eth0"), lines.join("\n"));
+    assert.ok((await ctx.records.list()).every((r) => r.state === "created"));
+  });
+});
+
+test("names without the prefix, bad interface names and addresses are refused before anything runs", async () => {
+  await withCtx(() => undefined, async (ctx, exec) => {
+    for (const bad of [{ netns: "pod-1" }, { hostLink: "veth1" }, { ifname: "eth 0" }, { address: "10.96.1.2" }, { address: "fd00::2/64" }, { gateway: "10.96.1.1/24" }]) {
+      await assert.rejects(ensureBridgePort(ctx, { ...spec, ...bad }), HostSpecError, JSON.stringify(bad));
+    }
+    assert.equal(exec.calls.length, 0);
+  });
+});
