@@ -1,6 +1,7 @@
-// ensureBridgePort against a RecordingExec: three processes for a new namespace, with the records the
+// ensureBridgePort against a RecordingExec: one shell for a new namespace, with the records the
 // idempotent operations would write; the idempotent way when something is in the way; refused input.
 import assert from "node:assert/strict";
+import { existsSync, readFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -23,16 +24,26 @@ async function withCtx(answer: FakeAnswer, fn: (ctx: HostContext, exec: Recordin
   }
 }
 
-test("a new namespace gets its port on the bridge with three processes, recorded as the idempotent operations record it", async () => {
-  await withCtx(() => undefined, async (ctx, exec) => {
+test("a new namespace gets its port on the bridge from one shell, recorded as the idempotent operations record it", async () => {
+  const batches: string[] = [];
+  const answer: FakeAnswer = (c) => {
+    // The batch files exist while the shell runs (and are removed after).
+    if (c.command === "sh") batches.push(readFileSync(c.args[4]!, "utf8"), readFileSync(c.args[5]!, "utf8"));
+    return undefined;
+  };
+  await withCtx(answer, async (ctx, exec) => {
     await ensureBridgePort(ctx, spec);
-    assert.deepEqual(exec.lines(), [
-      "ip netns add ga-pod-1",
-      "ip -batch -",
-      "ga-pod-1: sh -c echo 1 > /proc/sys/net/ipv4/conf/eth0/arp_notify && exec ip -batch -",
+    assert.equal(exec.calls.length, 1);
+    const [c] = exec.calls;
+    assert.equal(c!.command, "sh");
+    assert.deepEqual(c!.args.slice(2, 4), ["sh", "ga-pod-1"]);
+    assert.equal(c!.args[6], "eth0");
+    assert.match(c!.args[1]!, /ip netns add "\$1" \|\| exit 10\nip -batch "\$2" \|\| exit 11\nexec nsenter --net="\/run\/netns\/\$1"/);
+    assert.deepEqual(batches, [
+      "link add name ga-veth1 type veth peer name eth0 netns ga-pod-1\nlink set dev ga-veth1 master ga-cbr0\nlink set dev ga-veth1 up\n",
+      "link set dev lo up\naddr replace 10.96.1.2/24 dev eth0\nlink set dev eth0 up\nroute replace default via 10.96.1.1 dev eth0\n",
     ]);
-    assert.equal(exec.calls[1]!.input, "link add name ga-veth1 type veth peer name eth0 netns ga-pod-1\nlink set dev ga-veth1 master ga-cbr0\nlink set dev ga-veth1 up\n");
-    assert.equal(exec.calls[2]!.input, "link set dev lo up\naddr replace 10.96.1.2/24 dev eth0\nlink set dev eth0 up\nroute replace default via 10.96.1.1 dev eth0\n");
+    assert.equal(existsSync(c!.args[4]!) || existsSync(c!.args[5]!), false, "the batch files are removed");
     const records = await ctx.records.list();
     assert.deepEqual(records.map((r) => `${recordId(r)} ${r.state} ${r.owner}`).sort(), [
       "link/ga-pod-1/eth0 created pod/1",
@@ -47,9 +58,9 @@ test("a new namespace gets its port on the bridge with three processes, recorded
 test("a leftover link on the bridge's side sends it the idempotent way, which replaces the leftover", async () => {
   let failedBatch = false;
   const answer: FakeAnswer = (c) => {
-    if (c.args[0] === "-batch" && !failedBatch) {
+    if (c.command === "sh" && !failedBatch) {
       failedBatch = true;
-      return { exitCode: 1, stderr: "RTNETLINK answers: File exists" };
+      return { exitCode: 11, stderr: "RTNETLINK answers: File exists" };
     }
     if (c.args.includes("show") && c.args.includes("ga-veth1")) return { stdout: "5: ga-veth1@if2: <UP>" };
     if (c.args.includes("show")) return { exitCode: 1 };
