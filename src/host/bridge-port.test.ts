@@ -6,7 +6,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
-import { ensureBridgePort, type BridgePortSpec } from "./bridge-port.ts";
+import { deleteBridgePort, ensureBridgePort, type BridgePortSpec } from "./bridge-port.ts";
 import type { HostContext } from "./context.ts";
 import { RecordingExec, type FakeAnswer } from "./exec.ts";
 import { HostSpecError, Names } from "./names.ts";
@@ -73,6 +73,19 @@ test("a leftover link on the bridge's side sends it the idempotent way, which re
     assert.ok(lines.includes("ip link add name eth0 netns ga-pod-1 type veth peer name ga-veth1"), lines.join("\n"));
     assert.ok(lines.includes("ip -n ga-pod-1 route replace default via 10.96.1.1 dev eth0"), lines.join("\n"));
     assert.ok((await ctx.records.list()).every((r) => r.state === "created"));
+  });
+});
+
+test("deletion is one shell and removes the namespace's records only, by id", async () => {
+  await withCtx(() => undefined, async (ctx, exec) => {
+    await ensureBridgePort(ctx, spec);
+    await ensureBridgePort(ctx, { ...spec, netns: "ga-pod-2", hostLink: "ga-veth2", address: "10.96.1.3/24" });
+    exec.calls.length = 0;
+    await deleteBridgePort(ctx, spec);
+    assert.deepEqual(exec.lines().map((l) => l.split("\n")[0]), ["sh -c pids=$(ip netns pids \"$1\" 2>/dev/null) || true"]);
+    assert.deepEqual(exec.calls[0]!.args.slice(2), ["sh", "ga-pod-1", "ga-veth1"]);
+    assert.deepEqual((await ctx.records.list()).map((r) => recordId(r)).sort(), ["link/ga-pod-2/eth0", "netns/ga-pod-2", "route/ga-pod-2/default"]);
+    await assert.rejects(deleteBridgePort(ctx, { netns: "ga-pod-2", hostLink: "eth0" }), HostSpecError);
   });
 });
 

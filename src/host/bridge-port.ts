@@ -6,7 +6,7 @@
 import { existsSync } from "node:fs";
 import { mkdir, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { ownLink, ownNetns, ownedFields, type HostContext, type Owned } from "./context.ts";
+import { deleteRecords, ownLink, ownNetns, ownedFields, type HostContext, type Owned } from "./context.ts";
 import { familyOf, normalizeCidr } from "./cidr.ts";
 import { ensureRoute, ensureVeth } from "./links.ts";
 import { HostSpecError, validateIfname } from "./names.ts";
@@ -97,4 +97,26 @@ async function fast(ctx: HostContext, spec: BridgePortSpec, owned: Owned): Promi
   }
   await Promise.all(records.map((r) => ctx.records.put(r, "created")));
   return true;
+}
+
+/**
+ * Kills what still runs in the namespace (a pod's containers are stopped before; this is the safety net),
+ * deletes the veth from the bridge's side (its other end goes with it, at once, rather than whenever the
+ * kernel frees the namespace) and the namespace. One shell; exit 1 when the namespace is still there.
+ */
+const TEARDOWN = [
+  'pids=$(ip netns pids "$1" 2>/dev/null) || true',
+  '[ -z "$pids" ] || kill -KILL $pids 2>/dev/null || true',
+  'ip link del dev "$2" 2>/dev/null || true',
+  '[ ! -e "/run/netns/$1" ] || ip netns del "$1"',
+].join("\n");
+
+/** Removes what ensureBridgePort made, and its records (read by id: only the namespace's own). */
+export async function deleteBridgePort(ctx: HostContext, spec: Pick<BridgePortSpec, "netns" | "hostLink">): Promise<void> {
+  ownNetns(ctx, spec.netns);
+  validateIfname(spec.hostLink);
+  ownLink(ctx, spec.hostLink, undefined);
+  await ctx.exec.run("sh", ["-c", TEARDOWN, "sh", spec.netns, spec.hostLink]);
+  const own = (id: string): boolean => id === `netns/${spec.netns}` || ["link", "route", "nftTable"].some((k) => id.startsWith(`${k}/${spec.netns}/`));
+  await deleteRecords(ctx, () => true, own);
 }

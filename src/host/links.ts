@@ -5,6 +5,7 @@ import { familyOf, normalizeCidr } from "./cidr.ts";
 import { HostSpecError, validateIfname } from "./names.ts";
 import type { Exec } from "./exec.ts";
 import { ensureGuard } from "./guard.ts";
+import { recordId } from "./records.ts";
 
 export interface LinkEnd {
   name: string;
@@ -164,5 +165,5 @@ export async function deleteRoute(ctx: HostContext, spec: RouteSpec): Promise<vo
   const args = routeArgs(spec);
   // exit code 2 with "No such process": the route is gone already.
   await ctx.exec.run("ip", [...routeFamily(spec), ...ipNs(spec.netns), "route", "del", ...args], { okExitCodes: [0, 2] });
-  await deleteRecords(ctx, (r) => r.kind === "route" && r.netns === spec.netns && r.destination === spec.destination);
+  await ctx.records.delete(recordId({ kind: "route", ...(spec.netns ? { netns: spec.netns } : {}), destination: spec.destination }));
 }

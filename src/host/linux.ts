@@ -5,7 +5,7 @@ import { join, resolve } from "node:path";
 import type { HostContext, IdRange, Owned } from "./context.ts";
 import { HostExec, type Exec, type RunOptions, type RunResult } from "./exec.ts";
 import type { Host } from "./host.ts";
-import { ensureBridgePort, type BridgePortSpec } from "./bridge-port.ts";
+import { deleteBridgePort, ensureBridgePort, type BridgePortSpec } from "./bridge-port.ts";
 import * as links from "./links.ts";
 import { startMachine, stopMachine, type MachineSpec } from "./machine.ts";
 import { execInMachine, machineStatus, statusOf, waitMachineReady, type MachineInfo } from "./machine-status.ts";
@@ -104,6 +104,10 @@ export class LinuxHost implements Host {
   /** A namespace with one veth into a bridge of this namespace, its address and default route (a pod's network). */
   ensureBridgePort(spec: BridgePortSpec): Promise<void> {
     return ensureBridgePort(this.ctx, spec);
+  }
+  /** Removes what ensureBridgePort made: processes left inside, the veth, the namespace, their records. */
+  deleteBridgePort(spec: Pick<BridgePortSpec, "netns" | "hostLink">): Promise<void> {
+    return deleteBridgePort(this.ctx, spec);
   }
   ensureRoute(spec: links.RouteSpec): Promise<void> {
     return links.ensureRoute(this.ctx, spec);

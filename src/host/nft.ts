@@ -1,5 +1,6 @@
 // nftables tables inside network namespaces, applied with `nft -f -` (one transaction per call).
-import { deleteRecords, ownNetns, ownedFields, recorded, type HostContext, type Owned } from "./context.ts";
+import { ownNetns, ownedFields, recorded, type HostContext, type Owned } from "./context.ts";
+import { recordId } from "./records.ts";
 import type { Exec } from "./exec.ts";
 import { HostSpecError } from "./names.ts";
 import { formatCidr, network, parseCidr } from "./cidr.ts";
@@ -52,7 +53,7 @@ export async function deleteTable(ctx: HostContext, netns: string | undefined, t
   if (netns === undefined || (await netnsExists(ctx.exec, netns))) {
     await nftScript(ctx.exec, netns, renderDeleteTable(table.family, table.name));
   }
-  await deleteRecords(ctx, (r) => r.kind === "nftTable" && r.netns === netns && r.family === table.family && r.name === table.name);
+  await ctx.records.delete(recordId({ kind: "nftTable", ...(netns ? { netns } : {}), family: table.family, name: table.name }));
 }
 
 interface NftJson {

@@ -2,7 +2,7 @@
 // recorded by pid + start time, and stopped only if the recorded process is still the same one.
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
-import { deleteRecords, ownNetns, ownedFields, type HostContext, type Owned } from "./context.ts";
+import { ownNetns, ownedFields, type HostContext, type Owned } from "./context.ts";
 import { validateLogicalName } from "./names.ts";
 import { killProcesses } from "./netns.ts";
 import { isAlive, type ProcessRef } from "./procs.ts";
@@ -67,5 +67,6 @@ export async function startProcess(ctx: HostContext, spec: ProcessSpec): Promise
 export async function stopProcess(ctx: HostContext, name: string, graceMs = 3000): Promise<void> {
   const r = await ctx.records.get(`process/${name}`);
   if (r?.kind === "process" && r.process) await killProcesses(ctx.exec, [r.process], graceMs);
-  await deleteRecords(ctx, (x) => x.kind === "process" && x.name === name);
+  // One known record: deleted by its id (a scan would read every record of the state directory).
+  await ctx.records.delete(`process/${name}`);
 }

@@ -58,7 +58,6 @@ export class PodNetwork {
 
   /** Kills what still runs in the pod's namespace, deletes its veth and the namespace. */
   async tearDown(uid: string): Promise<void> {
-    await this.host.deleteNetns(this.netns(uid));
-    await this.host.deleteLink(this.hostLink(uid));
+    await this.host.deleteBridgePort({ netns: this.netns(uid), hostLink: this.hostLink(uid) });
   }
 }
