@@ -9,6 +9,8 @@ import type { Pod } from "../../src/nodeagent/kubelet/runtime/types.ts";
 const [stateDir, podsArg] = process.argv.slice(2) as [string, string];
 const host = new LinuxHost({ stateDir, prefix: "gb-", exec: new NestedExec() });
 const rt = new PodRuntime({ host, podCIDR: "10.97.0.0/23" });
+// As the kubelet does when it starts: the container helpers are built before the first pod.
+await rt.prepare();
 let n = 0;
 const pod = (): Pod => ({ metadata: { name: `p${n}`, namespace: "bench", uid: `bench-${(n++).toString().padStart(5, "0")}` }, spec: { containers: [{ name: "c", image: "busybox", command: ["sleep", "3600"] }] } });
 const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]!;

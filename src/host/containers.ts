@@ -20,6 +20,7 @@ import { processStatus, startProcess, stopProcess } from "./processes.ts";
 import { isAlive, ref, waitGone, type ProcessRef } from "./procs.ts";
 import { ShimClient, type ContainerStream } from "./shim-client.ts";
 import { containerInitBinary, shimBinary } from "./shim.ts";
+import { waitFor, watchDir, type DirChanges } from "./wait.ts";
 
 export type { ContainerMount } from "./container-spec.ts";
 export type { ContainerStream } from "./shim-client.ts";
@@ -118,17 +119,6 @@ export async function containerInfo(ctx: HostContext, name: string, dir: string)
   return info;
 }
 
-async function waitFor<T>(check: () => Promise<T | undefined>, timeoutMs: number): Promise<T | undefined> {
-  const deadline = Date.now() + timeoutMs;
-  let delay = 2;
-  for (;;) {
-    const v = await check();
-    if (v !== undefined || Date.now() > deadline) return v;
-    await new Promise((r) => setTimeout(r, delay));
-    delay = Math.min(delay * 2, 50);
-  }
-}
-
 /** Builds the shim and container-init now (otherwise the first container's start waits for the compiler). */
 export async function prepareContainers(ctx: HostContext): Promise<void> {
   await Promise.all([shimBinary(ctx.exec, ctx.stateDir), containerInitBinary(ctx.exec, ctx.stateDir)]);
@@ -164,6 +154,16 @@ export async function startContainer(ctx: HostContext, spec: ContainerSpec): Pro
     args.push("-J", `/proc/${spec.pid.join.pid}/ns/pid`);
   }
   args.push("--", init, join(dir, "setup.spec"));
+  // The container's start and end are files in its directory (started, exit.pid, exit): watched, not polled.
+  const changes = watchDir(dir);
+  try {
+    return await runShim(ctx, spec, dir, shim, args, changes);
+  } finally {
+    changes.close();
+  }
+}
+
+async function runShim(ctx: HostContext, spec: ContainerSpec, dir: string, shim: string, args: string[], changes: DirChanges): Promise<ContainerInfo> {
   await startProcess(ctx, {
     name: spec.name,
     command: shim,
@@ -175,7 +175,7 @@ export async function startContainer(ctx: HostContext, spec: ContainerSpec): Pro
   const info = await waitFor(async () => {
     const i = await containerInfo(ctx, spec.name, dir);
     return i.started || i.exit || !i.running ? i : undefined;
-  }, spec.startTimeoutMs ?? 30_000);
+  }, spec.startTimeoutMs ?? 30_000, changes);
   if (!info) throw new Error(`container ${spec.name} did not start within ${spec.startTimeoutMs ?? 30_000} ms; see ${join(dir, "shim.log")}`);
   if (info.init) await writeFile(join(dir, "init.json"), JSON.stringify({ init: info.init }));
   return info;
