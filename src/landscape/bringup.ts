@@ -63,8 +63,9 @@ export async function prepareHost(o: RunOptions): Promise<PreparedHost> {
   const networks = new LocalNetworks({ host, addresses: new FileAddressBook(join(layout.providerState, "addresses.json")), ...(o.publicCidr ? { publicCidr: o.publicCidr } : {}) });
   const hostAddress = await attachHost(networks);
   log(`host address on the public network: ${hostAddress}`);
-  // The API servers reach the kubelets from this address (recorded before provider-local builds anything).
-  for (const ns of [SHOOT_TECHNICAL_ID, SEED_NODE_NETWORK]) await networks.allowControlPlane(ns, hostAddress);
+  // The seed API server reaches the seed's kubelets from this address (recorded before provider-local builds
+  // anything); the shoot's are reached through the reversed VPN only.
+  await networks.allowControlPlane(SEED_NODE_NETWORK, hostAddress);
   return { host, networks, hostAddress };
 }
 
@@ -101,8 +102,11 @@ export async function writeKubeconfigs(o: RunOptions, networks: LocalNetworks): 
 export const shootNodeName = (w: string): string => `${SHOOT_TECHNICAL_ID}-${WORKER_POOL}-${w}`;
 export const seedNodeName = (w: string): string => `${SEED_NODE_NETWORK}-${WORKER_POOL}-${w}`;
 
-/** Starts the shoot's workers (each with a bootstrap token of its own) and the seed's worker. */
-export async function startWorkers(o: RunOptions, prepared: PreparedHost, clients: { seed: Client; shoot: Client }, shootObject: Shoot): Promise<void> {
+/**
+ * Starts the shoot's workers (each with a bootstrap token of its own; their kubelets admit connections from
+ * `shootKubeletClient`, the vpn-shoot-client's address) and the seed's worker.
+ */
+export async function startWorkers(o: RunOptions, prepared: PreparedHost, clients: { seed: Client; shoot: Client }, shootObject: Shoot, shootKubeletClient: string): Promise<void> {
   const { layout, log } = o;
   const { networks, hostAddress } = prepared;
   const { seed, shoot } = clients;
@@ -119,8 +123,9 @@ export async function startWorkers(o: RunOptions, prepared: PreparedHost, client
     startClusterNodes(networks, hostAddress, {
       namespace: SHOOT_TECHNICAL_ID, podCidr: shootObject.spec.networking?.pods ?? SHOOT_POD_CIDR, workers: WORKERS, nodeName: shootNodeName,
       credentials: async (nodeName) => ({ bootstrapKubeconfig: await workerBootstrapKubeconfig(shoot, { nodeName, cluster: shootCluster, nowMs: Date.now() }), secretName }),
+      hostRoutes: false, kubeletClient: shootKubeletClient,
     }, log),
     // The seed's worker (it will host operators' terminals): a schedulable Node of the seed cluster.
-    startClusterNodes(networks, hostAddress, { namespace: SEED_NODE_NETWORK, podCidr: SEED_POD_CIDR, workers: SEED_WORKERS, nodeName: seedNodeName, credentials: () => Promise.resolve({ kubeconfig: seedKubeconfig }) }, log),
+    startClusterNodes(networks, hostAddress, { namespace: SEED_NODE_NETWORK, podCidr: SEED_POD_CIDR, workers: SEED_WORKERS, nodeName: seedNodeName, credentials: () => Promise.resolve({ kubeconfig: seedKubeconfig }), hostRoutes: true }, log),
   ]);
 }

@@ -65,7 +65,13 @@ const nodeGrace = (c: ComponentContext): string[] => (c.nodeMonitorGracePeriod ?
 // The seed and shoot API servers bind and advertise the host's public address: their node agents reach them
 // from their machines through the node networks' NAT, and they reach the kubelets over the host's routes.
 export const seedApiServer = (c: ComponentContext): ComponentSpec => apiserver(c, "seed", ["--bind-address", c.hostAddress, "--advertise-address", c.hostAddress, ...nodeGrace(c)]);
-export const shootApiServer = (c: ComponentContext): ComponentSpec => apiserver(c, "shoot", ["--bind-address", c.hostAddress, "--advertise-address", c.hostAddress, "--enable-bootstrap-token-auth", ...nodeGrace(c)]);
+// The shoot API server reaches its nodes only through the reversed VPN's egress proxy (src/landscape/vpn.ts).
+export const shootApiServer = (c: ComponentContext): ComponentSpec =>
+  apiserver(c, "shoot", ["--bind-address", c.hostAddress, "--advertise-address", c.hostAddress, "--enable-bootstrap-token-auth", "--egress-selector-config-file", join(c.layout.path("vpn"), "egress-selector.yaml"), ...nodeGrace(c)]);
+
+/** The seed CONNECT proxy on the host's public address (docs/reversed-vpn.md#seed-connect-proxy). */
+export const vpnSeedProxy = (c: ComponentContext): ComponentSpec =>
+  node(c.layout, "vpn-seed-proxy", "vpn-seed-proxy", ["--kubeconfig", join(c.layout.apiServerDir("seed"), "admin.kubeconfig"), "--bind-address", `${c.hostAddress}:8132`, "--health-bind-address", "0", "--log-level", "warn"]);
 
 /** The scheduler beside a cluster's API server (docs/scheduler.md), as system:kube-scheduler. */
 export const scheduler = (c: ComponentContext, name: "garden" | "seed" | "shoot"): ComponentSpec =>

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { createServer, type Server } from "node:https";
-import type { AddressInfo } from "node:net";
+import { type AddressInfo, connect, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { TLSSocket } from "node:tls";
@@ -60,6 +60,24 @@ describe("kubelet endpoint readiness", () => {
     server.close();
     await new Promise((r) => server.once("close", r));
     assert.equal(await kubeletAnswers({ host: "127.0.0.1", port }, tls), false, "nothing listening");
+  });
+
+  test("through a dialer (the egress proxy), the connection it opens carries the TLS to the kubelet; a dial that fails is not ready", async () => {
+    const { server, port } = await serve(kubelet.certPem, kubelet.keyPem, tls.caPem, (cn) => (cn === "system:kube-apiserver:kubelet" ? 404 : 401));
+    servers.push(server);
+    const dialed: string[] = [];
+    // The node's address is unroutable on purpose: only the dialer's connection (to the loopback kubelet) is used.
+    const dial = (host: string, p: number): Promise<Socket> => {
+      dialed.push(`${host}:${p}`);
+      return new Promise((resolve, reject) => {
+        const s = connect({ host: "127.0.0.1", port }, () => resolve(s));
+        s.once("error", reject);
+      });
+    };
+    assert.equal(await kubeletAnswers({ host: "127.0.0.1", port: 1 }, tls, 3000, dial), true);
+    assert.deepEqual(dialed, ["127.0.0.1:1"]);
+    assert.equal(await kubeletAnswers({ host: "127.0.0.1", port }, tls, 3000, () => Promise.reject(new Error("proxy error"))), false);
+    assert.equal(await kubeletAnswers({ host: "127.0.0.1", port }, tls, 200, () => new Promise<Socket>(() => undefined)), false, "a dial that never answers");
   });
 
   test("the endpoint is the Node's InternalIP and kubelet port, 10250 when unset, none without an InternalIP", () => {

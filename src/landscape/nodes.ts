@@ -1,8 +1,8 @@
 // The landscape's worker machines as Kubernetes nodes (docs/machines.md#pods-on-workers): the shoot's
 // workers and the seed's own worker run their node agent as kubelet, each with a /24 of its cluster's pod
-// network. The API servers reach the kubelets over host routes to the workers' node addresses, through
-// the node networks' routers (which let the host's address in to port 10250 only); the reversed VPN
-// replaces this for shoots.
+// network. The seed API server reaches the seed's kubelets over host routes to the workers' node
+// addresses, through the node network's router (which lets the host's address in to port 10250 only); the
+// shoot API server reaches the shoot's through the reversed VPN (vpn.ts), with no host route.
 import { Leases } from "../client/builtins.ts";
 import type { Client } from "../client/client.ts";
 import { formatCidr, network, parseCidr } from "../host/cidr.ts";
@@ -33,15 +33,20 @@ export interface ClusterNodes {
   credentials: (nodeName: string) => Promise<Pick<c.WorkerUserDataOptions, "kubeconfig" | "bootstrapKubeconfig" | "secretName">>;
   /** The name of worker `w`'s Node. */
   nodeName: (w: string) => string;
+  /** Route each worker's node address from the host through the network's router (the seed's; not a shoot's). */
+  hostRoutes: boolean;
+  /** Where the API server's connections to the kubelets come from: the host, or the vpn-shoot-client (default: the host). */
+  kubeletClient?: string;
 }
 
 /**
  * Starts the cluster's workers (their node network must be ensured, with allowControlPlane(hostAddress)
- * recorded) and routes each worker's node address from the host through the network's router.
+ * recorded where hostRoutes) and with hostRoutes routes each worker's node address from the host through
+ * the network's router.
  */
 export async function startClusterNodes(networks: LocalNetworks, hostAddress: string, n: ClusterNodes, log: (line: string) => void): Promise<void> {
   const router = await networks.routerAddress(n.namespace);
-  if (!router) throw new Error(`the node network of ${n.namespace} has no router address`);
+  if (n.hostRoutes && !router) throw new Error(`the node network of ${n.namespace} has no router address`);
   const { host } = networks;
   await Promise.all(
     n.workers.map(async (w, i) => {
@@ -49,12 +54,12 @@ export async function startClusterNodes(networks: LocalNetworks, hostAddress: st
       const worker = await startWorker(networks, {
         namespace: n.namespace, name: w, readyTimeoutMs: 60_000,
         userData: c.workerUserData({ ...(await n.credentials(n.nodeName(w))), nodeName: n.nodeName(w), pool: WORKER_POOL, podCIDR }),
-        kubelet: { podCidr: podCIDR, controlPlane: [hostAddress] },
+        kubelet: { podCidr: podCIDR, controlPlane: [n.kubeletClient ?? hostAddress] },
         // The node agent runs from this checkout: the workers see its code, read-only, and nothing else of it.
         readOnlyBinds: c.nodeAgentCode(),
       });
       // Only this address, not the whole node network: the host's own networks stay as they are.
-      await host.ensureRoute({ destination: `${worker.address}/32`, via: router, dev: host.names.link("host"), owner: "landscape/host" });
+      if (n.hostRoutes) await host.ensureRoute({ destination: `${worker.address}/32`, via: router!, dev: host.names.link("host"), owner: "landscape/host" });
       log(`machine ${worker.machine} ready at ${worker.address} (pods ${podCIDR})`);
     }),
   );

@@ -2,6 +2,7 @@
 // command needs (README.md, "The two commands"), polled until it holds.
 import { ANNOTATION_CHECKSUM_CLOUD_CONFIG, ANNOTATION_CHECKSUM_DATA_SCRIPT, ANNOTATION_SSH_HOST_KEYS, LABEL_ROLE, LABEL_WORKER_POOL, OSC_NAMESPACE, ROLE_OSC } from "../api/gardencore/osc.ts";
 import { Namespaces, Secrets } from "../client/builtins.ts";
+import type { Dialer } from "../apiserver/egressselector/egressselector.ts";
 import { Client } from "../client/client.ts";
 import { join } from "node:path";
 import { Nodes } from "../nodeagent/node.ts";
@@ -90,14 +91,15 @@ export async function workloadsSchedulable(c: Clusters, log: (line: string) => v
 }
 
 /**
- * The user's next `kubectl exec` or `logs` goes through a worker's kubelet endpoint, served once the node
- * agent has its serving certificate (the seed's worker serves none yet).
+ * The user's next `kubectl exec` or `logs` goes through the reversed VPN's tunnel to a worker's kubelet
+ * endpoint, served once the node agent has its serving certificate (the seed's worker serves none yet):
+ * checked through the egress proxy, as the shoot API server dials.
  */
-export async function kubeletsServing(c: Clusters, layout: Layout, log: (line: string) => void): Promise<void> {
+export async function kubeletsServing(c: Clusters, layout: Layout, dial: Dialer, log: (line: string) => void): Promise<void> {
   const kubeletTls = kubeletTlsOf(join(layout.apiServerDir("shoot"), "pki"));
   await waitFor(
-    "every shoot worker's kubelet endpoint (10250) answering the API server",
-    async () => ((await servingKubelets(c.shoot, c.shootNodes, kubeletTls)).length === c.shootNodes.length ? true : undefined),
+    "the reversed VPN's tunnel and every shoot worker's kubelet endpoint (10250) behind it answering the API server",
+    async () => ((await servingKubelets(c.shoot, c.shootNodes, kubeletTls, dial)).length === c.shootNodes.length ? true : undefined),
     120_000,
   );
   log("kubelet endpoints serving");

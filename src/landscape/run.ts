@@ -3,6 +3,7 @@
 // objects, kubeconfigs and worker machines, reports progress in logs/supervisor.log and the phase in
 // status.json, then keeps the components running until SIGTERM.
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { httpConnectDialer } from "../apiserver/egressselector/egressselector.ts";
 import { Namespaces } from "../client/builtins.ts";
 import type { Client } from "../client/client.ts";
 import type { LinuxHost } from "../host/index.ts";
@@ -14,6 +15,7 @@ import { applySeedCRDs, createGardenObjects, createShoot, publishShootKubeconfig
 import { apiServerClient, kubeletsServing, nodeKeysApplied, nodesRegistered, waitFor, workloadsSchedulable } from "./readiness.ts";
 import { writeStatus, type LandscapeStatus } from "./status.ts";
 import { Supervisor } from "./supervisor.ts";
+import { EGRESS_PORT, prepareVpn, startVpn, VPN_SERVER_ADDRESS } from "./vpn.ts";
 import { parsePositiveDuration } from "../utils/duration.ts";
 
 /** Shared by the run and its failure path: the phase a failure sets stays. */
@@ -38,14 +40,17 @@ export async function runLandscape(o: RunOptions, status: Status, hooks: RunHook
   const maxRestartBackoff = process.env[c.MAX_RESTART_BACKOFF_ENV];
   const supervisor = new Supervisor({ pidDir: layout.run, log, ...(maxRestartBackoff ? { maxBackoffMs: parsePositiveDuration(maxRestartBackoff) } : {}) });
   if (maxRestartBackoff) log(`restart backoff at most ${maxRestartBackoff}`);
-  const running = { stopping: false };
+  const running: Running = { stopping: false, inProcess: [] };
   const stop = stopper(supervisor, status, report, running, log, hooks.onStopped);
   process.on("SIGTERM", () => stop("SIGTERM"));
   process.on("SIGINT", () => stop("SIGINT"));
   hooks.onStop(stop);
   refreshStatus(supervisor, prepared.host, status, report, running);
 
+  // Before the shoot API server starts: its egress selector configuration names the VPN's egress proxy.
+  const vpnCreds = await prepareVpn(layout);
   const { garden, seed, shoot } = await startApiServers(o, supervisor, ctx);
+  supervisor.start(c.vpnSeedProxy(ctx));
   await writeKubeconfigs(o, prepared.networks);
 
   await applySeedCRDs(seed);
@@ -62,13 +67,18 @@ export async function runLandscape(o: RunOptions, status: Status, hooks: RunHook
   supervisor.start(c.providerLocal(ctx));
   await prepared.networks.ensureNodeNetwork(SHOOT_TECHNICAL_ID, nodeCidr);
   log(`shoot local created; node network ${nodeCidr}`);
+  const shootCidrs = [nodeCidr, shootObject.spec.networking?.pods ?? SHOOT_POD_CIDR, ...(shootObject.spec.networking?.services ? [shootObject.spec.networking.services] : [])];
+  const vpn = await startVpn({ layout, networks: prepared.networks, seed, creds: vpnCreds, hostAddress: prepared.hostAddress, nodeCidr, shootCidrs });
+  running.inProcess.push(() => vpn.stop());
+  log(`reversed VPN: vpn-seed-server at ${VPN_SERVER_ADDRESS}, vpn-shoot-client at ${vpn.clientAddress}`);
 
-  await startWorkers(o, prepared, { seed, shoot }, shootObject);
+  await startWorkers(o, prepared, { seed, shoot }, shootObject, vpn.clientAddress);
   const clusters = { garden, seed, shoot, shootNodes: WORKERS.map(shootNodeName), seedNodes: SEED_WORKERS.map(seedNodeName) };
   await nodesRegistered(clusters, log);
   await nodeKeysApplied(clusters, log);
   await workloadsSchedulable(clusters, log);
-  await kubeletsServing(clusters, layout, log);
+  const egress = httpConnectDialer({ url: `https://${VPN_SERVER_ADDRESS}:${EGRESS_PORT}`, caPem: vpnCreds.bundle, certPem: vpnCreds.egressClient.certPem, keyPem: vpnCreds.egressClient.keyPem }, 5000);
+  await kubeletsServing(clusters, layout, egress, log);
   for (const cl of [garden, seed, shoot]) cl.close();
   status.phase = "Ready";
   status.components = supervisor.status();
@@ -89,8 +99,14 @@ async function startApiServers(o: RunOptions, supervisor: Supervisor, ctx: c.Com
   return { garden: clients.garden!, seed: clients.seed!, shoot: clients.shoot! };
 }
 
+/** Whether the run is stopping, and what this process runs itself (the VPN's supervised processes). */
+interface Running {
+  stopping: boolean;
+  inProcess: (() => Promise<void>)[];
+}
+
 /** The stop function: stops the components once (a failure's phase stays), then calls stopped. */
-function stopper(supervisor: Supervisor, status: Status, report: () => void, running: { stopping: boolean }, log: (line: string) => void, stopped: () => void): (reason: string) => void {
+function stopper(supervisor: Supervisor, status: Status, report: () => void, running: Running, log: (line: string) => void, stopped: () => void): (reason: string) => void {
   return (reason) => {
     if (running.stopping) return;
     running.stopping = true;
@@ -98,7 +114,7 @@ function stopper(supervisor: Supervisor, status: Status, report: () => void, run
     const failed = status.phase === "Failed";
     if (!failed) status.phase = "Stopping";
     report();
-    void supervisor.stop().finally(() => {
+    void Promise.all([supervisor.stop(), ...running.inProcess.map((s) => s().catch(() => undefined))]).finally(() => {
       if (!failed) status.phase = "Stopped";
       status.components = supervisor.status();
       report();

@@ -70,3 +70,18 @@ export function kubectlInPty(path: string, kubeconfig: string, args: string, ste
     child.once("close", (code) => (clearTimeout(timer), resolve({ out, code })));
   });
 }
+
+/**
+ * Takes the reversed VPN's tunnel away until the returned pid gets SIGCONT: freezes the vpn-shoot-client's
+ * openvpn (so its supervisor sees it running and restarts nothing) and destroys its TCP connection to the
+ * seed CONNECT proxy (the server side sees the reset at once and marks the tunnel down).
+ */
+export async function stopShootClient(l: Landscape): Promise<{ pid: number; clientNs: string }> {
+  const host = hostOf(l);
+  const pid = (await host.processStatus(`vpn-shoot-client.${SHOOT_TECHNICAL_ID}`))?.process?.pid;
+  if (!pid) throw new Error("the vpn-shoot-client's openvpn is not running");
+  process.kill(pid, "SIGSTOP");
+  const clientNs = host.names.netns("vpnshoot", SHOOT_TECHNICAL_ID);
+  await host.execInNetns(clientNs, "ss", ["-K", "dport", "=", ":8132"]);
+  return { pid, clientNs };
+}

@@ -1,13 +1,17 @@
 // Workloads on the real local landscape (root, real kubectl 1.33): `kubectl run` on the shoot reaches
 // Succeeded on a worker, `get pods -o wide` shows node and pod IP, the pod reaches its API server through
 // the node's masquerade; deleting a pod gracefully leaves nothing of it on the machine; a stopped node
-// agent makes its Node NotReady and new pods go to the other node; the kubelet port answers the host (the
-// API servers' address) and no pod, SSH still only bastions; the seed has a schedulable worker of its own.
+// agent makes its Node NotReady and new pods go to the other node; the shoot API server reaches the kubelets
+// only through the reversed VPN (no host route; without the tunnel exec fails with the egress proxy's error
+// and works again within seconds of its return), and no pod reaches a kubelet; the seed has a schedulable
+// worker of its own.
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { after, before, describe, test } from "node:test";
 import { join } from "node:path";
-import { SEED_NODE_NETWORK } from "../../../src/landscape/layout.ts";
+import { contains, parseCidr } from "../../../src/host/cidr.ts";
+import { SEED_NODE_NETWORK, SHOOT_TECHNICAL_ID } from "../../../src/landscape/layout.ts";
+import { VPN_SERVER_ADDRESS } from "../../../src/landscape/vpn.ts";
 import { workerMachineName } from "../../../src/provider-local/machines/workers.ts";
 import { eventually } from "../../support/http.ts";
 import { kubectlAvailable, kubectlFor, kubectlPath, latestKubectl, type Kubectl } from "../../support/kubectl.ts";
@@ -15,7 +19,7 @@ import { parseTable } from "../../support/table.ts";
 import { type Landscape, skipUnlessRoot, startLandscape } from "../support/landscape.ts";
 import { checkInPodKubectl } from "./in-pod-kubectl.ts";
 import { firstExecAndLogs, followLogs, killingEvent, startStreamPods, terminals } from "./streams.ts";
-import { hostOf, inMachine, kubectlInPty, podInPhase, podTraces, shootMachine, shootNode, signalNodeAgent, type PodJson } from "./support.ts";
+import { hostOf, inMachine, kubectlInPty, podInPhase, podTraces, shootMachine, shootNode, signalNodeAgent, stopShootClient, type PodJson } from "./support.ts";
 
 const PREFIX = "glk-";
 const PORTS = { garden: 31443, seed: 31444, shoot: 31445 };
@@ -138,27 +142,47 @@ describe("workloads on the local landscape", { skip, timeout: 900_000 }, () => {
     await eventually("nothing of the pod on its machine", async () => ((await podTraces(l, machine, pod.metadata.uid)).length === 0 ? true : undefined), 20_000, 500);
   });
 
-  test("the kubelet port answers the host (the API servers' source address) and no pod; SSH does not answer the host", async () => {
+  test("the shoot's nodes are reached only through the reversed VPN: no host route, no way in through the router, the egress proxy carried exec and logs; a pod reaches its API server but no kubelet", async () => {
     const host = hostOf(l);
     const nodeIP = (w: string): Promise<string> => k.ok(["get", "node", shootNode(w), "-o", "jsonpath={.status.addresses[?(@.type==\"InternalIP\")].address}"]);
     const ip1 = await nodeIP("w1");
-    const netns = host.names.machineNetns(shootMachine("w1"));
-    // Something must listen on 10250 to tell a refused connection from a dropped one: the kubelet, else a stand-in.
-    const listening = (await host.execInNetns(netns, "ss", ["-Hltn", "sport = :10250"])).stdout.trim() !== "";
-    if (!listening) await host.startProcess({ name: "kubelet-port-stand-in", netns, command: "nc.openbsd", args: ["-lkn", ip1, "10250"] });
+    // Only the default route could carry a packet to the node from the host: none is sent (it would leave the machine).
+    const routes = spawnSync("ip", ["-4", "-o", "route", "show"], { encoding: "utf8" }).stdout.split("\n").map((r) => r.split(" ")[0]!).filter((d) => d && d !== "default");
+    assert.deepEqual(routes.filter((d) => contains(parseCidr(d.includes("/") ? d : `${d}/32`), parseCidr(`${ip1}/32`))), [], "no host route covers a shoot node");
+    const router = (await host.execInNetns(host.names.netns("nodes", SHOOT_TECHNICAL_ID), "nft", ["list", "ruleset"])).stdout;
+    assert.doesNotMatch(router, /dport 10250/, "the shoot's router lets nothing of the host in to the kubelets");
+    const metrics = await (await fetch(`http://${VPN_SERVER_ADDRESS}:15000/metrics`)).text();
+    assert.match(metrics, /^vpn_egress_requests_total\{result="established"\} [1-9]\d*$/m, "exec and logs of the earlier tests went through the egress proxy");
+    const probe = `nc -z -w 2 ${ip1} 10250 && echo kubelet-open || echo kubelet-closed; nc -z -w 2 ${l.hostAddress} ${PORTS.shoot} && echo api-open || echo api-closed`;
+    await k.ok(["run", "probe", "--image=busybox", "--restart=Never", "--overrides", JSON.stringify({ spec: { nodeName: shootNode("w2") } }), "--", "sh", "-c", probe]);
+    const pod = await podInPhase(k, "probe", ["Succeeded", "Failed"]);
+    const log = await inMachine(l, shootMachine("w2"), `cat /var/lib/gardener-node-agent/kubelet/pods/${pod.metadata.uid}/logs/probe/0.log`);
+    assert.match(log, /kubelet-closed/, "a pod (on the other node) cannot reach the kubelet port");
+    assert.match(log, /api-open/, "but reaches its API server");
+    await k.ok(["delete", "pod", "probe"]);
+  });
+
+  test("without the vpn-shoot-client's tunnel exec fails with the egress proxy's error; exec works again within seconds of its return", async () => {
+    await k.ok(["run", "v", "--image=busybox", "--", "sleep", "3600"]);
+    await podInPhase(k, "v", ["Running"]);
+    assert.equal((await k.ok(["exec", "v", "--", "echo", "through"])).trim(), "through");
+    const { pid, clientNs } = await stopShootClient(l);
+    let failed: { code: number | null; stderr: string };
     try {
-      await eventually("the host connects to a node's 10250", () => (canConnectFromHost(ip1, 10250) ? true : undefined), 10_000, 250);
-      assert.equal(canConnectFromHost(ip1, 22), false, "SSH only from bastions");
-      const probe = `nc -z -w 2 ${ip1} 10250 && echo kubelet-open || echo kubelet-closed; nc -z -w 2 ${l.hostAddress} ${PORTS.shoot} && echo api-open || echo api-closed`;
-      await k.ok(["run", "probe", "--image=busybox", "--restart=Never", "--overrides", JSON.stringify({ spec: { nodeName: shootNode("w2") } }), "--", "sh", "-c", probe]);
-      const pod = await podInPhase(k, "probe", ["Succeeded", "Failed"]);
-      const log = await inMachine(l, shootMachine("w2"), `cat /var/lib/gardener-node-agent/kubelet/pods/${pod.metadata.uid}/logs/probe/0.log`);
-      assert.match(log, /kubelet-closed/, "a pod (on the other node) cannot reach the kubelet port");
-      assert.match(log, /api-open/, "but reaches its API server");
-      await k.ok(["delete", "pod", "probe"]);
+      failed = await eventually("exec refused without a tunnel", async () => {
+        const r = await k.run(["exec", "v", "--", "true"], { timeoutMs: 60_000 });
+        return r.code !== 0 ? r : undefined;
+      }, 30_000, 250);
     } finally {
-      if (!listening) await host.stopProcess("kubelet-port-stand-in");
+      process.kill(pid, "SIGCONT");
     }
+    assert.match(failed.stderr, /proxy error from 10\.1\.255\.2:9443 while dialing [\d.]+:10250, code 503/);
+    const back = Date.now();
+    await eventually("exec through the new tunnel", async () => ((await k.run(["exec", "v", "--", "true"])).code === 0 ? true : undefined), 30_000, 250);
+    const ms = Date.now() - back;
+    progress(`exec works again ${ms} ms after the vpn-shoot-client's openvpn continued (${clientNs})`);
+    assert.ok(ms < 15_000, `exec took ${ms} ms to work again`);
+    await k.ok(["delete", "pod", "v", "--grace-period=1"]);
   });
 
   test("a stopped node agent makes its Node NotReady; new pods go to the other node; it comes back Ready", async () => {
@@ -194,8 +218,3 @@ describe("workloads on the local landscape", { skip, timeout: 900_000 }, () => {
     assert.match(await inMachine(l, workerMachineName(SEED_NODE_NETWORK, "w1"), `cat /var/lib/gardener-node-agent/kubelet/pods/${pod.metadata.uid}/logs/s/0.log`), /stdout F seed$/m);
   });
 });
-
-/** A TCP connect from the host namespace (where the API servers run). */
-function canConnectFromHost(address: string, port: number): boolean {
-  return spawnSync("nc.openbsd", ["-z", "-w", "2", address, String(port)]).status === 0;
-}
