@@ -2,7 +2,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { HostSpecError, Names } from "./names.ts";
 import { natTable } from "./nat.ts";
-import { renderApplyTable, renderDeleteTable, renderReplaceSets, renderTable, type NftRule, type NftTable } from "./nft-render.ts";
+import { renderApplyTable, renderDeleteTable, renderReplaceSets, renderRule, renderTable, type NftRule, type NftTable } from "./nft-render.ts";
 
 const ND: readonly string[] = ["nd-neighbor-solicit", "nd-neighbor-advert", "nd-router-solicit", "nd-router-advert"];
 const nd: NftRule = { icmpv6Types: ND, verdict: "accept" };
@@ -173,4 +173,11 @@ test("descriptions nft would reject, or that could inject text, are refused befo
     ["duplicate names", base([], { sets: [{ name: "c", type: "ipv4_addr" }] })],
   ];
   for (const [what, t] of bad) assert.throws(() => renderTable(t), HostSpecError, what);
+});
+
+test("MSS clamping renders nft's statement on SYNs, with or without a verdict; a rule with neither is refused", () => {
+  const table: NftTable = { family: "inet", name: "vpn_shoot", chains: [{ name: "forward", base: { type: "filter", hook: "forward", priority: "filter", policy: "drop" }, rules: [] }] };
+  assert.equal(renderRule(table, { clampMssToRouteMtu: true }), "tcp flags syn tcp option maxseg size set rt mtu");
+  assert.equal(renderRule(table, { oif: "tun*", clampMssToRouteMtu: true, verdict: "accept" }), 'oifname "tun*" tcp flags syn tcp option maxseg size set rt mtu accept');
+  assert.throws(() => renderRule(table, { iif: "eth0" }), (e: unknown) => e instanceof HostSpecError && /needs a verdict or a statement/.test(e.message));
 });

@@ -32,7 +32,13 @@ export interface NftRule {
   /** ICMPv6 types, e.g. "nd-neighbor-solicit". */
   icmpv6Types?: readonly string[];
   ct?: readonly CtState[];
-  verdict: NftVerdict;
+  /**
+   * On TCP SYNs that pass the matches, set the MSS option to the route's MTU (less headers), so peers behind
+   * a tunnel with a smaller MTU never send segments it must fragment. A rule with it may omit the verdict.
+   */
+  clampMssToRouteMtu?: boolean;
+  /** Omitted: the packet continues to the next rule (only with a statement such as clampMssToRouteMtu). */
+  verdict?: NftVerdict;
   comment?: string;
 }
 
@@ -127,7 +133,9 @@ export function renderRule(table: NftTable, rule: NftRule): string {
     parts.push(`icmpv6 type ${types.length === 1 ? types[0] : `{ ${types.join(", ")} }`}`);
   }
   if (rule.ct !== undefined && rule.ct.length > 0) parts.push(`ct state ${rule.ct.join(",")}`);
-  parts.push(rule.verdict);
+  if (rule.clampMssToRouteMtu) parts.push("tcp flags syn tcp option maxseg size set rt mtu");
+  if (rule.verdict === undefined && !rule.clampMssToRouteMtu) throw new HostSpecError(`table ${table.name}: a rule needs a verdict or a statement`);
+  if (rule.verdict !== undefined) parts.push(rule.verdict);
   if (rule.comment !== undefined) {
     if (!/^[A-Za-z0-9 _.,:/()+=-]{1,128}$/.test(rule.comment)) throw new HostSpecError(`invalid comment ${JSON.stringify(rule.comment)}`);
     parts.push(`comment "${rule.comment}"`);

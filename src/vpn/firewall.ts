@@ -84,6 +84,8 @@ export function shootFirewall(o: ShootFirewallOptions): NftTable {
         name: "forward",
         base: { type: "filter", hook: "forward", priority: "filter", policy: "drop" },
         rules: [
+          // The tunnel's MTU is below the node network's: SYNs in both directions carry the smaller MSS.
+          { clampMssToRouteMtu: true },
           { ct: ["established", "related"], verdict: "accept" },
           { iif: "tun*", oif: o.nodeInterface, saddr: o.transferNetwork, daddr: ranges, verdict: "accept" },
         ],
