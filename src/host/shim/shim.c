@@ -3,7 +3,7 @@
  * outlives the node agent that started it, so a restarted agent finds running containers with their logs,
  * their terminal and, once they exit, their exit status.
  *
- *   shim -s SOCKET -x EXITFILE [-l LOGFILE] [-m LOGMAX] [-t] [-i] [-o] [-w] [-N | -J PIDNS] -- command [args...]
+ *   shim -s SOCKET -x EXITFILE [-l LOGFILE] [-m LOGMAX] [-t] [-i] [-o] [-w] [-n NETNS] [-N | -J PIDNS] -- command [args...]
  *
  *   -s  unix socket for attach clients (at most 16 at once)
  *   -x  written atomically when the command ended: {"exitCode":N,"signal":S,"finishedAt":"..."}
@@ -14,6 +14,7 @@
  *   -o  close standard input after the first client that wrote to it detaches (stdinOnce)
  *   -w  start the command only once the first client is connected (an exec: its first output, such as a
  *       shell's prompt, has no log to wait in and must reach that client); give up after 30 s
+ *   -n  join the network namespace at NETNS (e.g. /run/netns/NAME) first (rather than through nsenter)
  *   -N  the command is PID 1 of a new PID namespace; -J joins the PID namespace at PIDNS
  *
  * Frames on the socket, both ways: 1 byte type, 4 bytes big-endian length, payload (at most 64 KiB).
@@ -215,15 +216,15 @@ static void write_file_atomic(const char *path, const char *text) {
 }
 
 static int usage(void) {
-  fprintf(stderr, "usage: shim -s SOCKET -x EXITFILE [-l LOG] [-m MAX] [-t [-W COLSxROWS]] [-i] [-o] [-w] [-N | -J PIDNS] -- command...\n");
+  fprintf(stderr, "usage: shim -s SOCKET -x EXITFILE [-l LOG] [-m MAX] [-t [-W COLSxROWS]] [-i] [-o] [-w] [-n NETNS] [-N | -J PIDNS] -- command...\n");
   return 2;
 }
 
 int main(int argc, char **argv) {
-  const char *sock_path = NULL, *join_pidns = NULL;
+  const char *sock_path = NULL, *join_pidns = NULL, *join_netns = NULL;
   int new_pidns = 0, keep_stdin = 0, wait_client = 0, opt;
   unsigned cols = 0, rows = 0;
-  while ((opt = getopt(argc, argv, "+s:x:l:m:tiowNJ:W:")) != -1) {
+  while ((opt = getopt(argc, argv, "+s:x:l:m:tiowNJ:W:n:")) != -1) {
     switch (opt) {
       case 's': sock_path = optarg; break;
       case 'x': exit_path = optarg; break;
@@ -235,6 +236,7 @@ int main(int argc, char **argv) {
       case 'w': wait_client = 1; break;
       case 'N': new_pidns = 1; break;
       case 'J': join_pidns = optarg; break;
+      case 'n': join_netns = optarg; break;
       case 'W':
         if (sscanf(optarg, "%ux%u", &cols, &rows) != 2 || cols > 65535 || rows > 65535) return usage();
         break;
@@ -242,6 +244,11 @@ int main(int argc, char **argv) {
     }
   }
   if (!sock_path || !exit_path || optind >= argc || log_max < 4096) return usage();
+  if (join_netns) {
+    int fd = open(join_netns, O_RDONLY | O_CLOEXEC);
+    if (fd < 0 || setns(fd, CLONE_NEWNET) < 0) die(join_netns);
+    close(fd);
+  }
   signal(SIGPIPE, SIG_IGN);
   for (int i = 0; i < MAX_CLIENTS; i++) clients[i].fd = -1;
   if (log_path) log_open();
