@@ -153,12 +153,13 @@ describe("workloads on the local landscape", { skip, timeout: 900_000 }, () => {
     assert.doesNotMatch(router, /dport 10250/, "the shoot's router lets nothing of the host in to the kubelets");
     const metrics = await (await fetch(`http://${VPN_SERVER_ADDRESS}:15000/metrics`)).text();
     assert.match(metrics, /^vpn_egress_requests_total\{result="established"\} [1-9]\d*$/m, "exec and logs of the earlier tests went through the egress proxy");
-    const probe = `nc -z -w 2 ${ip1} 10250 && echo kubelet-open || echo kubelet-closed; nc -z -w 2 ${l.hostAddress} ${PORTS.shoot} && echo api-open || echo api-closed`;
+    const probe = `nc -z -w 2 ${ip1} 10250 && echo kubelet-open || echo kubelet-closed; nc -z -w 2 ${l.hostAddress} ${PORTS.shoot} && echo api-open || echo api-closed; nc -z -w 2 ${VPN_SERVER_ADDRESS} 9443 && echo egress-open || echo egress-closed`;
     await k.ok(["run", "probe", "--image=busybox", "--restart=Never", "--overrides", JSON.stringify({ spec: { nodeName: shootNode("w2") } }), "--", "sh", "-c", probe]);
     const pod = await podInPhase(k, "probe", ["Succeeded", "Failed"]);
     const log = await inMachine(l, shootMachine("w2"), `cat /var/lib/gardener-node-agent/kubelet/pods/${pod.metadata.uid}/logs/probe/0.log`);
     assert.match(log, /kubelet-closed/, "a pod (on the other node) cannot reach the kubelet port");
     assert.match(log, /api-open/, "but reaches its API server");
+    assert.match(log, /egress-closed/, "and not the control plane's VPN namespace on the seed network");
     await k.ok(["delete", "pod", "probe"]);
   });
 
