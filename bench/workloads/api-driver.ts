@@ -15,6 +15,7 @@ import { startApiServer } from "../../src/apiserver/server/server.ts";
 import { Client } from "../../src/client/client.ts";
 import { createNodeAgent } from "../../src/nodeagent/agent.ts";
 import { Pods } from "../../src/nodeagent/kubelet/kubelet.ts";
+import { Nodes } from "../../src/scheduler/scheduler.ts";
 import { startKubeletServer } from "../../src/nodeagent/kubelet/server/server.ts";
 import { createScheduler } from "../../src/scheduler/app.ts";
 import { RecordingSshd } from "../../src/nodeagent/sshd.ts";
@@ -48,6 +49,12 @@ const kserver = await startKubeletServer({
   kubelet, certPem: readFileSync(tls.certFile, "utf8"), keyPem: readFileSync(tls.keyFile, "utf8"), clientCAPem: readFileSync(tls.clientCAFile, "utf8"), address: "127.0.0.1", port: 10250,
 });
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+// Measured from a Ready node on: the kubelet reports Ready once its runtime can start pods.
+for (let i = 0; i < 600; i++) {
+  const node = await client.get(Nodes, { name: NODE }).catch(() => undefined);
+  if (node?.status?.conditions?.some((c) => c.type === "Ready" && c.status === "True")) break;
+  await sleep(100);
+}
 let seq = 0;
 const podOf = (name: string, c: Record<string, unknown> = {}): Pod => ({
   metadata: { name, namespace: NS },

@@ -144,6 +144,8 @@ export class Kubelet<R extends KubeletRuntime = PodRuntime> implements Runnable 
   async start(signal: AbortSignal): Promise<void> {
     const prepared = this.runtime.prepare?.().catch((err: unknown) => this.error("prepare the runtime", err));
     await this.heartbeat.ensurePodCIDR();
+    // Ready (and so schedulable) once the runtime can start pods at once, as the kubelet waits for its runtime.
+    await prepared;
     await this.heartbeat.updateNodeStatus(true);
     const informer = this.o.cache.informerFor(Pods);
     await informer.waitForSync(signal);
@@ -158,7 +160,6 @@ export class Kubelet<R extends KubeletRuntime = PodRuntime> implements Runnable 
       await this.runtime.kill(rec.pod, 0).catch((err: unknown) => this.error(`kill ${rec.uid}`, err));
       await this.runtime.cleanup(rec.uid).catch((err: unknown) => this.error(`clean up ${rec.uid}`, err));
     }
-    await prepared;
     this.started = true;
     const off = informer.addEventHandler({ onAdd: (p) => this.observe(p), onUpdate: (_o, p) => this.observe(p), onDelete: (p) => this.gone(p) });
     this.heartbeat.start(signal);
