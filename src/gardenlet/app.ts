@@ -14,6 +14,7 @@ import { SeedStatusReporter } from "./controller/seed/status.ts";
 import { type SSHKeypairController, addSSHKeypairController } from "./controller/sshkeypair/add.ts";
 import type { KeyGenerator } from "./controller/sshkeypair/keypair.ts";
 import type { ShootClients } from "./controller/sshkeypair/reconciler.ts";
+import { type VpnController, type VpnOptions, addVpnController } from "./controller/vpn/add.ts";
 import { Bastions, Shoots } from "../client/garden.ts";
 
 export interface GardenletOptions {
@@ -39,6 +40,8 @@ export interface GardenletOptions {
   generateKeyPair?: KeyGenerator;
   /** Node key pairs generated ahead (without generateKeyPair); default KEY_POOL_SIZE. */
   sshKeypairPoolSize?: number;
+  /** When given, the `vpn` controller runs (VPN Secrets, Services and Endpoints, the tunnel check; docs/reversed-vpn.md#gardenlet). */
+  vpn?: VpnOptions;
 }
 
 export interface Gardenlet {
@@ -47,6 +50,8 @@ export interface Gardenlet {
   bastion: BastionControllers;
   /** Present when `shootClients` was given. */
   sshKeypair?: SSHKeypairController;
+  /** Present when `vpn` was given. */
+  vpn?: VpnController;
   start(): Promise<void>;
   stop(): Promise<void>;
 }
@@ -86,12 +91,14 @@ export function createGardenlet(o: GardenletOptions): Gardenlet {
   const sshKeypair = o.shootClients
     ? addSSHKeypairController(manager, { seedClient: o.seedClient, seedCache, shootClients: o.shootClients, generateKeyPair: o.generateKeyPair, keyPoolSize: o.sshKeypairPoolSize })
     : undefined;
+  const vpn = o.vpn ? addVpnController(manager, { ...o.vpn, seedClient: o.seedClient, ...(o.shootClients ? { shootClients: o.shootClients } : {}) }) : undefined;
   let stopped: Promise<void> | undefined;
   return {
     manager,
     seedCache,
     bastion,
     sshKeypair,
+    vpn,
     async start() {
       seedCache.start();
       try {

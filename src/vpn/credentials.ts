@@ -42,17 +42,32 @@ export function clientNames(highAvailability = false): string[] {
   return highAvailability ? [haName(SHOOT_CLIENT_CN, 0), haName(SHOOT_CLIENT_CN, 1)] : [SHOOT_CLIENT_CN];
 }
 
+/**
+ * The VPN's certificate contents, one certificate at a time: what the gardenlet's VPN controller issues and
+ * renews (docs/reversed-vpn.md#gardenlet), and what issueVpnCredentials issues at once.
+ */
+export function vpnIssuer(alg: KeyAlgorithm = VPN_KEY_ALGORITHM) {
+  return {
+    ca: (now: Date): Promise<CertificateAuthority> => createCertificateAuthority({ commonName: "vpn", days: 3650, alg, now }),
+    server(ca: CertificateAuthority, o: { namespace: string; addresses: readonly string[] }, now: Date): Promise<IssuedCertificate> {
+      const dns = [SEED_SERVER_CN, `${SEED_SERVER_CN}.${o.namespace}`, `${SEED_SERVER_CN}.${o.namespace}.svc`, `${SEED_SERVER_CN}.${o.namespace}.svc.cluster.local`];
+      return issueServingCertificate(ca, { commonName: SEED_SERVER_CN, hosts: [...dns, ...o.addresses], alg, now });
+    },
+    client: (ca: CertificateAuthority, commonName: string, now: Date): Promise<IssuedCertificate> => issueClientCertificate(ca, { commonName, alg, now }),
+    tlsAuth: (): string => generateTlsAuthKey(),
+  };
+}
+
 export async function issueVpnCredentials(o: CredentialOptions): Promise<VpnCredentials> {
-  const alg = o.alg ?? VPN_KEY_ALGORITHM;
-  const common = { alg, ...(o.now ? { now: o.now } : {}) };
-  const ca = await createCertificateAuthority({ commonName: "vpn", days: 3650, ...common });
-  const dns = [SEED_SERVER_CN, `${SEED_SERVER_CN}.${o.namespace}`, `${SEED_SERVER_CN}.${o.namespace}.svc`, `${SEED_SERVER_CN}.${o.namespace}.svc.cluster.local`];
+  const issuer = vpnIssuer(o.alg);
+  const now = o.now ?? new Date();
+  const ca = await issuer.ca(now);
   const [server, egressClient, ...clientCerts] = await Promise.all([
-    issueServingCertificate(ca, { commonName: SEED_SERVER_CN, hosts: [...dns, ...o.serverAddresses], ...common }),
-    issueClientCertificate(ca, { commonName: EGRESS_CLIENT_CN, ...common }),
-    ...clientNames(o.highAvailability).map((cn) => issueClientCertificate(ca, { commonName: cn, ...common })),
+    issuer.server(ca, { namespace: o.namespace, addresses: o.serverAddresses }, now),
+    issuer.client(ca, EGRESS_CLIENT_CN, now),
+    ...clientNames(o.highAvailability).map((cn) => issuer.client(ca, cn, now)),
   ]);
   const clients: Record<string, IssuedCertificate> = {};
   clientNames(o.highAvailability).forEach((cn, i) => (clients[cn] = clientCerts[i]!));
-  return { ca, bundle: ca.certPem, server: server!, clients, egressClient: egressClient!, tlsAuth: generateTlsAuthKey() };
+  return { ca, bundle: ca.certPem, server: server!, clients, egressClient: egressClient!, tlsAuth: issuer.tlsAuth() };
 }

@@ -1,0 +1,66 @@
+// Wires the gardenlet's `vpn` controller (docs/reversed-vpn.md#gardenlet): garden Shoots of this seed (the
+// manager's cache holds only those) on create, deletion and updates that change the VPN (spec, the HA
+// annotation, the technical ID); the care loop and renewals come from the reconciler's requeues.
+import { type Shoot } from "../../../apis/gardencore/v1beta1/types.ts";
+import { technicalIDOf } from "../../../api/gardencore/shoot.ts";
+import { ANNOTATION_HA_VPN } from "../../../api/gardencore/vpn.ts";
+import type { Client } from "../../../client/client.ts";
+import { Shoots } from "../../../client/garden.ts";
+import { unlessNotFound } from "../../../client/helpers.ts";
+import { newControllerManagedBy } from "../../../controllerruntime/builder.ts";
+import type { Controller } from "../../../controllerruntime/controller.ts";
+import type { Manager } from "../../../controllerruntime/manager.ts";
+import type { Predicate } from "../../../controllerruntime/predicates.ts";
+import type { ShootClients } from "../sshkeypair/reconciler.ts";
+import type { VpnIssuer } from "./certs.ts";
+import { type VpnAddresses, VpnReconciler } from "./reconciler.ts";
+import type { Probe } from "./tunnelcheck.ts";
+
+export const CONTROLLER_NAME = "vpn";
+
+export interface VpnOptions {
+  issuer: VpnIssuer;
+  addresses?: VpnAddresses;
+  probe?: Probe;
+  /** Default 5. */
+  maxConcurrentReconciles?: number;
+}
+
+export interface AddOptions extends VpnOptions {
+  seedClient: Client;
+  shootClients?: ShootClients;
+}
+
+export interface VpnController {
+  controller: Controller;
+  reconciler: VpnReconciler;
+}
+
+export function shootPredicate(): Predicate<Shoot> {
+  return {
+    update: (o, n) =>
+      o.metadata.generation !== n.metadata.generation ||
+      o.metadata.annotations?.[ANNOTATION_HA_VPN] !== n.metadata.annotations?.[ANNOTATION_HA_VPN] ||
+      o.metadata.deletionTimestamp !== n.metadata.deletionTimestamp ||
+      technicalIDOf(o) !== technicalIDOf(n),
+  };
+}
+
+export function addVpnController(mgr: Manager, o: AddOptions): VpnController {
+  const reconciler = new VpnReconciler({
+    gardenClient: mgr.client,
+    seedClient: o.seedClient,
+    issuer: o.issuer,
+    clock: mgr.clock,
+    ...(o.shootClients ? { shootClients: o.shootClients } : {}),
+    ...(o.addresses ? { addresses: o.addresses } : {}),
+    ...(o.probe ? { probe: o.probe } : {}),
+    readShoot: (key, signal) => unlessNotFound(mgr.cache.get(Shoots, key, signal)),
+  });
+  const controller = newControllerManagedBy(mgr)
+    .named(CONTROLLER_NAME)
+    .for(Shoots, [shootPredicate()])
+    .withOptions({ maxConcurrentReconciles: o.maxConcurrentReconciles ?? 5 })
+    .complete(reconciler);
+  return { controller, reconciler };
+}

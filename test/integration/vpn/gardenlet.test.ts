@@ -1,0 +1,252 @@
+// The gardenlet's `vpn` controller against in-process garden and seed API servers (the seed server also
+// plays the shoot), on a FakeClock: the VPN Secrets with their names, contents and renewal, the shoot copies,
+// the Services and Endpoints in plain and HA mode and under hibernation, and the tunnel check's condition from
+// a vpn-seed-server /readyz stand-in on a loopback address (docs/reversed-vpn.md#gardenlet).
+import assert from "node:assert/strict";
+import { X509Certificate } from "node:crypto";
+import { type Server, createServer } from "node:http";
+import { after, before, test } from "node:test";
+import { pino } from "pino";
+import type { Endpoints, Service } from "../../../src/apis/core/v1/service.ts";
+import type { Shoot } from "../../../src/apis/gardencore/v1beta1/types.ts";
+import { EC_P256 } from "../../../src/apiserver/certs/keys.ts";
+import { type Secret, Namespaces, Secrets } from "../../../src/client/builtins.ts";
+import type { Client } from "../../../src/client/client.ts";
+import { Projects, Seeds, Shoots } from "../../../src/client/garden.ts";
+import { unlessNotFound } from "../../../src/client/helpers.ts";
+import { type Gardenlet, createGardenlet } from "../../../src/gardenlet/app.ts";
+import { staticShootClients } from "../../../src/gardenlet/controller/sshkeypair/reconciler.ts";
+import { EndpointsType, Pods, Services } from "../../../src/gardenlet/controller/vpn/resources.ts";
+import { type Probe, httpProbe } from "../../../src/gardenlet/controller/vpn/tunnelcheck.ts";
+import { gardenAdmissionPlugins } from "../../../src/plugins/garden.ts";
+import { FakeClock } from "../../../src/utils/clock.ts";
+import { pollUntil } from "../../../src/utils/poll.ts";
+import { vpnIssuer } from "../../../src/vpn/credentials.ts";
+import { type InProcessServer, startInProcessApiServer } from "../../support/inprocess.ts";
+
+const NS = "garden-p";
+const CP = "shoot--p--s";
+const KEY = { namespace: NS, name: "s" };
+const ADDRESSES = ["127.77.0.1", "127.77.0.2"];
+const DAY = 24 * 60 * 60 * 1000;
+
+let garden: InProcessServer;
+let seed: InProcessServer;
+let gardenlet: Gardenlet;
+const clock = new FakeClock(Date.UTC(2026, 10, 1));
+let ready = 503;
+let health: Server;
+const probes: number[] = [];
+const probe: Probe = (target, timeoutMs, signal) => {
+  probes.push(clock.nowMs());
+  return httpProbe(target, timeoutMs, signal);
+};
+
+const secret = (c: Client, namespace: string, name: string) => unlessNotFound(c.get(Secrets, { namespace, name }));
+const data = (s: Secret | undefined, key: string) => Buffer.from(s?.data?.[key] ?? "", "base64").toString("utf8");
+const cert = (s: Secret | undefined) => new X509Certificate(data(s, "tls.crt"));
+const condition = async () => (await garden.admin.get(Shoots, KEY)).status?.conditions?.find((c) => c.type === "SystemComponentsHealthy");
+const patchShoot = (body: Record<string, unknown>) => garden.admin.patch(Shoots, KEY, { type: "merge", body });
+/** Runs a pass now (the care loop's requeue would on the fake clock). */
+const kick = () => gardenlet.vpn!.controller.enqueue(KEY);
+
+before(async () => {
+  garden = await startInProcessApiServer({ flags: ["--enable-gardener-apis"], gardenAdmission: gardenAdmissionPlugins() });
+  seed = await startInProcessApiServer();
+  health = createServer((req, res) => res.writeHead(req.url === "/readyz" ? ready : 404).end(ready === 200 ? "ok" : "no tunnel is up"));
+  await new Promise<void>((resolve) => health.listen(15000, ADDRESSES[0], resolve));
+  await garden.admin.create(Seeds, { metadata: { name: "a" }, spec: { networks: { nodes: "10.10.0.0/16", pods: "10.20.0.0/16", services: "10.30.0.0/16" } } });
+  await garden.admin.create(Projects, { metadata: { name: "p" }, spec: { namespace: NS, owner: { apiGroup: "rbac.authorization.k8s.io", kind: "User", name: "alice" } } });
+  await garden.admin.create(Namespaces, { metadata: { name: NS } }).catch(() => undefined);
+  await seed.admin.create(Namespaces, { metadata: { name: CP } });
+  await seed.admin.create(Namespaces, { metadata: { name: "kube-system" } }).catch(() => undefined);
+  await garden.admin.create(Shoots, {
+    metadata: { ...KEY },
+    spec: { seedName: "a", provider: { type: "local", workers: [{ name: "w", minimum: 1, maximum: 1 }] }, kubernetes: { version: "1.31.1" }, networking: { nodes: "10.250.0.0/16", pods: "100.96.0.0/11", services: "100.64.0.0/13" } },
+  } as Shoot);
+  await garden.admin.patchStatus(Shoots, KEY, { type: "merge", body: { status: { technicalID: CP } } });
+  gardenlet = createGardenlet({
+    gardenClient: garden.admin,
+    seedClient: seed.admin,
+    seedName: "a",
+    clock,
+    logger: pino({ level: "silent" }),
+    server: false,
+    defaultMetrics: false,
+    shootClients: staticShootClients(new Map([[`${NS}/s`, seed.admin]])),
+    vpn: { issuer: vpnIssuer(EC_P256), addresses: { addressesFor: (_ns, count) => ADDRESSES.slice(0, count) }, probe },
+  });
+  await gardenlet.start();
+});
+
+after(async () => {
+  await gardenlet?.stop();
+  await new Promise<void>((resolve) => (health ? health.close(() => resolve()) : resolve()));
+  await seed?.stop();
+  await garden?.stop();
+});
+
+test("the seed holds the CA, bundle, certificates and tls-auth key, the shoot its copies", async () => {
+  await pollUntil("the last seed secret", () => secret(seed.admin, CP, "vpn-shoot-client"));
+  const server = await secret(seed.admin, CP, "vpn-seed-server");
+  const ca = new X509Certificate(data(await secret(seed.admin, CP, "ca-vpn"), "ca.crt"));
+  assert.match(ca.subject, /CN=vpn/);
+  assert.equal(data(await secret(seed.admin, CP, "ca-vpn-bundle"), "bundle.crt"), ca.toString());
+  const s = cert(server);
+  assert.match(s.subject, /CN=vpn-seed-server/);
+  assert.ok(s.checkIssued(ca) && s.verify(ca.publicKey));
+  for (const san of ["DNS:vpn-seed-server", `DNS:vpn-seed-server.${CP}`, `DNS:vpn-seed-server.${CP}.svc`, `DNS:vpn-seed-server.${CP}.svc.cluster.local`, "IP Address:127.77.0.1"]) {
+    assert.ok(s.subjectAltName?.split(", ").includes(san), `${san} in ${s.subjectAltName}`);
+  }
+  assert.ok(!s.subjectAltName?.includes("127.77.0.2"));
+  const validDays = (Date.parse(s.validTo) - Date.parse(s.validFrom)) / DAY;
+  assert.ok(validDays > 364.9 && validDays < 365.1, `leaf valid ${validDays} days`);
+  assert.ok((Date.parse(ca.validTo) - Date.parse(ca.validFrom)) / DAY > 3649);
+  assert.equal(server?.metadata.labels?.["managed-by"], "secrets-manager");
+  assert.equal(server?.metadata.labels?.["valid-until-time"], String(Math.floor(Date.parse(s.validTo) / 1000)));
+  for (const name of ["kube-apiserver-http-proxy-client", "vpn-shoot-client"]) {
+    const c = cert(await secret(seed.admin, CP, name));
+    assert.match(c.subject, new RegExp(`CN=${name}`));
+    assert.ok(c.checkIssued(ca));
+    assert.equal(c.keyUsage?.includes("1.3.6.1.5.5.7.3.2"), true, "clientAuth");
+  }
+  const tlsAuth = data(await secret(seed.admin, CP, "vpn-seed-server-tlsauth"), "vpn.tlsauth");
+  assert.match(tlsAuth, /^-----BEGIN OpenVPN Static key V1-----\n([0-9a-f]{32}\n){16}-----END OpenVPN Static key V1-----\n$/);
+  // The shoot's copies.
+  await pollUntil("vpn-shoot-client in the shoot", () => secret(seed.admin, "kube-system", "vpn-shoot-client"));
+  const shootCa = await secret(seed.admin, "kube-system", "vpn-shoot-ca");
+  assert.equal(data(shootCa, "bundle.crt"), ca.toString());
+  assert.equal(data(await secret(seed.admin, "kube-system", "vpn-shoot-tlsauth"), "vpn.tlsauth"), tlsAuth);
+  assert.equal(data(await secret(seed.admin, "kube-system", "vpn-shoot-client"), "tls.crt"), data(await secret(seed.admin, CP, "vpn-shoot-client"), "tls.crt"));
+});
+
+test("plain mode publishes one headless Service and its Endpoints", async () => {
+  const ep = await pollUntil("endpoints", () => unlessNotFound(seed.admin.get(EndpointsType, { namespace: CP, name: "vpn-seed-server" })));
+  const svc = await seed.admin.get(Services, { namespace: CP, name: "vpn-seed-server" });
+  assert.equal(svc.spec?.clusterIP, "None");
+  assert.deepEqual(svc.metadata.labels, { app: "vpn-seed-server" });
+  assert.deepEqual(svc.spec?.ports?.map((p) => [p.name, p.port]), [["vpn-seed-server", 1194], ["http-proxy", 9443], ["metrics", 15000]]);
+  assert.deepEqual(ep.subsets?.[0]?.addresses?.map((a) => a.ip), ["127.77.0.1"]);
+  assert.deepEqual(ep.metadata.labels, { app: "vpn-seed-server" });
+});
+
+test("the tunnel check: no tunnel pod, no running vpn-shoot pod, a failing probe, then healthy", async () => {
+  let c = await pollUntil("NoTunnelDeployed", async () => ((await condition())?.reason === "NoTunnelDeployed" ? await condition() : undefined));
+  assert.equal(c?.status, "False");
+  assert.equal(c?.message, "no tunnels are currently deployed to perform health-check on");
+
+  await seed.admin.create(Pods, { metadata: { namespace: "kube-system", name: "vpn-shoot", labels: { app: "vpn-shoot", type: "tunnel" } }, spec: { containers: [{ name: "vpn-shoot", image: "vpn-shoot" }] } });
+  kick();
+  c = await pollUntil("no running pod", async () => ((await condition())?.message.includes("no running vpn-shoot pod") ? await condition() : undefined));
+  assert.equal(c?.reason, "TunnelConnectionBroken");
+  assert.equal(c?.message, "Tunnel connection has not been established (no running vpn-shoot pod found yet in the shoot cluster)");
+
+  await seed.admin.patchStatus(Pods, { namespace: "kube-system", name: "vpn-shoot" }, { type: "merge", body: { status: { phase: "Running", podIP: "10.250.0.5" } } });
+  kick();
+  c = await pollUntil("probe failure", async () => ((await condition())?.message.includes("could not forward") ? await condition() : undefined));
+  assert.equal(c?.status, "False");
+  assert.equal(c?.message, "Tunnel connection has not been established (could not forward to vpn-shoot pod (timeout after 5 seconds): vpn-seed-server /readyz answered 503: no tunnel is up)");
+
+  // While failing within 15 min of the spec change, the check runs every 5 s of fake time.
+  const before = probes.length;
+  clock.step(5000);
+  await pollUntil("a probe after 5 s", () => (probes.length > before ? true : undefined));
+
+  ready = 200;
+  clock.step(5000);
+  c = await pollUntil("healthy", async () => ((await condition())?.status === "True" ? await condition() : undefined));
+  assert.equal(c?.reason, "SystemComponentsRunning");
+  assert.equal(c?.message, "All system components are healthy.");
+  const transition = c?.lastTransitionTime;
+  // Healthy: the care loop checks again within a minute, and an unchanged result writes nothing.
+  const count = probes.length;
+  clock.step(60_000);
+  await pollUntil("the care loop's probe", () => (probes.length > count ? true : undefined));
+  assert.equal((await condition())?.lastTransitionTime, transition);
+});
+
+test("certificates are kept until 80 % of their validity has passed, then renewed by the same CA", async () => {
+  const rv = (await secret(seed.admin, CP, "vpn-seed-server"))?.metadata.resourceVersion;
+  const serial = cert(await secret(seed.admin, CP, "vpn-seed-server")).serialNumber;
+  const caPem = data(await secret(seed.admin, CP, "ca-vpn"), "ca.crt");
+  const tlsAuth = data(await secret(seed.admin, CP, "vpn-seed-server-tlsauth"), "vpn.tlsauth");
+  clock.step(290 * DAY);
+  const probed = probes.length;
+  kick();
+  await pollUntil("a pass", () => (probes.length > probed ? true : undefined));
+  assert.equal((await secret(seed.admin, CP, "vpn-seed-server"))?.metadata.resourceVersion, rv, "not renewed before 80 %");
+
+  clock.step(3 * DAY);
+  kick();
+  const renewed = await pollUntil("renewed", async () => {
+    const s = await secret(seed.admin, CP, "vpn-seed-server");
+    return cert(s).serialNumber !== serial ? s : undefined;
+  });
+  assert.ok(Date.parse(cert(renewed).validFrom) > clock.nowMs() - DAY);
+  assert.equal(data(await secret(seed.admin, CP, "ca-vpn"), "ca.crt"), caPem, "the CA stays");
+  assert.equal(data(await secret(seed.admin, CP, "vpn-seed-server-tlsauth"), "vpn.tlsauth"), tlsAuth, "the tls-auth key stays");
+  await pollUntil("the shoot's copy renewed", async () => {
+    const shootCopy = cert(await secret(seed.admin, "kube-system", "vpn-shoot-client"));
+    return shootCopy.serialNumber === cert(await secret(seed.admin, CP, "vpn-shoot-client")).serialNumber && Date.parse(shootCopy.validFrom) > clock.nowMs() - DAY ? true : undefined;
+  });
+});
+
+test("a replaced CA, a foreign or tampered certificate and a broken tls-auth key are all re-issued", async () => {
+  const foreign = await vpnIssuer(EC_P256).ca(clock.now());
+  const other = await vpnIssuer(EC_P256).client(foreign, "kube-apiserver-http-proxy-client", clock.now());
+  const put = async (name: string, d: Record<string, string>) => {
+    const s = (await secret(seed.admin, CP, name))!;
+    await seed.admin.update(Secrets, { ...s, data: Object.fromEntries(Object.entries(d).map(([k, v]) => [k, Buffer.from(v).toString("base64")])) });
+  };
+  await put("kube-apiserver-http-proxy-client", { "tls.crt": other.certPem, "tls.key": other.keyPem });
+  await put("vpn-seed-server-tlsauth", { "vpn.tlsauth": "not a key" });
+  kick();
+  const ca = new X509Certificate(data(await secret(seed.admin, CP, "ca-vpn"), "ca.crt"));
+  await pollUntil("egress client re-issued by the shoot's CA", async () => (cert(await secret(seed.admin, CP, "kube-apiserver-http-proxy-client")).checkIssued(ca) ? true : undefined));
+  await pollUntil("tls-auth regenerated", async () => (data(await secret(seed.admin, CP, "vpn-seed-server-tlsauth"), "vpn.tlsauth").startsWith("-----BEGIN OpenVPN") ? true : undefined));
+
+  await seed.admin.delete(Secrets, { namespace: CP, name: "ca-vpn" });
+  kick();
+  const newCa = await pollUntil("a new CA", async () => {
+    const s = await secret(seed.admin, CP, "ca-vpn");
+    return s && data(s, "ca.crt") !== ca.toString() ? new X509Certificate(data(s, "ca.crt")) : undefined;
+  });
+  await pollUntil("every leaf re-issued by the new CA", async () => {
+    for (const name of ["vpn-seed-server", "kube-apiserver-http-proxy-client", "vpn-shoot-client"]) if (!cert(await secret(seed.admin, CP, name)).checkIssued(newCa)) return undefined;
+    return data(await secret(seed.admin, CP, "ca-vpn-bundle"), "bundle.crt") === newCa.toString() ? true : undefined;
+  });
+});
+
+test("HA: two client certificates, two OpenVPN Services, both addresses; back to plain removes them", async () => {
+  await patchShoot({ metadata: { annotations: { "alpha.control-plane.shoot.gardener.cloud/high-availability-vpn": "true" } } });
+  await pollUntil("HA endpoints", () => unlessNotFound(seed.admin.get(EndpointsType, { namespace: CP, name: "vpn-seed-server-1" })));
+  const ep = (name: string) => seed.admin.get(EndpointsType, { namespace: CP, name });
+  const svc = (name: string) => seed.admin.get(Services, { namespace: CP, name });
+  const ports = (s: Service | Endpoints) => ("spec" in s ? (s as Service).spec?.ports : (s as Endpoints).subsets?.[0]?.ports)?.map((p) => p.port);
+  assert.deepEqual((await ep("vpn-seed-server-0")).subsets?.[0]?.addresses?.map((a) => a.ip), ["127.77.0.1"]);
+  assert.deepEqual((await ep("vpn-seed-server-1")).subsets?.[0]?.addresses?.map((a) => a.ip), ["127.77.0.2"]);
+  assert.deepEqual(ports(await svc("vpn-seed-server-0")), [1194]);
+  assert.deepEqual(ports(await svc("vpn-seed-server")), [9443, 15000]);
+  assert.deepEqual(ports(await ep("vpn-seed-server")), [9443, 15000]);
+  await pollUntil("HA secrets", async () => {
+    const names = ["vpn-shoot-client-0", "vpn-shoot-client-1"];
+    for (const n of names) if (!(await secret(seed.admin, CP, n)) || !(await secret(seed.admin, "kube-system", n))) return undefined;
+    return !(await secret(seed.admin, CP, "vpn-shoot-client")) && !(await secret(seed.admin, "kube-system", "vpn-shoot-client")) ? true : undefined;
+  });
+  assert.match(cert(await secret(seed.admin, "kube-system", "vpn-shoot-client-1")).subject, /CN=vpn-shoot-client-1/);
+  assert.ok(cert(await secret(seed.admin, CP, "vpn-seed-server")).subjectAltName?.includes("IP Address:127.77.0.2"), "the server certificate names both addresses");
+
+  await patchShoot({ metadata: { annotations: { "alpha.control-plane.shoot.gardener.cloud/high-availability-vpn": "false" } } });
+  await pollUntil("plain again", async () => ((await unlessNotFound(svc("vpn-seed-server-0"))) === undefined && (await unlessNotFound(ep("vpn-seed-server-1"))) === undefined ? true : undefined));
+  assert.deepEqual(ports(await svc("vpn-seed-server")), [1194, 9443, 15000]);
+  await pollUntil("plain client secrets", async () => ((await secret(seed.admin, "kube-system", "vpn-shoot-client")) && !(await secret(seed.admin, CP, "vpn-shoot-client-0")) ? true : undefined));
+});
+
+test("hibernation removes the Endpoints and keeps Services and Secrets", async () => {
+  await patchShoot({ spec: { hibernation: { enabled: true } } });
+  await pollUntil("endpoints gone", async () => ((await unlessNotFound(seed.admin.get(EndpointsType, { namespace: CP, name: "vpn-seed-server" }))) === undefined ? true : undefined));
+  assert.ok(await seed.admin.get(Services, { namespace: CP, name: "vpn-seed-server" }));
+  assert.ok(await secret(seed.admin, CP, "ca-vpn"));
+  await patchShoot({ spec: { hibernation: { enabled: false } } });
+  await pollUntil("endpoints back", () => unlessNotFound(seed.admin.get(EndpointsType, { namespace: CP, name: "vpn-seed-server" })));
+});
