@@ -2,15 +2,14 @@
 // polls each OpenVPN server's management socket (`status 2`, every 2 s, over a connection kept open, whose
 // end marks the tunnel down at once), feeds the tunnel set of the egress proxy (9443) and serves /healthz,
 // /readyz and /metrics (15000).
-import { type IncomingMessage, type Server, type ServerResponse, createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { pino, type Logger } from "pino";
 import { Counter, Gauge, Registry, collectDefaultMetrics } from "prom-client";
 import { type Clock, type Timer, realClock } from "../utils/clock.ts";
 import { EgressProxy, type EgressCredentials } from "./egressproxy.ts";
 import { ALWAYS_DENIED, TargetPolicy } from "./egresstarget.ts";
+import { HealthServer } from "./healthserver.ts";
 import { ManagementConnection, type ServerStatus } from "./management.ts";
-import { listen } from "./pipe.ts";
 import { TunnelSet } from "./tunnels.ts";
 
 export const HEALTH_POLL_MS = 2000;
@@ -55,7 +54,7 @@ export class SeedServer {
   readonly registry = new Registry();
   readonly tunnels: TunnelSet;
   readonly egress: EgressProxy;
-  private readonly health: Server;
+  private readonly health: HealthServer;
   private readonly state = new Map<string, ServerState>();
   private readonly clock: Clock;
   private readonly log: Logger;
@@ -79,7 +78,7 @@ export class SeedServer {
       ...(o.upstreamTimeoutMs !== undefined ? { upstreamTimeoutMs: o.upstreamTimeoutMs } : {}),
     });
     this.metrics();
-    this.health = createServer((req, res) => void this.serve(req, res));
+    this.health = new HealthServer(this);
   }
 
   private metrics(): void {
@@ -98,7 +97,7 @@ export class SeedServer {
   async start(): Promise<{ egress: AddressInfo; health: AddressInfo }> {
     await this.poll();
     const egress = await this.egress.listen(this.o.egressPort ?? 9443, this.o.listenAddress);
-    const health = await listen(this.health, this.o.healthPort ?? 15000, this.o.listenAddress);
+    const health = await this.health.listen(this.o.healthPort ?? 15000, this.o.listenAddress);
     this.schedule();
     return { egress, health };
   }
@@ -157,27 +156,10 @@ export class SeedServer {
     return out;
   }
 
-  private async serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const path = (req.url ?? "").split("?")[0];
-    const text = (code: number, body: string) => {
-      res.writeHead(code, { "Content-Type": "text/plain; charset=utf-8" });
-      res.end(body.endsWith("\n") ? body : body + "\n");
-    };
-    if (req.method !== "GET" && req.method !== "HEAD") return text(405, "method not allowed");
-    if (path === "/healthz") {
-      const failing = this.failingChecks();
-      return failing.length === 0 ? text(200, "ok") : text(500, failing.join("\n"));
-    }
-    if (path === "/readyz") {
-      const up = this.o.servers.filter((s) => this.tunnels.isUp(s.name)).map((s) => s.name);
-      return up.length > 0 ? text(200, `ok: tunnel up via ${up.join(", ")}`) : text(503, "no tunnel is up");
-    }
-    if (path === "/metrics") {
-      const body = await this.registry.metrics();
-      res.writeHead(200, { "Content-Type": this.registry.contentType });
-      return void res.end(body);
-    }
-    text(404, "not found");
+  /** Ready while a tunnel is up. */
+  readiness(): { ready: boolean; message: string } {
+    const up = this.o.servers.filter((s) => this.tunnels.isUp(s.name)).map((s) => s.name);
+    return up.length > 0 ? { ready: true, message: `ok: tunnel up via ${up.join(", ")}` } : { ready: false, message: "no tunnel is up" };
   }
 
   async close(): Promise<void> {
@@ -186,9 +168,6 @@ export class SeedServer {
     await this.polling;
     for (const st of this.state.values()) st.connection?.close();
     await this.egress.close();
-    await new Promise<void>((resolve) => {
-      this.health.close(() => resolve());
-      this.health.closeAllConnections();
-    });
+    await this.health.close();
   }
 }
