@@ -1,4 +1,5 @@
-// Maps errors of the etcd3 client (gRPC and etcd server errors) to StorageError.
+// Maps errors of the etcd clients (etcd3's for watches, kv-client.ts for unary calls: gRPC and
+// etcd server errors) to StorageError.
 import {
   ClientClosedError,
   GRPCCancelledError,
@@ -8,6 +9,15 @@ import {
   GRPCUnknownError,
 } from "etcd3";
 import { StorageError } from "../interface.ts";
+import { EtcdCallError, GrpcCode } from "./kv-client.ts";
+
+const connectionCodes: ReadonlySet<number> = new Set([
+  GrpcCode.Cancelled,
+  GrpcCode.Unknown,
+  GrpcCode.DeadlineExceeded,
+  GrpcCode.Internal,
+  GrpcCode.Unavailable,
+]);
 
 export function toStorageError(err: unknown, what: string): unknown {
   if (err instanceof StorageError) return err;
@@ -28,6 +38,7 @@ export function toStorageError(err: unknown, what: string): unknown {
 
 function isConnectionError(err: unknown): boolean {
   return (
+    (err instanceof EtcdCallError && connectionCodes.has(err.code)) ||
     err instanceof GRPCUnavailableError ||
     err instanceof GRPCDeadlineExceededError ||
     err instanceof GRPCCancelledError ||

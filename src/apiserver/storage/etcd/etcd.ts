@@ -1,11 +1,12 @@
 // Storage on etcd v3 (the etcd3 package). Writes are the apiserver's transactions: "if the key's
 // mod (or create) revision is X then put/delete, else get", so a failed precondition reports the
 // current value in the same round trip. int64 fields arrive as strings and are turned into numbers.
-import { CompareResult, CompareTarget, Etcd3, type IKeyValue, type IRequestOp, type ICompare, type ITxnResponse } from "etcd3";
+import { Etcd3 } from "etcd3";
 import type { KeyValue, ListOptions, ListResult, Storage, StorageEvent, WatchHandle } from "../interface.ts";
 import { StorageError } from "../interface.ts";
 import { normalizePrefix, rangeStart } from "../keys.ts";
 import { toStorageError } from "./errors.ts";
+import { EtcdKvClient, Result, Target, type Compare, type KvMessage, type RequestOp, type TxnResponse } from "./kv-client.ts";
 import { SharedReads } from "./shared-reads.ts";
 import { byteRangeEnd, watchEtcd, type EtcdWatch } from "./watch.ts";
 
@@ -20,7 +21,9 @@ export interface EtcdStorageOptions {
 
 export class EtcdStorage implements Storage {
   readonly kind = "etcd" as const;
+  /** For watches only; unary calls go through `kv` (kv-client.ts). */
   private readonly client: Etcd3;
+  private readonly kv: EtcdKvClient;
   private readonly prefix: string;
   private readonly watches = new Set<EtcdWatch>();
   private readonly revisions = new SharedReads<number>();
@@ -34,6 +37,7 @@ export class EtcdStorage implements Storage {
       dialTimeout: timeout,
       defaultCallOptions: (ctx) => (ctx.isStream ? {} : { deadline: Date.now() + timeout }),
     });
+    this.kv = new EtcdKvClient(options.endpoints, timeout);
   }
 
   /**
@@ -46,7 +50,7 @@ export class EtcdStorage implements Storage {
 
   private async readRevision(): Promise<number> {
     const res = await this.call("current revision", () =>
-      this.client.kv.range({ key: this.probeKey(), count_only: true }),
+      this.kv.range({ key: this.probeKey(), count_only: true }),
     );
     return Number(res.header.revision);
   }
@@ -59,7 +63,7 @@ export class EtcdStorage implements Storage {
     const current = await this.currentRevision();
     const readable = async (rev: number) => {
       try {
-        await this.client.kv.range({ key: this.probeKey(), count_only: true, revision: rev });
+        await this.kv.range({ key: this.probeKey(), count_only: true, revision: rev });
         return true;
       } catch (err) {
         const mapped = toStorageError(err, "compacted revision");
@@ -79,7 +83,7 @@ export class EtcdStorage implements Storage {
   }
 
   async get(key: string): Promise<KeyValue | undefined> {
-    const res = await this.call(`get ${key}`, () => this.client.kv.range({ key: this.full(key) }));
+    const res = await this.call(`get ${key}`, () => this.kv.range({ key: this.full(key) }));
     const kv = res.kvs[0];
     return kv && this.toKeyValue(kv);
   }
@@ -95,12 +99,12 @@ export class EtcdStorage implements Storage {
     if (!unbounded && Buffer.compare(start, end) >= 0) {
       // The start key lies past the prefix: an empty page, still read at the right revision.
       const res = await this.call(`list ${p}`, () =>
-        this.client.kv.range({ key: this.probeKey(), count_only: true, revision }),
+        this.kv.range({ key: this.probeKey(), count_only: true, revision }),
       );
       return { items: [], revision: revision || Number(res.header.revision), more: false };
     }
     const res = await this.call(`list ${p}`, () =>
-      this.client.kv.range({ key: start, range_end: end, revision, limit }),
+      this.kv.range({ key: start, range_end: end, revision, limit }),
     );
     return { items: res.kvs.map((kv) => this.toKeyValue(kv)), revision: revision || Number(res.header.revision), more: res.more };
   }
@@ -119,7 +123,7 @@ export class EtcdStorage implements Storage {
     const key = p === "" ? Buffer.from([0]) : Buffer.from(p);
     const range_end = byteRangeEnd(Buffer.from(p));
     const res = await this.call(`changes under ${prefix}`, () =>
-      this.client.kv.txn({
+      this.kv.txn({
         compare: [],
         success: [
           { request_range: { key, range_end, count_only: true } },
@@ -127,13 +131,13 @@ export class EtcdStorage implements Storage {
         ],
       }),
     );
-    const live = Number(res.responses[0]?.response_range.count ?? 0);
-    const changed = (res.responses[1]?.response_range.kvs.length ?? 0) > 0;
+    const live = Number(res.responses[0]?.response_range?.count ?? 0);
+    const changed = (res.responses[1]?.response_range?.kvs.length ?? 0) > 0;
     return { live, changed };
   }
 
   async create(key: string, value: string): Promise<KeyValue> {
-    const res = await this.txn(`create ${key}`, key, [this.cmp(key, CompareTarget.Create, CompareResult.Equal, 0)], {
+    const res = await this.txn(`create ${key}`, key, [this.cmp(key, Target.Create, Result.Equal, 0)], {
       request_put: { key: this.full(key), value: Buffer.from(value) },
     });
     const rev = Number(res.header.revision);
@@ -148,7 +152,7 @@ export class EtcdStorage implements Storage {
       request_put: { key: this.full(key), value: Buffer.from(value), prev_kv: true },
     });
     if (!res.succeeded) throw this.preconditionError(key, res, expectedModRevision);
-    const prev = res.responses[0]?.response_put.prev_kv;
+    const prev = res.responses[0]?.response_put?.prev_kv;
     const rev = Number(res.header.revision);
     return { key, value, createRevision: prev ? Number(prev.create_revision) : rev, modRevision: rev };
   }
@@ -158,7 +162,7 @@ export class EtcdStorage implements Storage {
       request_delete_range: { key: this.full(key), prev_kv: true },
     });
     if (!res.succeeded) throw this.preconditionError(key, res, expectedModRevision);
-    const prev = res.responses[0]?.response_delete_range.prev_kvs[0];
+    const prev = res.responses[0]?.response_delete_range?.prev_kvs[0];
     if (!prev) throw new StorageError("NotFound", `key ${key} not found`, { key });
     return { ...this.toKeyValue(prev), modRevision: Number(res.header.revision) };
   }
@@ -185,7 +189,7 @@ export class EtcdStorage implements Storage {
   /** Compacts etcd's whole keyspace (compaction is global, not per prefix). Older than compacted: no-op. */
   async compact(revision: number): Promise<void> {
     try {
-      await this.client.kv.compact({ revision, physical: true });
+      await this.kv.compact({ revision, physical: true });
     } catch (err) {
       const mapped = toStorageError(err, `compact at ${revision}`);
       if (mapped instanceof StorageError && mapped.code === "Compacted") return;
@@ -202,6 +206,7 @@ export class EtcdStorage implements Storage {
     await Promise.race([Promise.all(watches.map((w) => w.cancelled())), timeout]);
     clearTimeout(timer);
     this.client.close();
+    this.kv.close();
   }
 
   /** Some key inside this storage's prefix, for reads that only want a response header. */
@@ -213,7 +218,7 @@ export class EtcdStorage implements Storage {
     return Buffer.from(this.prefix + key);
   }
 
-  private toKeyValue(kv: IKeyValue): KeyValue {
+  private toKeyValue(kv: KvMessage): KeyValue {
     return {
       key: kv.key.toString().slice(this.prefix.length),
       value: kv.value.toString(),
@@ -222,30 +227,30 @@ export class EtcdStorage implements Storage {
     };
   }
 
-  private cmp(key: string, target: CompareTarget, result: CompareResult, value: number): ICompare {
-    const field = target === CompareTarget.Create ? "create_revision" : "mod_revision";
+  private cmp(key: string, target: number, result: number, value: number): Compare {
+    const field = target === Target.Create ? "create_revision" : "mod_revision";
     return { key: this.full(key), target, result, [field]: value };
   }
 
   /** The key must exist (create revision > 0) and, when given, have the expected mod revision. */
-  private preconditions(key: string, expectedModRevision: number | undefined): ICompare[] {
-    const exists = this.cmp(key, CompareTarget.Create, CompareResult.Greater, 0);
+  private preconditions(key: string, expectedModRevision: number | undefined): Compare[] {
+    const exists = this.cmp(key, Target.Create, Result.Greater, 0);
     if (expectedModRevision === undefined) return [exists];
-    return [exists, this.cmp(key, CompareTarget.Mod, CompareResult.Equal, expectedModRevision)];
+    return [exists, this.cmp(key, Target.Mod, Result.Equal, expectedModRevision)];
   }
 
-  private txn(what: string, key: string, compare: ICompare[], success: IRequestOp): Promise<ITxnResponse> {
+  private txn(what: string, key: string, compare: Compare[], success: RequestOp): Promise<TxnResponse> {
     return this.call(what, () =>
-      this.client.kv.txn({ compare, success: [success], failure: [{ request_range: { key: this.full(key) } }] }),
+      this.kv.txn({ compare, success: [success], failure: [{ request_range: { key: this.full(key) } }] }),
     );
   }
 
-  private currentOf(res: ITxnResponse): KeyValue | undefined {
-    const kv = res.responses[0]?.response_range.kvs[0];
+  private currentOf(res: TxnResponse): KeyValue | undefined {
+    const kv = res.responses[0]?.response_range?.kvs[0];
     return kv && this.toKeyValue(kv);
   }
 
-  private preconditionError(key: string, res: ITxnResponse, expected: number | undefined): StorageError {
+  private preconditionError(key: string, res: TxnResponse, expected: number | undefined): StorageError {
     const current = this.currentOf(res);
     if (!current) return new StorageError("NotFound", `key ${key} not found`, { key });
     return new StorageError(

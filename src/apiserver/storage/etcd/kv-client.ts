@@ -1,0 +1,238 @@
+// A lean client for etcd's unary KV calls (Range, Txn, Compact): gRPC framing over one node:http2
+// session per endpoint, messages encoded and decoded by protobufjs from the etcd3 package's own
+// .proto files. Each call is one HTTP/2 stream with a prebuilt header block; no interceptor chain,
+// resolver, load-balancer or retry policy objects per call, which is where the etcd3/grpc-js path
+// spent a third of the etcd-backed API server's CPU (docs/high-availability.md). Watches stay on
+// the etcd3 client (long-lived streams, where per-call costs do not matter).
+import { connect, constants, type ClientHttp2Session, type ClientHttp2Stream } from "node:http2";
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
+import protobuf from "protobufjs";
+
+const protoDir = join(dirname(createRequire(import.meta.url).resolve("etcd3/package.json")), "proto");
+const root = new protobuf.Root().loadSync(join(protoDir, "rpc.proto"), { keepCase: true });
+const types = {
+  RangeRequest: root.lookupType("etcdserverpb.RangeRequest"),
+  RangeResponse: root.lookupType("etcdserverpb.RangeResponse"),
+  TxnRequest: root.lookupType("etcdserverpb.TxnRequest"),
+  TxnResponse: root.lookupType("etcdserverpb.TxnResponse"),
+  CompactionRequest: root.lookupType("etcdserverpb.CompactionRequest"),
+  CompactionResponse: root.lookupType("etcdserverpb.CompactionResponse"),
+};
+
+/** Compare.CompareTarget and Compare.CompareResult as numbers, as they go on the wire. */
+export const Target = { Create: 1, Mod: 2 } as const;
+export const Result = { Equal: 0, Greater: 1 } as const;
+
+/** int64 fields decode to Long (or number when small); `Number(x)` handles both. */
+type Int64 = number | { toString(): string };
+
+export interface KvMessage {
+  key: Buffer;
+  value: Buffer;
+  create_revision: Int64;
+  mod_revision: Int64;
+}
+export interface RangeRequest {
+  key: Buffer;
+  range_end?: Buffer;
+  limit?: number;
+  revision?: number;
+  count_only?: boolean;
+  keys_only?: boolean;
+  min_mod_revision?: number;
+}
+export interface RangeResponse {
+  header: { revision: Int64 };
+  kvs: KvMessage[];
+  more: boolean;
+  count: Int64;
+}
+export interface Compare {
+  result: number;
+  target: number;
+  key: Buffer;
+  create_revision?: number;
+  mod_revision?: number;
+}
+export interface RequestOp {
+  request_range?: RangeRequest;
+  request_put?: { key: Buffer; value: Buffer; prev_kv?: boolean };
+  request_delete_range?: { key: Buffer; prev_kv?: boolean };
+}
+export interface TxnResponse {
+  header: { revision: Int64 };
+  succeeded: boolean;
+  responses: {
+    response_range?: RangeResponse;
+    response_put?: { prev_kv?: KvMessage };
+    response_delete_range?: { prev_kvs: KvMessage[] };
+  }[];
+}
+
+/** A failed call: `code` is the gRPC status (14 UNAVAILABLE, 4 DEADLINE_EXCEEDED, ...). */
+export class EtcdCallError extends Error {
+  constructor(
+    readonly code: number,
+    message: string,
+  ) {
+    super(message);
+    this.name = "EtcdCallError";
+  }
+}
+
+export const GrpcCode = { Cancelled: 1, Unknown: 2, DeadlineExceeded: 4, Internal: 13, Unavailable: 14 } as const;
+/** Codes after which the call may be sent to the next endpoint (the connection, not etcd, failed). */
+const connectionCodes: ReadonlySet<number> = new Set([GrpcCode.Unavailable]);
+const maxResponseBytes = 256 * 1024 * 1024;
+
+export class EtcdKvClient {
+  private readonly sessions = new Map<string, ClientHttp2Session>();
+  private next = 0;
+  /** Streams open per session: a session keeps the process alive only while it has some. */
+  private readonly inFlight = new Map<ClientHttp2Session, number>();
+  private closed = false;
+
+  constructor(
+    private readonly endpoints: string[],
+    private readonly timeoutMs: number,
+  ) {
+    if (endpoints.length === 0) throw new Error("etcd: no endpoints");
+  }
+
+  range(req: RangeRequest): Promise<RangeResponse> {
+    return this.call("Range", types.RangeRequest, types.RangeResponse, req) as Promise<RangeResponse>;
+  }
+
+  txn(req: { compare: Compare[]; success: RequestOp[]; failure?: RequestOp[] }): Promise<TxnResponse> {
+    return this.call("Txn", types.TxnRequest, types.TxnResponse, req) as Promise<TxnResponse>;
+  }
+
+  compact(req: { revision: number; physical: boolean }): Promise<unknown> {
+    return this.call("Compact", types.CompactionRequest, types.CompactionResponse, req);
+  }
+
+  close(): void {
+    this.closed = true;
+    for (const s of this.sessions.values()) s.close();
+    this.sessions.clear();
+  }
+
+  /** One attempt per endpoint at most, starting with the one that answered last. */
+  private async call(method: string, reqType: protobuf.Type, resType: protobuf.Type, req: object): Promise<unknown> {
+    const body = frame(reqType.encode(req).finish());
+    let lastError: unknown;
+    for (let attempt = 0; attempt < this.endpoints.length; attempt++) {
+      const endpoint = this.endpoints[this.next % this.endpoints.length]!;
+      try {
+        const payload = await this.unary(endpoint, `/etcdserverpb.KV/${method}`, body);
+        return resType.decode(payload);
+      } catch (err) {
+        lastError = err;
+        if (!(err instanceof EtcdCallError) || !connectionCodes.has(err.code)) throw err;
+        this.next++;
+      }
+    }
+    throw lastError;
+  }
+
+  private session(endpoint: string): ClientHttp2Session {
+    if (this.closed) throw new EtcdCallError(GrpcCode.Cancelled, "etcd client closed");
+    const existing = this.sessions.get(endpoint);
+    if (existing && !existing.closed && !existing.destroyed) return existing;
+    const session = connect(endpoint);
+    session.on("error", () => undefined); // every stream on it fails with its own error
+    const forget = (): void => {
+      if (this.sessions.get(endpoint) === session) this.sessions.delete(endpoint);
+    };
+    session.once("close", forget);
+    session.once("goaway", forget);
+    session.unref(); // idle sessions do not keep the process alive; calls in flight do (unary)
+    this.sessions.set(endpoint, session);
+    return session;
+  }
+
+  private unary(endpoint: string, path: string, body: Buffer): Promise<Buffer> {
+    return new Promise((resolve, reject) => {
+      let stream: ClientHttp2Stream;
+      let session: ClientHttp2Session;
+      try {
+        session = this.session(endpoint);
+        stream = session.request({
+          [constants.HTTP2_HEADER_METHOD]: "POST",
+          [constants.HTTP2_HEADER_PATH]: path,
+          [constants.HTTP2_HEADER_CONTENT_TYPE]: "application/grpc",
+          te: "trailers",
+          "grpc-timeout": `${this.timeoutMs}m`,
+        });
+      } catch (err) {
+        reject(new EtcdCallError(GrpcCode.Unavailable, `${endpoint}: ${(err as Error).message}`));
+        return;
+      }
+      const chunks: Buffer[] = [];
+      let size = 0;
+      let httpStatus = 0;
+      let status: number | undefined;
+      let message = "";
+      const statusOf = (h: Record<string, unknown>): void => {
+        if (h["grpc-status"] !== undefined) {
+          status = Number(h["grpc-status"]);
+          message = decodeURIComponent(String(h["grpc-message"] ?? ""));
+        }
+      };
+      stream.setTimeout(this.timeoutMs, () => {
+        stream.close(constants.NGHTTP2_CANCEL);
+        reject(new EtcdCallError(GrpcCode.DeadlineExceeded, `${endpoint}: deadline of ${this.timeoutMs} ms exceeded`));
+      });
+      stream.on("response", (h) => {
+        httpStatus = Number(h[constants.HTTP2_HEADER_STATUS]);
+        statusOf(h);
+      });
+      stream.on("trailers", statusOf);
+      stream.on("data", (c: Buffer) => {
+        size += c.length;
+        if (size > maxResponseBytes) {
+          stream.close(constants.NGHTTP2_CANCEL);
+          reject(new EtcdCallError(GrpcCode.Internal, `${endpoint}: response larger than ${maxResponseBytes} bytes`));
+          return;
+        }
+        chunks.push(c);
+      });
+      stream.on("error", (err) => reject(new EtcdCallError(GrpcCode.Unavailable, `${endpoint}: ${err.message}`)));
+      const open = this.inFlight.get(session) ?? 0;
+      this.inFlight.set(session, open + 1);
+      if (open === 0) session.ref();
+      stream.on("close", () => {
+        const left = (this.inFlight.get(session) ?? 1) - 1;
+        if (left > 0) this.inFlight.set(session, left);
+        else {
+          this.inFlight.delete(session);
+          session.unref();
+        }
+        if (status === undefined) {
+          const why = httpStatus ? `HTTP ${httpStatus} without a gRPC status` : `stream closed (code ${stream.rstCode})`;
+          reject(new EtcdCallError(GrpcCode.Unavailable, `${endpoint}: ${why}`));
+        } else if (status !== 0) {
+          reject(new EtcdCallError(status, message || `gRPC status ${status}`));
+        } else {
+          const all = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
+          if (all.length < 5 || all[0] !== 0 || all.readUInt32BE(1) !== all.length - 5) {
+            reject(new EtcdCallError(GrpcCode.Internal, `${endpoint}: malformed gRPC response (${all.length} bytes)`));
+          } else {
+            resolve(all.subarray(5));
+          }
+        }
+      });
+      stream.end(body);
+    });
+  }
+}
+
+/** gRPC's length-prefixed message: one flag byte (0, uncompressed) and a big-endian length. */
+function frame(message: Uint8Array): Buffer {
+  const out = Buffer.allocUnsafe(5 + message.length);
+  out[0] = 0;
+  out.writeUInt32BE(message.length, 1);
+  out.set(message, 5);
+  return out;
+}
