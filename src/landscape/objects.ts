@@ -12,6 +12,8 @@ import type { Client } from "../client/client.ts";
 import { Projects, Seeds, Shoots } from "../client/garden.ts";
 import { type ResourceType, resourceType } from "../client/resource.ts";
 import { Clusters } from "../extensions/resources.ts";
+import { ANNOTATION_HA_VPN } from "../api/gardencore/shoot.ts";
+import { LANDSCAPE_VPN_HA } from "./vpn.ts";
 import { MEMBER_USER, PROJECT, PROJECT_NAMESPACE, SEED, SHOOT, SHOOT_TECHNICAL_ID, WORKER_POOL, WORKERS } from "./layout.ts";
 
 const CRDs = resourceType<CustomResourceDefinition>({ group: "apiextensions.k8s.io", version: "v1", kind: "CustomResourceDefinition", plural: "customresourcedefinitions", namespaced: false });
@@ -52,6 +54,8 @@ export async function createShoot(garden: Client, seed: Client, nodeCidr: string
       networking: { nodes: nodeCidr, pods: podCidr },
     },
   });
+  // The landscape runs the shoot's VPN highly available (vpn.ts); the Shoot says so, also one of an earlier run.
+  await garden.patch(Shoots, { namespace: PROJECT_NAMESPACE, name: SHOOT }, { type: "merge", body: { metadata: { annotations: { [ANNOTATION_HA_VPN]: String(LANDSCAPE_VPN_HA) } } } });
   const shoot = await garden.patchStatus(Shoots, { namespace: PROJECT_NAMESPACE, name: SHOOT }, { type: "merge", body: { status: { technicalID: SHOOT_TECHNICAL_ID } } });
   await createIfAbsent(seed, Namespaces, { metadata: { name: SHOOT_TECHNICAL_ID } });
   await createIfAbsent(seed, Clusters, { metadata: { name: SHOOT_TECHNICAL_ID }, spec: { cloudProfile: {}, seed: { metadata: { name: SEED } }, shoot } });

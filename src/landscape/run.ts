@@ -10,12 +10,13 @@ import type { LinuxHost } from "../host/index.ts";
 import { DEFAULT_NODE_CIDR } from "../provider-local/network/networks.ts";
 import { adminKubeconfigOf, componentContext, prepareHost, type RunOptions, seedNodeName, shootNodeName, startWorkers, writeKubeconfigs } from "./bringup.ts";
 import * as c from "./components.ts";
-import { PROJECT_NAMESPACE, SEED_WORKERS, SHOOT_POD_CIDR, SHOOT_TECHNICAL_ID, WORKERS } from "./layout.ts";
+import { PROJECT_NAMESPACE, SEED_WORKERS, SHOOT, SHOOT_POD_CIDR, SHOOT_TECHNICAL_ID, WORKERS } from "./layout.ts";
 import { applySeedCRDs, createGardenObjects, createShoot, publishShootKubeconfig } from "./objects.ts";
 import { apiServerClient, kubeletsServing, nodeKeysApplied, nodesRegistered, waitFor, workloadsSchedulable } from "./readiness.ts";
 import { writeStatus, type LandscapeStatus } from "./status.ts";
 import { Supervisor } from "./supervisor.ts";
-import { EGRESS_PORT, prepareVpn, startVpn, VPN_SERVER_ADDRESS } from "./vpn.ts";
+import { EGRESS_PORT, LANDSCAPE_VPN_HA, prepareVpn, startVpn, VPN_SERVER_ADDRESS } from "./vpn.ts";
+import { ANNOTATION_HA_VPN, isVpnHighlyAvailable } from "../api/gardencore/shoot.ts";
 import { parsePositiveDuration } from "../utils/duration.ts";
 
 /** Shared by the run and its failure path: the phase a failure sets stays. */
@@ -48,7 +49,7 @@ export async function runLandscape(o: RunOptions, status: Status, hooks: RunHook
   refreshStatus(supervisor, prepared.host, status, report, running);
 
   // Before the shoot API server starts: its egress selector configuration names the VPN's egress proxy.
-  const vpnCreds = await prepareVpn(layout);
+  const vpnCreds = await prepareVpn(layout, LANDSCAPE_VPN_HA);
   const { garden, seed, shoot } = await startApiServers(o, supervisor, ctx);
   supervisor.start(c.vpnSeedProxy(ctx));
   await writeKubeconfigs(o, prepared.networks);
@@ -68,7 +69,8 @@ export async function runLandscape(o: RunOptions, status: Status, hooks: RunHook
   await prepared.networks.ensureNodeNetwork(SHOOT_TECHNICAL_ID, nodeCidr);
   log(`shoot local created; node network ${nodeCidr}`);
   const shootCidrs = [nodeCidr, shootObject.spec.networking?.pods ?? SHOOT_POD_CIDR, ...(shootObject.spec.networking?.services ? [shootObject.spec.networking.services] : [])];
-  const vpn = await startVpn({ layout, networks: prepared.networks, seed, creds: vpnCreds, hostAddress: prepared.hostAddress, nodeCidr, shootCidrs });
+  if (isVpnHighlyAvailable(shootObject) !== LANDSCAPE_VPN_HA) throw new Error(`shoot ${SHOOT}: its annotation ${ANNOTATION_HA_VPN} must be "${LANDSCAPE_VPN_HA}"`);
+  const vpn = await startVpn({ layout, networks: prepared.networks, seed, creds: vpnCreds, hostAddress: prepared.hostAddress, nodeCidr, shootCidrs, highAvailability: LANDSCAPE_VPN_HA });
   running.inProcess.push(() => vpn.stop());
   log(`reversed VPN: vpn-seed-server at ${VPN_SERVER_ADDRESS}, vpn-shoot-client at ${vpn.clientAddress}`);
 

@@ -71,17 +71,23 @@ export function kubectlInPty(path: string, kubeconfig: string, args: string, ste
   });
 }
 
+/** The pid of a recorded process of the landscape (the VPN's openvpn processes: vpn-shoot-client-0.<ns>, vpn-seed-server.<ns>.openvpn-0). */
+export async function recordedPid(l: Landscape, name: string): Promise<number> {
+  const pid = (await hostOf(l).processStatus(name))?.process?.pid;
+  if (!pid) throw new Error(`${name} is not running`);
+  return pid;
+}
+
 /**
- * Takes the reversed VPN's tunnel away until the returned pid gets SIGCONT: freezes the vpn-shoot-client's
- * openvpn (so its supervisor sees it running and restarts nothing) and destroys its TCP connection to the
- * seed CONNECT proxy (the server side sees the reset at once and marks the tunnel down).
+ * Takes the reversed VPN's tunnels away until the returned pids get SIGCONT: freezes the vpn-shoot-client's
+ * openvpn processes (so their supervisor sees them running and restarts nothing) and destroys their TCP
+ * connections to the seed CONNECT proxy (the server side sees the reset at once and marks the tunnels down).
  */
-export async function stopShootClient(l: Landscape): Promise<{ pid: number; clientNs: string }> {
+export async function stopShootClient(l: Landscape): Promise<{ pids: number[]; clientNs: string }> {
   const host = hostOf(l);
-  const pid = (await host.processStatus(`vpn-shoot-client.${SHOOT_TECHNICAL_ID}`))?.process?.pid;
-  if (!pid) throw new Error("the vpn-shoot-client's openvpn is not running");
-  process.kill(pid, "SIGSTOP");
+  const pids = await Promise.all([0, 1].map((i) => recordedPid(l, `vpn-shoot-client-${i}.${SHOOT_TECHNICAL_ID}`)));
+  for (const pid of pids) process.kill(pid, "SIGSTOP");
   const clientNs = host.names.netns("vpnshoot", SHOOT_TECHNICAL_ID);
   await host.execInNetns(clientNs, "ss", ["-K", "dport", "=", ":8132"]);
-  return { pid, clientNs };
+  return { pids, clientNs };
 }

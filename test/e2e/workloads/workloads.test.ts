@@ -19,7 +19,7 @@ import { parseTable } from "../../support/table.ts";
 import { type Landscape, skipUnlessRoot, startLandscape } from "../support/landscape.ts";
 import { checkInPodKubectl } from "./in-pod-kubectl.ts";
 import { firstExecAndLogs, followLogs, killingEvent, startStreamPods, terminals } from "./streams.ts";
-import { hostOf, inMachine, kubectlInPty, podInPhase, podTraces, shootMachine, shootNode, signalNodeAgent, stopShootClient, type PodJson } from "./support.ts";
+import { hostOf, inMachine, kubectlInPty, podInPhase, podTraces, recordedPid, shootMachine, shootNode, signalNodeAgent, stopShootClient, type PodJson } from "./support.ts";
 
 const PREFIX = "glk-";
 const PORTS = { garden: 31443, seed: 31444, shoot: 31445 };
@@ -163,11 +163,29 @@ describe("workloads on the local landscape", { skip, timeout: 900_000 }, () => {
     await k.ok(["delete", "pod", "probe"]);
   });
 
-  test("without the vpn-shoot-client's tunnel exec fails with the egress proxy's error; exec works again within seconds of its return", async () => {
+  test("HA: killing one tunnel's OpenVPN server during a running exec stream, the next exec works within 2 s through the other", async () => {
     await k.ok(["run", "v", "--image=busybox", "--", "sleep", "3600"]);
     await podInPhase(k, "v", ["Running"]);
+    const stream = k.stream(["exec", "v", "--", "sh", "-c", "while :; do echo tick; sleep 0.2; done"]);
+    try {
+      await stream.waitFor(/tick/, 20_000);
+      const metrics = await (await fetch(`http://${VPN_SERVER_ADDRESS}:15000/metrics`)).text();
+      assert.match(metrics, /^vpn_egress_streams\{server="vpn-seed-server-0"\} [1-9]/m, "the stream goes through tunnel 0");
+      process.kill(await recordedPid(l, `vpn-seed-server.${SHOOT_TECHNICAL_ID}.openvpn-0`), "SIGKILL");
+      const killed = Date.now();
+      await eventually("exec through tunnel 1", async () => ((await k.run(["exec", "v", "--", "true"], { timeoutMs: 5_000 })).code === 0 ? true : undefined), 10_000, 100);
+      const ms = Date.now() - killed;
+      progress(`exec worked again ${ms} ms after vpn-seed-server-0's openvpn was killed`);
+      assert.ok(ms < 2_000, `the next exec worked only after ${ms} ms (goal: 2 s)`);
+      assert.notEqual(await stream.exit(60_000), 0, "the stream through the killed tunnel ended with an error");
+    } finally {
+      await stream.stop();
+    }
+  });
+
+  test("without the vpn-shoot-client's tunnels exec fails with the egress proxy's error; exec works again within seconds of their return", async () => {
     assert.equal((await k.ok(["exec", "v", "--", "echo", "through"])).trim(), "through");
-    const { pid, clientNs } = await stopShootClient(l);
+    const { pids, clientNs } = await stopShootClient(l);
     let failed: { code: number | null; stderr: string };
     try {
       failed = await eventually("exec refused without a tunnel", async () => {
@@ -175,7 +193,7 @@ describe("workloads on the local landscape", { skip, timeout: 900_000 }, () => {
         return r.code !== 0 ? r : undefined;
       }, 30_000, 250);
     } finally {
-      process.kill(pid, "SIGCONT");
+      for (const pid of pids) process.kill(pid, "SIGCONT");
     }
     assert.match(failed.stderr, /proxy error from 10\.1\.255\.2:9443 while dialing [\d.]+:10250, code 503/);
     const back = Date.now();
