@@ -12,7 +12,7 @@ import type { Client } from "../client/client.ts";
 import { Projects, Seeds, Shoots } from "../client/garden.ts";
 import { type ResourceType, resourceType } from "../client/resource.ts";
 import { Clusters } from "../extensions/resources.ts";
-import { ANNOTATION_HA_VPN } from "../api/gardencore/shoot.ts";
+import { ANNOTATION_HA_VPN } from "../api/gardencore/vpn.ts";
 import { LANDSCAPE_VPN_HA } from "./vpn.ts";
 import { MEMBER_USER, PROJECT, PROJECT_NAMESPACE, SEED, SHOOT, SHOOT_TECHNICAL_ID, WORKER_POOL, WORKERS } from "./layout.ts";
 

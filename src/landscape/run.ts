@@ -16,7 +16,7 @@ import { apiServerClient, kubeletsServing, nodeKeysApplied, nodesRegistered, wai
 import { writeStatus, type LandscapeStatus } from "./status.ts";
 import { Supervisor } from "./supervisor.ts";
 import { EGRESS_PORT, LANDSCAPE_VPN_HA, prepareVpn, startVpn, VPN_SERVER_ADDRESS } from "./vpn.ts";
-import { ANNOTATION_HA_VPN, isVpnHighlyAvailable } from "../api/gardencore/shoot.ts";
+import { ANNOTATION_HA_VPN, isVpnHighAvailability, vpnShootRanges } from "../api/gardencore/vpn.ts";
 import { parsePositiveDuration } from "../utils/duration.ts";
 
 /** Shared by the run and its failure path: the phase a failure sets stays. */
@@ -68,8 +68,8 @@ export async function runLandscape(o: RunOptions, status: Status, hooks: RunHook
   supervisor.start(c.providerLocal(ctx));
   await prepared.networks.ensureNodeNetwork(SHOOT_TECHNICAL_ID, nodeCidr);
   log(`shoot local created; node network ${nodeCidr}`);
-  const shootCidrs = [nodeCidr, shootObject.spec.networking?.pods ?? SHOOT_POD_CIDR, ...(shootObject.spec.networking?.services ? [shootObject.spec.networking.services] : [])];
-  if (isVpnHighlyAvailable(shootObject) !== LANDSCAPE_VPN_HA) throw new Error(`shoot ${SHOOT}: its annotation ${ANNOTATION_HA_VPN} must be "${LANDSCAPE_VPN_HA}"`);
+  const shootCidrs = vpnShootRanges(shootObject);
+  if (isVpnHighAvailability(shootObject) !== LANDSCAPE_VPN_HA) throw new Error(`shoot ${SHOOT}: its annotation ${ANNOTATION_HA_VPN} must be "${LANDSCAPE_VPN_HA}"`);
   const vpn = await startVpn({ layout, networks: prepared.networks, seed, creds: vpnCreds, hostAddress: prepared.hostAddress, nodeCidr, shootCidrs, highAvailability: LANDSCAPE_VPN_HA });
   running.inProcess.push(() => vpn.stop());
   log(`reversed VPN: vpn-seed-server at ${VPN_SERVER_ADDRESS}, vpn-shoot-client at ${vpn.clientAddress}`);

@@ -46,18 +46,3 @@ export function technicalIDOf(shoot: ShootLike): string {
   const id = typeof status === "object" && status !== null ? (status as { technicalID?: unknown }).technicalID : undefined;
   return typeof id === "string" ? id : "";
 }
-
-/** Overrides whether the shoot's reversed VPN runs two servers and two tunnels (docs/reversed-vpn.md#high-availability). */
-export const ANNOTATION_HA_VPN = "alpha.control-plane.shoot.gardener.cloud/high-availability-vpn";
-
-/**
- * The reversed VPN is highly available when the annotation says "true", or, without a "true"/"false"
- * annotation, when `spec.controlPlane.highAvailability.failureTolerance.type` is `node` or `zone`.
- */
-export function isVpnHighlyAvailable(shoot: ShootLike): boolean {
-  const annotation = (shoot as { metadata?: { annotations?: Record<string, string> } }).metadata?.annotations?.[ANNOTATION_HA_VPN];
-  if (annotation === "true" || annotation === "false") return annotation === "true";
-  const controlPlane = spec(shoot).controlPlane as { highAvailability?: { failureTolerance?: { type?: unknown } } } | undefined;
-  const type = controlPlane?.highAvailability?.failureTolerance?.type;
-  return type === "node" || type === "zone";
-}
