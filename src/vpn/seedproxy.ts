@@ -3,7 +3,6 @@
 // known vpn-seed-servers), and /healthz, /readyz and /metrics on a port of their own. /readyz answers 200
 // once the first list of Endpoints is in and the proxy listens: before that every client would get 403.
 import { type AddressInfo } from "node:net";
-import { type IncomingMessage, type Server, type ServerResponse, createServer } from "node:http";
 import { pino, type Logger } from "pino";
 import type { Endpoints } from "../apis/core/v1/service.ts";
 import type { Client } from "../client/client.ts";
@@ -11,7 +10,7 @@ import { resourceType } from "../client/resource.ts";
 import { Informer } from "../controllerruntime/cache/informer.ts";
 import { clientListerWatcher } from "../controllerruntime/cache/listwatch.ts";
 import { ConnectProxy } from "./connectproxy.ts";
-import { listen } from "./pipe.ts";
+import { HealthServer } from "./healthserver.ts";
 import { SERVER_LABEL, ServerDirectory } from "./servers.ts";
 
 export const CONNECT_PROXY_PORT = 8132;
@@ -33,7 +32,7 @@ export class SeedProxy {
   readonly proxy: ConnectProxy;
   private readonly informer: Informer<Endpoints>;
   private readonly log: Logger;
-  private http: Server | undefined;
+  private http: HealthServer | undefined;
 
   constructor(private readonly o: SeedProxyOptions) {
     this.log = o.log ?? pino({ level: "silent" });
@@ -54,8 +53,12 @@ export class SeedProxy {
     this.directory.markSynced();
     const proxy = await this.proxy.listen(this.o.listen.port, this.o.listen.host);
     if (!this.o.health) return { proxy };
-    this.http = createServer((req, res) => void this.serve(req, res));
-    return { proxy, health: await listen(this.http, this.o.health.port, this.o.health.host) };
+    this.http = new HealthServer({
+      registry: this.proxy.registry,
+      failingChecks: () => (this.proxy.listening() ? [] : ["the CONNECT proxy is not listening"]),
+      readiness: () => (this.ready() ? { ready: true, message: "ok" } : { ready: false, message: "the vpn-seed-servers' Endpoints are not listed yet" }),
+    });
+    return { proxy, health: await this.http.listen(this.o.health.port, this.o.health.host) };
   }
 
   ready(): boolean {
@@ -63,19 +66,8 @@ export class SeedProxy {
   }
 
   async close(): Promise<void> {
-    const http = this.http;
-    if (http) await new Promise<void>((resolve) => http.close(() => resolve()));
+    await this.http?.close();
     await this.proxy.close();
     await this.informer.stop();
-  }
-
-  private async serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const path = (req.url ?? "").split("?")[0];
-    const text = (code: number, body: string, type = "text/plain; charset=utf-8") => void res.writeHead(code, { "Content-Type": type }).end(body);
-    if (req.method !== "GET" && req.method !== "HEAD") return text(405, "method not allowed\n");
-    if (path === "/healthz") return text(200, "ok\n");
-    if (path === "/readyz") return this.ready() ? text(200, "ok\n") : text(503, "the vpn-seed-servers' Endpoints are not listed yet\n");
-    if (path === "/metrics") return text(200, await this.proxy.registry.metrics(), this.proxy.registry.contentType);
-    text(404, "not found\n");
   }
 }
