@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { ANNOTATION_HA_VPN, hasWorkers, isVpnHighAvailability, vpnShootRanges } from "./vpn.ts";
+import { ANNOTATION_HA_VPN, caRotation, hasWorkers, isVpnHighAvailability, vpnShootRanges } from "./vpn.ts";
 
 const shoot = (annotations: Record<string, string>, type?: string) => ({
   metadata: { annotations },
@@ -23,4 +23,14 @@ test("the shoot ranges default to Gardener's and are de-duplicated", () => {
   assert.deepEqual(vpnShootRanges({ spec: { networking: { nodes: "10.1.0.0/16", pods: "10.2.0.0/16", services: "10.2.0.0/16" } } }), ["10.1.0.0/16", "10.2.0.0/16"]);
   assert.equal(hasWorkers({ spec: { provider: { workers: [] } } }), false);
   assert.equal(hasWorkers({ spec: { provider: { workers: [{ name: "w" }] } } }), true);
+});
+
+test("the CA rotation's phase and initiation", () => {
+  const s = (phase: unknown, lastInitiationTime?: string) => ({ status: { credentials: { rotation: { certificateAuthorities: { phase, lastInitiationTime } } } } });
+  assert.deepEqual(caRotation(s("Preparing", "2026-11-01T00:00:00Z")), { phase: "Preparing", initiation: "2026-11-01T00:00:00Z", prepared: true });
+  assert.equal(caRotation(s("Prepared"))?.prepared, true);
+  assert.equal(caRotation(s("Completing"))?.prepared, false);
+  assert.equal(caRotation(s("Completed"))?.prepared, false);
+  assert.equal(caRotation(s("Bogus")), undefined);
+  assert.equal(caRotation({}), undefined);
 });

@@ -44,3 +44,17 @@ export function hasWorkers(shoot: object): boolean {
   const workers = field(shoot, "spec", "provider", "workers");
   return Array.isArray(workers) && workers.length > 0;
 }
+
+export type CARotationPhase = "Preparing" | "Prepared" | "Completing" | "Completed";
+
+/**
+ * The shoot's CA rotation as the VPN credentials follow it (`status.credentials.rotation.certificateAuthorities`):
+ * `prepared` while old and new CA are both trusted (Preparing, Prepared), `initiation` names the rotation
+ * (its lastInitiationTime). Undefined without a rotation.
+ */
+export function caRotation(shoot: object): { phase: CARotationPhase; initiation: string; prepared: boolean } | undefined {
+  const phase = field(shoot, "status", "credentials", "rotation", "certificateAuthorities", "phase");
+  const initiation = field(shoot, "status", "credentials", "rotation", "certificateAuthorities", "lastInitiationTime");
+  if (phase !== "Preparing" && phase !== "Prepared" && phase !== "Completing" && phase !== "Completed") return undefined;
+  return { phase, initiation: typeof initiation === "string" ? initiation : "", prepared: phase === "Preparing" || phase === "Prepared" };
+}

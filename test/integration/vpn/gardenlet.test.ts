@@ -242,6 +242,43 @@ test("HA: two client certificates, two OpenVPN Services, both addresses; back to
   await pollUntil("plain client secrets", async () => ((await secret(seed.admin, "kube-system", "vpn-shoot-client")) && !(await secret(seed.admin, CP, "vpn-shoot-client-0")) ? true : undefined));
 });
 
+test("CA rotation: prepared trusts old and new CA with every leaf and the tls-auth key new; completed drops the old CA", async () => {
+  const rotation = (phase: string) =>
+    garden.admin.patchStatus(Shoots, KEY, { type: "merge", body: { status: { credentials: { rotation: { certificateAuthorities: { phase, lastInitiationTime: "2027-09-01T00:00:00Z" } } } } } });
+  const oldCa = data(await secret(seed.admin, CP, "ca-vpn"), "ca.crt");
+  const oldTlsAuth = data(await secret(seed.admin, CP, "vpn-seed-server-tlsauth"), "vpn.tlsauth");
+  await rotation("Preparing");
+  const newCa = await pollUntil("a new CA", async () => {
+    const pem = data(await secret(seed.admin, CP, "ca-vpn"), "ca.crt");
+    return pem !== oldCa ? pem : undefined;
+  });
+  assert.equal(data(await secret(seed.admin, CP, "ca-vpn-old"), "ca.crt"), oldCa);
+  assert.equal((await secret(seed.admin, CP, "ca-vpn"))?.metadata.labels?.["last-rotation-initiation-time"], String(Date.parse("2027-09-01T00:00:00Z") / 1000));
+  await pollUntil("the shoot's bundle holds both CAs", async () => (data(await secret(seed.admin, "kube-system", "vpn-shoot-ca"), "bundle.crt") === newCa + oldCa ? true : undefined));
+  assert.equal(data(await secret(seed.admin, CP, "ca-vpn-bundle"), "bundle.crt"), newCa + oldCa);
+  const ca = new X509Certificate(newCa);
+  for (const name of ["vpn-seed-server", "kube-apiserver-http-proxy-client", "vpn-shoot-client"]) assert.ok(cert(await secret(seed.admin, CP, name)).checkIssued(ca), `${name} by the new CA`);
+  const newTlsAuth = data(await secret(seed.admin, CP, "vpn-seed-server-tlsauth"), "vpn.tlsauth");
+  assert.notEqual(newTlsAuth, oldTlsAuth);
+
+  // Prepared, and further passes: the same rotation is not repeated.
+  await rotation("Prepared");
+  const rv = (await secret(seed.admin, CP, "ca-vpn"))?.metadata.resourceVersion;
+  const probed = probes.length;
+  kick();
+  await pollUntil("a pass", () => (probes.length > probed ? true : undefined));
+  assert.equal((await secret(seed.admin, CP, "ca-vpn"))?.metadata.resourceVersion, rv);
+  assert.equal(data(await secret(seed.admin, CP, "vpn-seed-server-tlsauth"), "vpn.tlsauth"), newTlsAuth);
+
+  await rotation("Completing");
+  await pollUntil("the old CA deleted", async () => ((await secret(seed.admin, CP, "ca-vpn-old")) === undefined ? true : undefined));
+  await pollUntil("bundles with the new CA only", async () =>
+    data(await secret(seed.admin, CP, "ca-vpn-bundle"), "bundle.crt") === newCa && data(await secret(seed.admin, "kube-system", "vpn-shoot-ca"), "bundle.crt") === newCa ? true : undefined,
+  );
+  assert.equal(data(await secret(seed.admin, CP, "ca-vpn"), "ca.crt"), newCa);
+  assert.equal(data(await secret(seed.admin, CP, "vpn-seed-server-tlsauth"), "vpn.tlsauth"), newTlsAuth);
+});
+
 test("hibernation removes the Endpoints and keeps Services and Secrets", async () => {
   await patchShoot({ spec: { hibernation: { enabled: true } } });
   await pollUntil("endpoints gone", async () => ((await unlessNotFound(seed.admin.get(EndpointsType, { namespace: CP, name: "vpn-seed-server" }))) === undefined ? true : undefined));

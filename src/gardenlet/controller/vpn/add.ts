@@ -1,9 +1,9 @@
 // Wires the gardenlet's `vpn` controller (docs/reversed-vpn.md#gardenlet): garden Shoots of this seed (the
 // manager's cache holds only those) on create, deletion and updates that change the VPN (spec, the HA
-// annotation, the technical ID); the care loop and renewals come from the reconciler's requeues.
+// annotation, the technical ID, the CA rotation's phase); the care loop and renewals come from the reconciler's requeues.
 import { type Shoot } from "../../../apis/gardencore/v1beta1/types.ts";
 import { technicalIDOf } from "../../../api/gardencore/shoot.ts";
-import { ANNOTATION_HA_VPN } from "../../../api/gardencore/vpn.ts";
+import { ANNOTATION_HA_VPN, caRotation } from "../../../api/gardencore/vpn.ts";
 import type { Client } from "../../../client/client.ts";
 import { Shoots } from "../../../client/garden.ts";
 import { unlessNotFound } from "../../../client/helpers.ts";
@@ -42,7 +42,8 @@ export function shootPredicate(): Predicate<Shoot> {
       o.metadata.generation !== n.metadata.generation ||
       o.metadata.annotations?.[ANNOTATION_HA_VPN] !== n.metadata.annotations?.[ANNOTATION_HA_VPN] ||
       o.metadata.deletionTimestamp !== n.metadata.deletionTimestamp ||
-      technicalIDOf(o) !== technicalIDOf(n),
+      technicalIDOf(o) !== technicalIDOf(n) ||
+      JSON.stringify(caRotation(o) ?? null) !== JSON.stringify(caRotation(n) ?? null),
   };
 }
 

@@ -2,6 +2,8 @@
 
 /** Seed, control-plane namespace. */
 export const SECRET_CA = "ca-vpn";
+/** The previous CA while a CA rotation is prepared. */
+export const SECRET_CA_OLD = "ca-vpn-old";
 export const SECRET_CA_BUNDLE = "ca-vpn-bundle";
 export const SECRET_SERVER = "vpn-seed-server";
 export const SECRET_TLS_AUTH = "vpn-seed-server-tlsauth";
@@ -33,6 +35,7 @@ export const MANAGER_IDENTITY = "gardenlet";
 export const LABEL_CHECKSUM = "checksum-of-config";
 export const LABEL_ISSUED_AT = "issued-at-time";
 export const LABEL_VALID_UNTIL = "valid-until-time";
+export const LABEL_LAST_ROTATION_INITIATION = "last-rotation-initiation-time";
 
 /** The vpn-seed-server's Services and Endpoints. */
 export const LABEL_APP = "app";

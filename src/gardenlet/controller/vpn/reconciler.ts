@@ -5,7 +5,7 @@
 // while the tunnel is not up yet.
 import type { Shoot } from "../../../apis/gardencore/v1beta1/types.ts";
 import { isHibernated, technicalIDOf } from "../../../api/gardencore/shoot.ts";
-import { hasWorkers, isVpnHighAvailability } from "../../../api/gardencore/vpn.ts";
+import { caRotation, hasWorkers, isVpnHighAvailability } from "../../../api/gardencore/vpn.ts";
 import type { Client } from "../../../client/client.ts";
 import { Shoots } from "../../../client/garden.ts";
 import { unlessNotFound } from "../../../client/helpers.ts";
@@ -14,6 +14,7 @@ import type { ReconcileContext, Reconciler, Request, Result } from "../../../con
 import type { Clock } from "../../../utils/clock.ts";
 import { withConditions } from "../seed/status.ts";
 import type { ShootClients } from "../sshkeypair/reconciler.ts";
+import { unixSecondsLabel } from "../sshkeypair/secrets.ts";
 import type { VpnIssuer } from "./certs.ts";
 import { ensureEndpoints, healthAddress } from "./endpoints.ts";
 import { ensureVpnSecrets } from "./secrets.ts";
@@ -65,7 +66,9 @@ export class VpnReconciler implements Reconciler {
     const ha = isVpnHighAvailability(shoot);
     const nowMs = this.d.clock.nowMs();
     const addresses = await this.d.addresses?.addressesFor(namespace, ha ? 2 : 1);
-    const set = await ensureVpnSecrets({ seed: this.d.seedClient, issuer: this.d.issuer, nowMs, signal: rc.signal }, { namespace, highAvailability: ha, addresses: addresses ?? [] });
+    const r = caRotation(shoot);
+    const rotation = r ? { initiation: unixSecondsLabel(r.initiation), prepared: r.prepared } : undefined;
+    const set = await ensureVpnSecrets({ seed: this.d.seedClient, issuer: this.d.issuer, nowMs, signal: rc.signal }, { namespace, highAvailability: ha, addresses: addresses ?? [], ...(rotation ? { rotation } : {}) });
     if (set.written.length > 0) rc.log.info({ secrets: set.written }, "VPN secrets written");
     const shootClient = await this.d.shootClients?.clientFor(req);
     if (shootClient) {

@@ -13,6 +13,7 @@ import * as n from "./names.ts";
 
 export interface VpnSecretSet {
   ca: PemPair;
+  /** The current CA, plus the previous one while a CA rotation is prepared. */
   bundle: string;
   server: PemPair;
   egressClient: PemPair;
@@ -35,6 +36,11 @@ export interface VpnConfig {
   highAvailability: boolean;
   /** The VPN namespace's seed-network addresses (IP SANs of the server certificate). */
   addresses: readonly string[];
+  /**
+   * The shoot's CA rotation: `initiation` (unix seconds of its lastInitiationTime) names it; while `prepared`
+   * the previous CA stays trusted in the bundle, afterwards it is deleted.
+   */
+  rotation?: { initiation: string; prepared: boolean };
 }
 
 const b64 = (s: string): string => Buffer.from(s, "utf8").toString("base64");
@@ -82,8 +88,12 @@ class Pass {
     return unlessNotFound(this.d.seed.get(Secrets, { namespace: this.ns, name }, { signal: this.d.signal }));
   }
 
-  async put(existing: Secret | undefined, name: string, data: Record<string, string>, certPem: string | undefined, config?: string): Promise<void> {
-    if (await writeSecret(this.d.seed, existing, secret(this.ns, name, data, labels(name, certPem, config)), this.d.signal)) this.written.push(name);
+  async put(existing: Secret | undefined, name: string, data: Record<string, string>, certPem: string | undefined, config?: string, extra: Record<string, string> = {}): Promise<void> {
+    if (await writeSecret(this.d.seed, existing, secret(this.ns, name, data, { ...labels(name, certPem, config), ...extra }), this.d.signal)) this.written.push(name);
+  }
+
+  async remove(name: string): Promise<void> {
+    if (await unlessNotFound(this.d.seed.delete(Secrets, { namespace: this.ns, name }, { signal: this.d.signal }))) this.written.push(`-${name}`);
   }
 
   /** A certificate Secret (`tls.crt`, `tls.key`), kept while valid for this CA and configuration. */
@@ -99,24 +109,61 @@ class Pass {
   }
 }
 
+const rotationOf = (s: Secret | undefined): string => s?.metadata.labels?.[n.LABEL_LAST_ROTATION_INITIATION] ?? "";
+
+/** The `last-rotation-initiation-time` label: the current rotation's while prepared, else the one stored. */
+function rotationLabel(existing: Secret | undefined, rotation: VpnConfig["rotation"]): Record<string, string> {
+  const value = rotation?.prepared ? rotation.initiation : rotationOf(existing);
+  return value ? { [n.LABEL_LAST_ROTATION_INITIATION]: value } : {};
+}
+
+function readCA(s: Secret | undefined, nowMs: number): PemPair | undefined {
+  const certPem = unb64(s?.data?.[n.DATA_CA_CERT]);
+  const keyPem = unb64(s?.data?.[n.DATA_CA_KEY]);
+  return certPem && keyPem && signedBy(certPem, certPem) && !mustRenew(certPem, nowMs) ? { certPem, keyPem } : undefined;
+}
+
+/**
+ * The CA (`ca-vpn`) and, while a rotation is prepared, the previous one (`ca-vpn-old`). A rotation the
+ * stored CA has not seen (its `last-rotation-initiation-time`) moves it to `ca-vpn-old` first, then writes
+ * a new `ca-vpn`; so a pass that stops in between repeats the same move. Once the rotation completes,
+ * `ca-vpn-old` is deleted and certificates of the old CA are no longer trusted.
+ */
+async function ensureCA(p: Pass, d: EnsureDeps, rotation: VpnConfig["rotation"]): Promise<{ ca: PemPair; old?: PemPair }> {
+  const caSecret = await p.get(n.SECRET_CA);
+  let ca = readCA(caSecret, d.nowMs);
+  let old: PemPair | undefined;
+  if (rotation?.prepared) {
+    const oldSecret = await p.get(n.SECRET_CA_OLD);
+    old = readCA(oldSecret, d.nowMs);
+    if (ca && rotationOf(caSecret) !== rotation.initiation) {
+      await p.put(oldSecret, n.SECRET_CA_OLD, { [n.DATA_CA_CERT]: ca.certPem, [n.DATA_CA_KEY]: ca.keyPem }, ca.certPem, undefined, rotationLabel(caSecret, undefined));
+      old = ca;
+      ca = undefined;
+    }
+  } else {
+    await p.remove(n.SECRET_CA_OLD);
+  }
+  ca ??= await d.issuer.ca(new Date(d.nowMs));
+  await p.put(caSecret, n.SECRET_CA, { [n.DATA_CA_CERT]: ca.certPem, [n.DATA_CA_KEY]: ca.keyPem }, ca.certPem, undefined, rotationLabel(caSecret, rotation));
+  return old ? { ca, old } : { ca };
+}
+
 /** Ensures every seed-side VPN Secret of one control plane and answers their contents. */
 export async function ensureVpnSecrets(d: EnsureDeps, cfg: VpnConfig): Promise<VpnSecretSet> {
   const p = new Pass(d, cfg.namespace);
   const now = new Date(d.nowMs);
 
-  const caSecret = await p.get(n.SECRET_CA);
-  const caCert = unb64(caSecret?.data?.[n.DATA_CA_CERT]);
-  const caKey = unb64(caSecret?.data?.[n.DATA_CA_KEY]);
-  const ca = caCert && caKey && signedBy(caCert, caCert) && !mustRenew(caCert, d.nowMs) ? { certPem: caCert, keyPem: caKey } : await d.issuer.ca(now);
-  await p.put(caSecret, n.SECRET_CA, { [n.DATA_CA_CERT]: ca.certPem, [n.DATA_CA_KEY]: ca.keyPem }, ca.certPem);
-
-  const bundle = ca.certPem;
+  const { ca, old } = await ensureCA(p, d, cfg.rotation);
+  const bundle = old ? ca.certPem + old.certPem : ca.certPem;
   await p.put(await p.get(n.SECRET_CA_BUNDLE), n.SECRET_CA_BUNDLE, { [n.DATA_BUNDLE]: bundle }, undefined);
 
+  // A new tls-auth key with every rotation (both ends take it in one step), else kept while well-formed.
   const tlsSecret = await p.get(n.SECRET_TLS_AUTH);
   const stored = unb64(tlsSecret?.data?.[n.DATA_TLS_AUTH]);
-  const tlsAuth = isTlsAuthKey(stored) ? stored! : d.issuer.tlsAuth();
-  await p.put(tlsSecret, n.SECRET_TLS_AUTH, { [n.DATA_TLS_AUTH]: tlsAuth }, undefined);
+  const tlsRotated = cfg.rotation?.prepared === true && tlsSecret !== undefined && rotationOf(tlsSecret) !== cfg.rotation.initiation;
+  const tlsAuth = isTlsAuthKey(stored) && !tlsRotated ? stored! : d.issuer.tlsAuth();
+  await p.put(tlsSecret, n.SECRET_TLS_AUTH, { [n.DATA_TLS_AUTH]: tlsAuth }, undefined, undefined, rotationLabel(tlsSecret, cfg.rotation));
 
   const addresses = [...cfg.addresses];
   const server = await p.leaf(n.SECRET_SERVER, ca, { addresses }, () => d.issuer.server(ca, { namespace: cfg.namespace, addresses }, now));
@@ -124,8 +171,6 @@ export async function ensureVpnSecrets(d: EnsureDeps, cfg: VpnConfig): Promise<V
   const clients: Record<string, PemPair> = {};
   for (const cn of n.shootClientNames(cfg.highAvailability)) clients[cn] = await p.leaf(cn, ca, {}, () => d.issuer.client(ca, cn, now));
   // The other mode's client certificates (a switch between plain and HA) go.
-  for (const stale of n.shootClientNames(!cfg.highAvailability)) {
-    if (await unlessNotFound(d.seed.delete(Secrets, { namespace: cfg.namespace, name: stale }, { signal: d.signal }))) p.written.push(`-${stale}`);
-  }
+  for (const stale of n.shootClientNames(!cfg.highAvailability)) await p.remove(stale);
   return { ca, bundle, server, egressClient, clients, tlsAuth, written: p.written };
 }
