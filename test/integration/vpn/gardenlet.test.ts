@@ -219,10 +219,11 @@ test("a replaced CA, a foreign or tampered certificate and a broken tls-auth key
 
 test("HA: two client certificates, two OpenVPN Services, both addresses; back to plain removes them", async () => {
   await patchShoot({ metadata: { annotations: { "alpha.control-plane.shoot.gardener.cloud/high-availability-vpn": "true" } } });
-  await pollUntil("HA endpoints", () => unlessNotFound(seed.admin.get(EndpointsType, { namespace: CP, name: "vpn-seed-server-1" })));
   const ep = (name: string) => seed.admin.get(EndpointsType, { namespace: CP, name });
   const svc = (name: string) => seed.admin.get(Services, { namespace: CP, name });
   const ports = (s: Service | Endpoints) => ("spec" in s ? (s as Service).spec?.ports : (s as Endpoints).subsets?.[0]?.ports)?.map((p) => p.port);
+  // The pass writes vpn-seed-server-0, -1, then vpn-seed-server: wait for the last.
+  await pollUntil("HA endpoints", async () => (JSON.stringify(ports(await ep("vpn-seed-server"))) === "[9443,15000]" ? true : undefined));
   assert.deepEqual((await ep("vpn-seed-server-0")).subsets?.[0]?.addresses?.map((a) => a.ip), ["127.77.0.1"]);
   assert.deepEqual((await ep("vpn-seed-server-1")).subsets?.[0]?.addresses?.map((a) => a.ip), ["127.77.0.2"]);
   assert.deepEqual(ports(await svc("vpn-seed-server-0")), [1194]);
@@ -237,7 +238,8 @@ test("HA: two client certificates, two OpenVPN Services, both addresses; back to
   assert.ok(cert(await secret(seed.admin, CP, "vpn-seed-server")).subjectAltName?.includes("IP Address:127.77.0.2"), "the server certificate names both addresses");
 
   await patchShoot({ metadata: { annotations: { "alpha.control-plane.shoot.gardener.cloud/high-availability-vpn": "false" } } });
-  await pollUntil("plain again", async () => ((await unlessNotFound(svc("vpn-seed-server-0"))) === undefined && (await unlessNotFound(ep("vpn-seed-server-1"))) === undefined ? true : undefined));
+  await pollUntil("plain again", async () => ((await unlessNotFound(svc("vpn-seed-server-1"))) === undefined ? true : undefined));
+  assert.equal(await unlessNotFound(ep("vpn-seed-server-0")), undefined);
   assert.deepEqual(ports(await svc("vpn-seed-server")), [1194, 9443, 15000]);
   await pollUntil("plain client secrets", async () => ((await secret(seed.admin, "kube-system", "vpn-shoot-client")) && !(await secret(seed.admin, CP, "vpn-shoot-client-0")) ? true : undefined));
 });
