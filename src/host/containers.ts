@@ -6,7 +6,7 @@
 // state directory) holds its setup spec (container-spec.ts), its exit file, and what the caller puts there.
 import { spawn } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
-import { readFileSync, readdirSync, readlinkSync } from "node:fs";
+import { existsSync, readFileSync, readdirSync, readlinkSync } from "node:fs";
 import { mkdir, readFile, readdir, rm, stat, writeFile } from "node:fs/promises";
 import { constants } from "node:os";
 import { join, resolve } from "node:path";
@@ -117,6 +117,16 @@ export async function containerInfo(ctx: HostContext, name: string, dir: string)
     if (late) info.exit = late;
   }
   return info;
+}
+
+/**
+ * The info of a container known before, re-read only when it may have changed: a started container whose
+ * exit file is missing and whose shim and first process still live is as it was (a kubelet asking every
+ * second for every pod's status read seven files per container).
+ */
+export async function refreshContainerInfo(ctx: HostContext, info: ContainerInfo): Promise<ContainerInfo> {
+  const unchanged = info.running && info.started && info.init !== undefined && isAlive(info.init) && (info.shim === undefined || isAlive(info.shim)) && !existsSync(join(info.dir, "exit"));
+  return unchanged ? info : containerInfo(ctx, info.name, info.dir);
 }
 
 /** Builds the shim and container-init now (otherwise the first container's start waits for the compiler). */

@@ -7,7 +7,7 @@ import { existsSync } from "node:fs";
 import { mkdir, readFile, readdir, rename, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { Readable } from "node:stream";
-import { attachContainer, containerInfo, prepareContainers, execInContainer, removeContainer, startContainer, stopContainer, type ContainerInfo, type ContainerMount, type ContainerStream } from "../../../host/containers.ts";
+import { attachContainer, containerInfo, prepareContainers, refreshContainerInfo, execInContainer, removeContainer, startContainer, stopContainer, type ContainerInfo, type ContainerMount, type ContainerStream } from "../../../host/containers.ts";
 import type { LinuxHost } from "../../../host/index.ts";
 import { KUBELET_BACKOFF, nextRestart, type BackoffPolicy } from "./backoff.ts";
 import { logStream, readLogLines } from "./logs.ts";
@@ -341,7 +341,7 @@ export class PodRuntime {
     const one = async (c: Container, waitingReason: string) => {
       const rec = p?.containers.get(c.name) ?? { attempt: -1, backoffMs: 0 };
       let info = p?.infos.get(c.name);
-      if (info) info = await containerInfo(this.host.ctx, info.name, info.dir);
+      if (info) info = await refreshContainerInfo(this.host.ctx, info);
       const tail = info && !info.started && info.exit ? (await readLogLines(this.logFile(uid, c.name, rec.attempt), 5)).join("\n") : "";
       return statusOf(uid, c, rec, info, tail, waitingReason);
     };
