@@ -105,20 +105,10 @@ export function parseRequestInfo(method: string, url: URL | string): RequestInfo
     fieldSelector: "",
   };
 
-  let parts = splitPath(path).map((p) => safeDecode(p));
-  if (parts.length < 3 || !API_PREFIXES.has(parts[0] ?? "")) return info;
-  const prefix = parts[0] ?? "";
-  parts = parts.slice(1);
-  let group = "";
-  if (!GROUPLESS_PREFIXES.has(prefix)) {
-    if (parts.length < 3) return info;
-    group = parts[0] ?? "";
-    parts = parts.slice(1);
-  }
-  const resourceInfo: RequestInfo = { ...info, isResourceRequest: true, apiPrefix: prefix, apiGroup: group };
-  resourceInfo.apiVersion = parts[0] ?? "";
-  parts = parts.slice(1);
-
+  const api = splitApiPath(path);
+  if (!api) return info;
+  const resourceInfo: RequestInfo = { ...info, isResourceRequest: true, apiPrefix: api.prefix, apiGroup: api.group, apiVersion: api.version };
+  let parts = api.rest;
   if (SPECIAL_VERBS.has(parts[0] ?? "")) {
     // /watch/... or /proxy/...: needs something after the verb.
     if (parts.length < 2) return info;
@@ -127,34 +117,63 @@ export function parseRequestInfo(method: string, url: URL | string): RequestInfo
   } else {
     resourceInfo.verb = METHOD_VERBS[method.toUpperCase()] ?? "";
   }
-
-  if (parts[0] === "namespaces") {
-    if (parts.length > 1) {
-      resourceInfo.namespace = parts[1] ?? "";
-      // namespaces/<ns>/<resource>/...: the part after the namespace is a resource, unless it is
-      // one of the namespace's own subresources (status, finalize).
-      if (parts.length > 2 && !NAMESPACE_SUBRESOURCES.has(parts[2] ?? "")) parts = parts.slice(2);
-    }
-  }
-  resourceInfo.parts = parts;
-  if (parts.length >= 3 && !SPECIAL_VERBS_NO_SUBRESOURCES.has(resourceInfo.verb)) resourceInfo.subresource = parts[2] ?? "";
-  if (parts.length >= 2) {
-    resourceInfo.name = parts[1] ?? "";
-    resourceInfo.nameInPath = true;
-  }
-  if (parts.length >= 1) resourceInfo.resource = parts[0] ?? "";
-
-  if (!resourceInfo.name && resourceInfo.verb === "get") {
-    resourceInfo.verb = parseBool(u.searchParams.get("watch")) === true ? "watch" : "list";
-    const selector = u.searchParams.get("fieldSelector");
-    if (selector) {
-      resourceInfo.fieldSelector = selector;
-      const name = exactFieldMatch(selector, "metadata.name");
-      if (name && validPathSegmentName(name)) resourceInfo.name = name;
-    }
-  }
-  if (!resourceInfo.name && resourceInfo.verb === "delete") resourceInfo.verb = "deletecollection";
+  setResourceParts(resourceInfo, parts);
+  setCollectionVerb(resourceInfo, u.searchParams);
   return resourceInfo;
+}
+
+interface ApiPath {
+  prefix: string;
+  group: string;
+  version: string;
+  /** What follows /<prefix>[/<group>]/<version>. */
+  rest: string[];
+}
+
+/** /api/<version>/... or /apis/<group>/<version>/...; undefined for any other path. */
+function splitApiPath(path: string): ApiPath | undefined {
+  let parts = splitPath(path).map((p) => safeDecode(p));
+  if (parts.length < 3 || !API_PREFIXES.has(parts[0] ?? "")) return undefined;
+  const prefix = parts[0] ?? "";
+  parts = parts.slice(1);
+  let group = "";
+  if (!GROUPLESS_PREFIXES.has(prefix)) {
+    if (parts.length < 3) return undefined;
+    group = parts[0] ?? "";
+    parts = parts.slice(1);
+  }
+  return { prefix, group, version: parts[0] ?? "", rest: parts.slice(1) };
+}
+
+/** Namespace, resource, name and subresource from the parts after the version (and special verb). */
+function setResourceParts(info: RequestInfo, parts: string[]): void {
+  if (parts[0] === "namespaces" && parts.length > 1) {
+    info.namespace = parts[1] ?? "";
+    // namespaces/<ns>/<resource>/...: the part after the namespace is a resource, unless it is
+    // one of the namespace's own subresources (status, finalize).
+    if (parts.length > 2 && !NAMESPACE_SUBRESOURCES.has(parts[2] ?? "")) parts = parts.slice(2);
+  }
+  info.parts = parts;
+  if (parts.length >= 3 && !SPECIAL_VERBS_NO_SUBRESOURCES.has(info.verb)) info.subresource = parts[2] ?? "";
+  if (parts.length >= 2) {
+    info.name = parts[1] ?? "";
+    info.nameInPath = true;
+  }
+  if (parts.length >= 1) info.resource = parts[0] ?? "";
+}
+
+/** A GET or DELETE without a name acts on the collection: list, watch, deletecollection. */
+function setCollectionVerb(info: RequestInfo, params: URLSearchParams): void {
+  if (!info.name && info.verb === "get") {
+    info.verb = parseBool(params.get("watch")) === true ? "watch" : "list";
+    const selector = params.get("fieldSelector");
+    if (selector) {
+      info.fieldSelector = selector;
+      const name = exactFieldMatch(selector, "metadata.name");
+      if (name && validPathSegmentName(name)) info.name = name;
+    }
+  }
+  if (!info.name && info.verb === "delete") info.verb = "deletecollection";
 }
 
 function safeDecode(segment: string): string {

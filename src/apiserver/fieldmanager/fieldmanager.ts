@@ -117,17 +117,9 @@ function gvkString(apiVersion: unknown, kind: unknown): string {
  * list items), 409 for conflicts unless `force`.
  */
 export function applyConfiguration(live: KubeObject | undefined, config: KubeObject, manager: string, force: boolean, s: FieldManagerScope): KubeObject {
-  if (config.apiVersion !== apiVersionOf(s) || config.kind !== s.kind) throw newBadRequest(`invalid object type: ${gvkString(config.apiVersion, config.kind)}`);
-  if (config.metadata?.managedFields !== undefined && config.metadata?.managedFields !== null) throw newBadRequest("metadata.managedFields must be nil");
+  checkConfiguration(config, s);
   const o = options(s);
-  const problems = new Problems();
-  const configSet = toFieldSet(config, o.schema, problems);
-  if (problems.list.length) {
-    const ns = live?.metadata?.namespace ?? config.metadata?.namespace ?? "";
-    const name = live?.metadata?.name ?? config.metadata?.name ?? "";
-    const detail = problems.list.length === 1 ? problems.list[0] : `errors:\n  ${problems.list.join("\n  ")}`;
-    throw new StatusError(422, "Invalid", `failed to create typed patch object (${ns}/${name}; ${gvkString(config.apiVersion, config.kind)}): ${detail}`);
-  }
+  const configSet = typedConfigSet(live, config, o);
   let managed = decodeManagedOrEmpty(live?.metadata?.managedFields);
   // Fields set while nobody tracked them (an object older than managedFields) belong to "before-first-apply".
   if (live && managed.sets.size === 0) managed = decodeManagedOrEmpty(managedFieldsAfterUpdate(undefined, live, BEFORE_FIRST_APPLY, s));
@@ -147,10 +139,7 @@ export function applyConfiguration(live: KubeObject | undefined, config: KubeObj
     if (remaining.length) throw conflictError(remaining);
     result = run(true);
   }
-  const own = result.sets.get(id);
-  const ownSet = own?.set.difference(STRIPPED);
-  if (own && ownSet && !ownSet.empty()) result.sets.set(id, { ...own, set: ownSet });
-  else result.sets.delete(id);
+  keepOwnSet(result.sets, id);
   const times = new Map(managed.times);
   const next = (result.next ?? structuredClone(base)) as KubeObject;
   if (result.next !== undefined) times.set(id, s.now);
@@ -159,4 +148,29 @@ export function applyConfiguration(live: KubeObject | undefined, config: KubeObj
   const entries = encodeManaged({ sets: result.sets, times });
   if (entries) next.metadata.managedFields = entries;
   return next;
+}
+
+/** 400 for a configuration of another type or one that carries managedFields. */
+function checkConfiguration(config: KubeObject, s: FieldManagerScope): void {
+  if (config.apiVersion !== apiVersionOf(s) || config.kind !== s.kind) throw newBadRequest(`invalid object type: ${gvkString(config.apiVersion, config.kind)}`);
+  if (config.metadata?.managedFields !== undefined && config.metadata?.managedFields !== null) throw newBadRequest("metadata.managedFields must be nil");
+}
+
+/** The configuration's field set; 422 when structured-merge-diff cannot read it. */
+function typedConfigSet(live: KubeObject | undefined, config: KubeObject, o: ReturnType<typeof options>): ReturnType<typeof toFieldSet> {
+  const problems = new Problems();
+  const configSet = toFieldSet(config, o.schema, problems);
+  if (problems.list.length === 0) return configSet;
+  const ns = live?.metadata?.namespace ?? config.metadata?.namespace ?? "";
+  const name = live?.metadata?.name ?? config.metadata?.name ?? "";
+  const detail = problems.list.length === 1 ? problems.list[0] : `errors:\n  ${problems.list.join("\n  ")}`;
+  throw new StatusError(422, "Invalid", `failed to create typed patch object (${ns}/${name}; ${gvkString(config.apiVersion, config.kind)}): ${detail}`);
+}
+
+/** The applier owns what it set, minus the fields no manager owns; an empty set is dropped. */
+function keepOwnSet(sets: Managed["sets"], id: string): void {
+  const own = sets.get(id);
+  const ownSet = own?.set.difference(STRIPPED);
+  if (own && ownSet && !ownSet.empty()) sets.set(id, { ...own, set: ownSet });
+  else sets.delete(id);
 }

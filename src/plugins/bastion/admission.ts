@@ -9,7 +9,7 @@ import { GROUP, KIND_BASTION, RESOURCE_BASTIONS, type Bastion } from "../../apis
 import { seedNameOfUser } from "../../api/gardencore/identity.ts";
 import { isHibernated, isSSHAccessEnabled, providerTypeOf, seedNameOf } from "../../api/gardencore/shoot.ts";
 import { semanticEqual } from "../../api/equality.ts";
-import { newBadRequest, newForbidden, newInternalError, newInvalid, type StatusError } from "../../apimachinery/errors.ts";
+import { newBadRequest, newForbidden, newInternalError, newInvalid } from "../../apimachinery/errors.ts";
 import { Path, invalid, required } from "../../apimachinery/field/errors.ts";
 import type { AdmissionAttributes, AdmissionPlugin } from "../../apiserver/admission/types.ts";
 import { GROUP_MASTERS, type UserInfo } from "../../apiserver/authentication/types.ts";
@@ -78,8 +78,7 @@ export class BastionAdmission implements AdmissionPlugin {
   constructor(private readonly opts: BastionAdmissionOptions = {}) {}
 
   async admit(attrs: AdmissionAttributes, client: InternalClient): Promise<void> {
-    if (attrs.resource.group !== GROUP || attrs.resource.plural !== RESOURCE_BASTIONS) return;
-    if (attrs.subresource !== "" || (attrs.operation !== "CREATE" && attrs.operation !== "UPDATE")) return;
+    if (!handles(attrs)) return;
     const isCreate = attrs.operation === "CREATE";
 
     if (this.opts.ready && !this.opts.ready()) throw newForbidden(BASTIONS, attrs.name, "not yet ready to handle request");
@@ -95,55 +94,76 @@ export class BastionAdmission implements AdmissionPlugin {
     if (requestedShoot === "") throw newInvalid(GK, name, [required(SHOOT_PATH, "shoot is required")]);
     // A changed shootRef is refused by validation (field is immutable); the stored one decides.
     const shootName = old ? shootNameOf(old) || requestedShoot : requestedShoot;
-    const rejectFor = (detail: string): StatusError => newInvalid(GK, name, [invalid(SHOOT_PATH, shootName, detail)]);
-
-    if (old) {
-      keepStored(bastion, old);
-      if (!semanticEqual(bastion.spec.ingress, old.spec.ingress)) {
-        const creator = old.metadata.annotations?.[ANNOTATION_CREATED_BY] ?? "";
-        if (creator === "" || creator !== attrs.user.username) {
-          throw newForbidden(BASTIONS, name, `only the creator of this bastion (${creator}) may change spec.ingress`);
-        }
-      }
-      const releases = old.metadata.finalizers?.includes(FINALIZER_GARDENER) && !bastion.metadata.finalizers?.includes(FINALIZER_GARDENER);
-      if (releases && !mayRemoveGardenerFinalizer(attrs.user, old)) {
-        throw newForbidden(BASTIONS, name, `only the gardenlet of seed ${old.spec.seedName ?? ""} may remove finalizer ${FINALIZER_GARDENER}`);
-      }
-    }
+    if (old) checkUpdate(bastion, old, attrs.user, name);
 
     const namespace = attrs.namespace ?? bastion.metadata.namespace ?? "";
-    let shoot: Shoot | undefined;
-    try {
-      shoot = (await client.get(SHOOTS, namespace, shootName)) as Shoot | undefined;
-    } catch (err) {
-      const msg = err instanceof Error ? err.message : String(err);
-      throw newInternalError(new Error(`could not get shoot ${namespace}/${shootName}: ${msg}`));
-    }
+    const shoot = await getShoot(client, namespace, shootName);
     // Decision: a Bastion being deleted (as stored) stays updatable once its Shoot is gone, so that
     // its finalizers can be removed (Gardener relies on Shoot deletion waiting for its Bastions,
     // which would otherwise strand them when a Shoot disappears first).
     const deleting = Boolean(old?.metadata.deletionTimestamp);
     if (!shoot && deleting) return;
-    if (!shoot) throw rejectFor(`shoot ${namespace}/${shootName} not found`);
-    if (isCreate && shoot.metadata.deletionTimestamp) throw rejectFor("shoot is in deletion");
-    if (seedNameOf(shoot) === "") throw rejectFor("shoot is not yet assigned to a seed");
-    if (isCreate && isHibernated(shoot)) throw rejectFor("shoot is hibernated");
-    if (!deleting && !isSSHAccessEnabled(shoot)) throw rejectFor("ssh access is disabled for worker nodes");
-
-    if (isCreate) {
-      setOrDelete(bastion.spec, "seedName", seedNameOf(shoot));
-      setOrDelete(bastion.spec, "providerType", providerTypeOf(shoot));
-      bastion.metadata.annotations = { ...(bastion.metadata.annotations ?? {}), [ANNOTATION_CREATED_BY]: attrs.user.username };
-    }
-    // Bastions never move: a Shoot migrated to another seed gets its Bastions deleted (GCM), not re-bound.
-    const owner: OwnerReference = {
-      apiVersion: CORE_API_VERSION,
-      kind: "Shoot",
-      name: shoot.metadata.name ?? shootName,
-      uid: shoot.metadata.uid ?? "",
-      controller: true,
-      blockOwnerDeletion: true,
-    };
-    bastion.metadata.ownerReferences = mergeOwnerReferences(bastion.metadata.ownerReferences, owner);
+    const refusal = shoot ? shootRefusal(shoot, isCreate, deleting) : `shoot ${namespace}/${shootName} not found`;
+    if (refusal !== undefined || !shoot) throw newInvalid(GK, name, [invalid(SHOOT_PATH, shootName, refusal ?? "")]);
+    if (isCreate) bindToShoot(bastion, shoot, attrs.user);
+    bastion.metadata.ownerReferences = mergeOwnerReferences(bastion.metadata.ownerReferences, shootOwner(shoot, shootName));
   }
+}
+
+/** CREATE and UPDATE of the main `bastions` resource. */
+function handles(attrs: AdmissionAttributes): boolean {
+  if (attrs.resource.group !== GROUP || attrs.resource.plural !== RESOURCE_BASTIONS || attrs.subresource !== "") return false;
+  return attrs.operation === "CREATE" || attrs.operation === "UPDATE";
+}
+
+/** UPDATE: keeps the fields clients never change and refuses what only the creator or the seed's gardenlet may do. */
+function checkUpdate(bastion: Bastion, old: Bastion, user: UserInfo, name: string): void {
+  keepStored(bastion, old);
+  if (!semanticEqual(bastion.spec.ingress, old.spec.ingress)) {
+    const creator = old.metadata.annotations?.[ANNOTATION_CREATED_BY] ?? "";
+    if (creator === "" || creator !== user.username) {
+      throw newForbidden(BASTIONS, name, `only the creator of this bastion (${creator}) may change spec.ingress`);
+    }
+  }
+  const releases = old.metadata.finalizers?.includes(FINALIZER_GARDENER) && !bastion.metadata.finalizers?.includes(FINALIZER_GARDENER);
+  if (releases && !mayRemoveGardenerFinalizer(user, old)) {
+    throw newForbidden(BASTIONS, name, `only the gardenlet of seed ${old.spec.seedName ?? ""} may remove finalizer ${FINALIZER_GARDENER}`);
+  }
+}
+
+async function getShoot(client: InternalClient, namespace: string, shootName: string): Promise<Shoot | undefined> {
+  try {
+    return (await client.get(SHOOTS, namespace, shootName)) as Shoot | undefined;
+  } catch (err) {
+    const msg = err instanceof Error ? err.message : String(err);
+    throw newInternalError(new Error(`could not get shoot ${namespace}/${shootName}: ${msg}`));
+  }
+}
+
+/** Why the Shoot cannot have this Bastion (Gardener's messages, in Gardener's order), or undefined. */
+function shootRefusal(shoot: Shoot, isCreate: boolean, deleting: boolean): string | undefined {
+  if (isCreate && shoot.metadata.deletionTimestamp) return "shoot is in deletion";
+  if (seedNameOf(shoot) === "") return "shoot is not yet assigned to a seed";
+  if (isCreate && isHibernated(shoot)) return "shoot is hibernated";
+  if (!deleting && !isSSHAccessEnabled(shoot)) return "ssh access is disabled for worker nodes";
+  return undefined;
+}
+
+/** CREATE: binds the Bastion to its Shoot's seed and provider and records its creator. */
+function bindToShoot(bastion: Bastion, shoot: Shoot, user: UserInfo): void {
+  setOrDelete(bastion.spec, "seedName", seedNameOf(shoot));
+  setOrDelete(bastion.spec, "providerType", providerTypeOf(shoot));
+  bastion.metadata.annotations = { ...(bastion.metadata.annotations ?? {}), [ANNOTATION_CREATED_BY]: user.username };
+}
+
+/** Bastions never move: a Shoot migrated to another seed gets its Bastions deleted (GCM), not re-bound. */
+function shootOwner(shoot: Shoot, shootName: string): OwnerReference {
+  return {
+    apiVersion: CORE_API_VERSION,
+    kind: "Shoot",
+    name: shoot.metadata.name ?? shootName,
+    uid: shoot.metadata.uid ?? "",
+    controller: true,
+    blockOwnerDeletion: true,
+  };
 }
