@@ -154,7 +154,8 @@ void describe("API server replicas on a 3-member etcd cluster", { skip: !etcdAva
       return h && h !== holderBefore ? h : undefined;
     });
     t.diagnostic(`controllers Lease: ${holderBefore} -> ${holderAfter}`);
-    assert.match(replicas[1]!.output(), /"msg":"started leading"/, "replica B took over the controllers");
+    // The Lease is written before the controllers' informers have synced; the log line comes after.
+    await eventually("replica B took over the controllers", () => (/"msg":"started leading"/.test(replicas[1]!.output()) ? true : undefined));
     // kubectl through the surviving replica sees the whole stream.
     const names = await kubectlFor(replicas[1]!.kubeconfig).ok(["get", "configmaps", "-n", ns, "-o", "name"]);
     assert.equal(names.split("\n").filter((l) => /^configmap\/w\d-/.test(l)).length, expected.length);

@@ -1,13 +1,4 @@
-// Maps errors of the etcd clients (etcd3's for watches, kv-client.ts for unary calls: gRPC and
-// etcd server errors) to StorageError.
-import {
-  ClientClosedError,
-  GRPCCancelledError,
-  GRPCDeadlineExceededError,
-  GRPCInternalError,
-  GRPCUnavailableError,
-  GRPCUnknownError,
-} from "etcd3";
+// Maps errors of the etcd client (kv-client.ts: gRPC and etcd server errors) to StorageError.
 import { StorageError } from "../interface.ts";
 import { EtcdCallError, GrpcCode } from "./kv-client.ts";
 
@@ -37,15 +28,5 @@ export function toStorageError(err: unknown, what: string): unknown {
 }
 
 function isConnectionError(err: unknown): boolean {
-  return (
-    (err instanceof EtcdCallError && connectionCodes.has(err.code)) ||
-    err instanceof GRPCUnavailableError ||
-    err instanceof GRPCDeadlineExceededError ||
-    err instanceof GRPCCancelledError ||
-    err instanceof GRPCInternalError ||
-    err instanceof GRPCUnknownError ||
-    err instanceof ClientClosedError ||
-    // cockatiel's circuit breaker (etcd3's per-host fault handling) after repeated failures
-    (typeof err === "object" && err !== null && (err as { isBrokenCircuitError?: unknown }).isBrokenCircuitError === true)
-  );
+  return err instanceof EtcdCallError && connectionCodes.has(err.code);
 }

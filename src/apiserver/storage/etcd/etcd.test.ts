@@ -80,6 +80,28 @@ void describe("etcd", { skip }, () => {
       }
     });
 
+    void it("a watch resumes after etcd restarts, delivering every event once and in order", async () => {
+      const [clientPort, peerPort] = [await freePort(), await freePort()];
+      const dataDir = join(dir, "restart");
+      let own = await startEtcd({ dataDir, clientPort, peerPort });
+      const s = new EtcdStorage({ endpoints: [own.endpoint], callTimeoutMs: 2000 });
+      try {
+        const w = new WatchRecorder(s, "/r", await s.currentRevision());
+        const before = await s.create("/r/a", "1");
+        await w.waitForEvents(1);
+        await own.stop();
+        own = await startEtcd({ dataDir, clientPort, peerPort });
+        const after = [await s.update("/r/a", "2", before.modRevision), await s.create("/r/b", "3")];
+        await w.waitForEvents(3);
+        assert.deepEqual(w.events.map((e) => e.kv), [before, ...after]);
+        assert.equal(w.error, undefined);
+        w.stop();
+      } finally {
+        await s.close();
+        await own.stop();
+      }
+    });
+
     void it("maps connection failures to Unavailable", async () => {
       const port = await freePort();
       const s = new EtcdStorage({ endpoints: [`http://127.0.0.1:${port}`], callTimeoutMs: 2000 });

@@ -1,14 +1,13 @@
-// Storage on etcd v3 (the etcd3 package). Writes are the apiserver's transactions: "if the key's
+// Storage on etcd v3, through our own gRPC client (kv-client.ts). Writes are the apiserver's transactions: "if the key's
 // mod (or create) revision is X then put/delete, else get", so a failed precondition reports the
 // current value in the same round trip. int64 fields arrive as strings and are turned into numbers.
-import { Etcd3 } from "etcd3";
 import type { KeyValue, ListOptions, ListResult, Storage, StorageEvent, WatchHandle } from "../interface.ts";
 import { StorageError } from "../interface.ts";
 import { normalizePrefix, rangeStart } from "../keys.ts";
 import { toStorageError } from "./errors.ts";
 import { EtcdKvClient, Result, Target, type Compare, type KvMessage, type RequestOp, type TxnResponse } from "./kv-client.ts";
 import { SharedReads } from "./shared-reads.ts";
-import { byteRangeEnd, watchEtcd, type EtcdWatch } from "./watch.ts";
+import { byteRangeEnd, watchEtcd } from "./watch.ts";
 
 export interface EtcdStorageOptions {
   /** e.g. ["http://127.0.0.1:2379"] */
@@ -21,22 +20,15 @@ export interface EtcdStorageOptions {
 
 export class EtcdStorage implements Storage {
   readonly kind = "etcd" as const;
-  /** For watches only; unary calls go through `kv` (kv-client.ts). */
-  private readonly client: Etcd3;
   private readonly kv: EtcdKvClient;
   private readonly prefix: string;
-  private readonly watches = new Set<EtcdWatch>();
+  private readonly watches = new Set<WatchHandle>();
   private readonly revisions = new SharedReads<number>();
   private readonly changes = new SharedReads<{ live: number; changed: boolean }>();
 
   constructor(options: EtcdStorageOptions) {
     const timeout = options.callTimeoutMs ?? 10_000;
     this.prefix = options.prefix ?? "";
-    this.client = new Etcd3({
-      hosts: options.endpoints,
-      dialTimeout: timeout,
-      defaultCallOptions: (ctx) => (ctx.isStream ? {} : { deadline: Date.now() + timeout }),
-    });
     this.kv = new EtcdKvClient(options.endpoints, timeout);
   }
 
@@ -173,7 +165,7 @@ export class EtcdStorage implements Storage {
     onEvents: (events: StorageEvent[]) => void,
     onError: (err: StorageError) => void,
   ): WatchHandle {
-    const handle = watchEtcd(this.client, this.prefix, normalizePrefix(prefix), afterRevision, onEvents, (err) => {
+    const handle = watchEtcd(this.kv, this.prefix, normalizePrefix(prefix), afterRevision, onEvents, (err) => {
       this.watches.delete(handle);
       onError(err);
     });
@@ -181,7 +173,7 @@ export class EtcdStorage implements Storage {
     return {
       stop: () => {
         handle.stop();
-        void handle.cancelled().then(() => this.watches.delete(handle));
+        this.watches.delete(handle);
       },
     };
   }
@@ -199,13 +191,8 @@ export class EtcdStorage implements Storage {
 
   /** Stops all watches, waits (up to 2 s) for etcd to confirm their cancellation, then disconnects. */
   async close(): Promise<void> {
-    const watches = [...this.watches];
-    for (const w of watches) w.stop();
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<void>((resolve) => (timer = setTimeout(resolve, 2000)));
-    await Promise.race([Promise.all(watches.map((w) => w.cancelled())), timeout]);
-    clearTimeout(timer);
-    this.client.close();
+    for (const w of this.watches) w.stop();
+    this.watches.clear();
     this.kv.close();
   }
 

@@ -1,9 +1,8 @@
-// A lean client for etcd's unary KV calls (Range, Txn, Compact): gRPC framing over one node:http2
-// session per endpoint, messages encoded and decoded by protobufjs from the etcd3 package's own
-// .proto files. Each call is one HTTP/2 stream with a prebuilt header block; no interceptor chain,
-// resolver, load-balancer or retry policy objects per call, which is where the etcd3/grpc-js path
-// spent a third of the etcd-backed API server's CPU (docs/high-availability.md). Watches stay on
-// the etcd3 client (long-lived streams, where per-call costs do not matter).
+// A lean etcd client for what the storage needs (Range, Txn, Compact, Watch): gRPC framing over
+// one node:http2 session per endpoint, messages encoded and decoded by protobufjs from the etcd3
+// package's own .proto files. Each unary call is one HTTP/2 stream; no interceptor chain, resolver,
+// load-balancer or retry policy objects per call, which is where the etcd3/grpc-js path spent a
+// third of the etcd-backed API server's CPU (docs/high-availability.md).
 import { connect, constants, type ClientHttp2Session, type ClientHttp2Stream } from "node:http2";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
@@ -18,7 +17,29 @@ const types = {
   TxnResponse: root.lookupType("etcdserverpb.TxnResponse"),
   CompactionRequest: root.lookupType("etcdserverpb.CompactionRequest"),
   CompactionResponse: root.lookupType("etcdserverpb.CompactionResponse"),
+  WatchRequest: root.lookupType("etcdserverpb.WatchRequest"),
+  WatchResponse: root.lookupType("etcdserverpb.WatchResponse"),
 };
+
+export interface WatchCreate {
+  key: Buffer;
+  range_end: Buffer;
+  start_revision: number;
+  prev_kv: boolean;
+}
+export interface WatchResponse {
+  header?: { revision: Int64 };
+  created: boolean;
+  canceled: boolean;
+  compact_revision: Int64;
+  cancel_reason: string;
+  /** type: 0 put, 1 delete. */
+  events: { type: number; kv: KvMessage; prev_kv?: KvMessage }[];
+}
+export interface WatchStream {
+  /** Closes the stream (etcd drops its watch with it); onEnd is not called. */
+  close(): void;
+}
 
 /** Compare.CompareTarget and Compare.CompareResult as numbers, as they go on the wire. */
 export const Target = { Create: 1, Mod: 2 } as const;
@@ -110,6 +131,69 @@ export class EtcdKvClient {
 
   compact(req: { revision: number; physical: boolean }): Promise<unknown> {
     return this.call("Compact", types.CompactionRequest, types.CompactionResponse, req);
+  }
+
+  /**
+   * One watch as one bidirectional Watch stream on the current endpoint. `onEnd` gets why the
+   * stream ended (after it, the caller opens a new one, and the endpoint rotates).
+   */
+  watch(create: WatchCreate, onResponse: (res: WatchResponse) => void, onEnd: (err: EtcdCallError) => void): WatchStream {
+    const endpoint = this.endpoints[this.next % this.endpoints.length]!;
+    let ended = false;
+    const end = (err: EtcdCallError): void => {
+      if (ended) return;
+      ended = true;
+      this.next++;
+      onEnd(err);
+    };
+    let stream: ClientHttp2Stream;
+    try {
+      stream = this.session(endpoint).request({
+        [constants.HTTP2_HEADER_METHOD]: "POST",
+        [constants.HTTP2_HEADER_PATH]: "/etcdserverpb.Watch/Watch",
+        [constants.HTTP2_HEADER_CONTENT_TYPE]: "application/grpc",
+        te: "trailers",
+      });
+    } catch (err) {
+      queueMicrotask(() => end(new EtcdCallError(GrpcCode.Unavailable, `${endpoint}: ${(err as Error).message}`)));
+      return { close: () => (ended = true) };
+    }
+    let pending: Buffer = Buffer.alloc(0);
+    let status: number | undefined;
+    let message = "";
+    const statusOf = (h: Record<string, unknown>): void => {
+      if (h["grpc-status"] !== undefined) {
+        status = Number(h["grpc-status"]);
+        message = decodeURIComponent(String(h["grpc-message"] ?? ""));
+      }
+    };
+    stream.on("response", statusOf);
+    stream.on("trailers", statusOf);
+    stream.on("data", (c: Buffer) => {
+      pending = pending.length ? Buffer.concat([pending, c]) : c;
+      while (pending.length >= 5) {
+        const len = pending.readUInt32BE(1);
+        if (len > maxResponseBytes) {
+          stream.close(constants.NGHTTP2_CANCEL);
+          return end(new EtcdCallError(GrpcCode.Internal, `${endpoint}: watch response larger than ${maxResponseBytes} bytes`));
+        }
+        if (pending.length < 5 + len) break;
+        const msg = pending.subarray(5, 5 + len);
+        pending = pending.subarray(5 + len);
+        if (!ended) onResponse(types.WatchResponse.decode(msg) as unknown as WatchResponse);
+      }
+    });
+    stream.on("error", (err) => end(new EtcdCallError(GrpcCode.Unavailable, `${endpoint}: ${err.message}`)));
+    stream.on("close", () =>
+      end(new EtcdCallError(status && status !== 0 ? status : GrpcCode.Unavailable, `${endpoint}: watch stream ended${message ? `: ${message}` : ""}`)),
+    );
+    stream.write(frame(types.WatchRequest.encode({ create_request: create }).finish()));
+    return {
+      close: () => {
+        ended = true;
+        stream.close(constants.NGHTTP2_CANCEL);
+      },
+    };
   }
 
   close(): void {

@@ -1,8 +1,8 @@
 // An etcd watch on a key prefix, as the Storage contract wants it: from a revision, with previous
 // values, events in revision order, no duplicates after the client's reconnects.
-import type { Etcd3, IEvent, IWatchResponse, Watcher } from "etcd3";
 import type { KeyValue, StorageEvent, WatchHandle } from "../interface.ts";
 import { StorageError } from "../interface.ts";
+import type { EtcdKvClient, KvMessage, WatchResponse, WatchStream } from "./kv-client.ts";
 
 /** etcd's range end for a byte prefix: the prefix with its last byte < 0xff incremented; "\0" = no end. */
 export function byteRangeEnd(prefix: Buffer): Buffer {
@@ -17,56 +17,68 @@ export function byteRangeEnd(prefix: Buffer): Buffer {
   return Buffer.from([0]);
 }
 
-export interface EtcdWatch extends WatchHandle {
-  /** Settles once etcd confirmed the cancellation of a stopped watch (or gave up). */
-  cancelled(): Promise<void>;
-}
+/** Reconnect delays after a watch stream ended: doubling from the first to the last. */
+const RETRY_FIRST_MS = 50;
+const RETRY_MAX_MS = 2000;
 
 /**
  * Watches keyPrefix + prefix for events after afterRevision. keyPrefix is stripped from keys.
  *
- * The etcd3 client reconnects by itself, resuming from the revision in the last response header;
- * that header can be ahead of events still to come while etcd replays history, so on every
- * (re)connect the start revision is reset to just after the last event delivered here, and events
- * at or below it are dropped. A server-side cancel (etcd cancels a watch whose start revision was
- * compacted) ends the watch with Compacted.
+ * One Watch stream per watch (kv-client.ts). When a stream ends without a cancel from etcd (the
+ * member died, the connection broke), a new one starts just after the last event delivered here,
+ * on the next endpoint, after a short backoff; events at or below that revision are dropped. A
+ * server-side cancel (etcd cancels a watch whose start revision was compacted) ends the watch
+ * with Compacted.
  */
 export function watchEtcd(
-  client: Etcd3,
+  client: EtcdKvClient,
   keyPrefix: string,
   prefix: string,
   afterRevision: number,
   onEvents: (events: StorageEvent[]) => void,
   onError: (err: StorageError) => void,
-): EtcdWatch {
+): WatchHandle {
   let last = afterRevision;
   let stopped = false;
+  let stream: WatchStream | undefined;
+  let retryTimer: NodeJS.Timeout | undefined;
+  let delay = RETRY_FIRST_MS;
   const full = Buffer.from(keyPrefix + prefix);
-  const watcher: Watcher = client
-    .watch()
-    .inRange({ start: full.length > 0 ? full : Buffer.from([0]), end: byteRangeEnd(full) })
-    .startRevision(String(afterRevision + 1))
-    .withPreviousKV()
-    .watcher();
+  const key = full.length > 0 ? full : Buffer.from([0]);
+  const rangeEnd = byteRangeEnd(full);
 
-  const toKeyValue = (kv: IEvent["kv"]): KeyValue => ({
+  const toKeyValue = (kv: KvMessage): KeyValue => ({
     key: kv.key.toString().slice(keyPrefix.length),
     value: kv.value.toString(),
     createRevision: Number(kv.create_revision),
     modRevision: Number(kv.mod_revision),
   });
 
-  watcher.on("connecting", () => {
-    watcher.request.start_revision = String(last + 1);
-  });
-  watcher.on("data", (res: IWatchResponse) => {
+  const fail = (err: StorageError): void => {
     if (stopped) return;
+    stopped = true;
+    stream?.close();
+    onError(err);
+  };
+
+  const onResponse = (res: WatchResponse): void => {
+    if (stopped) return;
+    if (res.created) delay = RETRY_FIRST_MS;
+    if (res.canceled) {
+      const compacted = Number(res.compact_revision);
+      fail(
+        new StorageError("Compacted", `etcd canceled the watch on ${prefix} after revision ${last}${compacted > 0 ? ` (compacted at ${compacted})` : ""}: ${res.cancel_reason}`, {
+          currentRevision: last,
+        }),
+      );
+      return;
+    }
     const events: StorageEvent[] = [];
     for (const ev of res.events) {
       const rev = Number(ev.kv.mod_revision);
       if (rev <= last) continue;
       const prev = ev.prev_kv ? toKeyValue(ev.prev_kv) : undefined;
-      if (ev.type === "Delete") {
+      if (ev.type === 1) {
         const base = prev ?? toKeyValue(ev.kv);
         events.push({ type: "delete", kv: { ...base, modRevision: rev }, prev: base });
       } else {
@@ -76,23 +88,26 @@ export function watchEtcd(
       last = rev;
     }
     if (events.length > 0) onEvents(events);
-  });
-  watcher.on("error", (err: Error) => {
+  };
+
+  const open = (): void => {
+    retryTimer = undefined;
     if (stopped) return;
-    stopped = true;
-    onError(
-      new StorageError("Compacted", `etcd canceled the watch on ${prefix} after revision ${last} (compacted): ${err.message}`, {
-        currentRevision: last,
-      }, { cause: err }),
-    );
-  });
-  let cancelled: Promise<void> = Promise.resolve();
+    stream = client.watch({ key, range_end: rangeEnd, start_revision: last + 1, prev_kv: true }, onResponse, () => {
+      stream = undefined;
+      if (stopped) return;
+      retryTimer = setTimeout(open, delay);
+      delay = Math.min(delay * 2, RETRY_MAX_MS);
+    });
+  };
+  open();
+
   return {
     stop: () => {
       if (stopped) return;
       stopped = true;
-      cancelled = watcher.cancel().catch(() => undefined);
+      clearTimeout(retryTimer);
+      stream?.close();
     },
-    cancelled: () => cancelled,
   };
 }
