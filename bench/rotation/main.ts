@@ -36,6 +36,8 @@ const { values } = parseArgs({
     ports: { type: "string", default: "38443,38444,38445" },
     // The gardenlet's key pool: this many back-to-back rotations take a pair generated ahead.
     "pool-size": { type: "string", default: "24" },
+    // Where the gardenlet serves /metrics: each series starts once its key pool is full.
+    "gardenlet-metrics": { type: "string", default: "127.0.0.1:38446" },
   },
 });
 const sizes = values.nodes.split(",").map(Number);
@@ -104,6 +106,20 @@ async function until<T>(fn: () => T | undefined | Promise<T | undefined>, timeou
   }
 }
 
+/** Waits until the gardenlet's key pool holds its full size (its /metrics), so no rotation waits for a generation. */
+async function poolFull(address: string): Promise<void> {
+  const t = performance.now();
+  const gauge = (text: string, name: string): number => Number(new RegExp(`^${name} (\\S+)$`, "m").exec(text)?.[1] ?? NaN);
+  const level = await until(async () => {
+    const text = await fetch(`http://${address}/metrics`).then((r) => r.text(), () => "");
+    const [n, size] = [gauge(text, "gardenlet_ssh_keypair_pool_available"), gauge(text, "gardenlet_ssh_keypair_pool_size")];
+    if (size > 0 && n >= size) return `${n}/${size}`;
+    await new Promise((r) => setTimeout(r, 500));
+    return undefined;
+  }, 600_000);
+  log(`gardenlet key pool full (${level}) after ${((performance.now() - t) / 1000).toFixed(1)} s; load average ${load()}`);
+}
+
 const memAvailableMiB = (): number => Number(/^MemAvailable:\s+(\d+)/m.exec(readFileSync("/proc/meminfo", "utf8"))?.[1] ?? 0) / 1024;
 
 async function onLandscape(): Promise<void> {
@@ -118,7 +134,7 @@ async function onLandscape(): Promise<void> {
   }
   const [garden, seed, shoot] = values.ports.split(",").map(Number) as [number, number, number];
   const t = performance.now();
-  const l = await startLandscape({ prefix: values.prefix, ports: { garden, seed, shoot }, out: log, sshKeypairPoolSize: Number(values["pool-size"]) });
+  const l = await startLandscape({ prefix: values.prefix, ports: { garden, seed, shoot }, out: log, sshKeypairPoolSize: Number(values["pool-size"]), gardenletMetricsAddress: values["gardenlet-metrics"] });
   log(`gardenlet key pool: ${values["pool-size"]} pairs`);
   log(`landscape up in ${((performance.now() - t) / 1000).toFixed(1)} s`);
   const workers = await landscapeWorkers(l);
@@ -150,6 +166,7 @@ async function onLandscape(): Promise<void> {
       }
       if (workers.machines.length !== n) throw new Error(`expected ${n} worker machines, the host records ${workers.machines.length}`);
       await until(() => agreed(workers.keys()));
+      await poolFull(values["gardenlet-metrics"]);
       rows.push(...(await measure(`${n} worker machines`, target)));
     }
     console.log(table(rows));

@@ -15,6 +15,8 @@ test("the gardenlet gets the shoot's kubeconfig (sshkeypair controller)", () => 
   assert.match(gardenlet(ctx).args.join(" "), /--shoot-kubeconfig garden-local\/local=\/s\/shoot-local\.kubeconfig/);
   assert.doesNotMatch(gardenlet(ctx).args.join(" "), /--ssh-keypair-pool-size/, "its default unless told");
   assert.match(gardenlet({ ...ctx, sshKeypairPoolSize: "24" }).args.join(" "), /--ssh-keypair-pool-size 24/);
+  assert.match(gardenlet(ctx).args.join(" "), /--metrics-bind-address 0 /, "no metrics server unless told");
+  assert.match(gardenlet({ ...ctx, gardenletMetricsAddress: "127.0.0.1:38446" }).args.join(" "), /--metrics-bind-address 127\.0\.0\.1:38446 /);
 });
 
 test("worker user-data writes the kubeconfig verbatim and keeps the node agent running in the background", () => {

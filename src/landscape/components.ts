@@ -26,6 +26,8 @@ export interface ComponentContext {
   nodeMonitorGracePeriod?: string;
   /** The gardenlet's `--ssh-keypair-pool-size`; its default when unset. */
   sshKeypairPoolSize?: string;
+  /** The gardenlet's `--metrics-bind-address` (e.g. a benchmark reads its key pool's fill); none when unset. */
+  gardenletMetricsAddress?: string;
 }
 
 /**
@@ -39,6 +41,7 @@ export const NODE_GRACE_ENV = "GARDENER_LOCAL_NODE_MONITOR_GRACE_PERIOD";
 export const MAX_RESTART_BACKOFF_ENV = "GARDENER_LOCAL_MAX_RESTART_BACKOFF";
 /** Likewise the gardenlet's key pool size (bench/rotation's back-to-back rotations want more pairs ready). */
 export const SSH_KEYPAIR_POOL_SIZE_ENV = "GARDENER_LOCAL_SSH_KEYPAIR_POOL_SIZE";
+export const GARDENLET_METRICS_ENV = "GARDENER_LOCAL_GARDENLET_METRICS_ADDRESS";
 
 /** The supervisor's Bastion time-to-live: an explicit option first, else $GARDENER_LOCAL_BASTION_TIME_TO_LIVE; empty means unset. */
 export function bastionTimeToLiveOf(option: string | undefined, env: NodeJS.ProcessEnv = process.env): string | undefined {
@@ -87,7 +90,7 @@ export const gardenlet = (c: ComponentContext): ComponentSpec =>
     "--seed-name", "local",
     "--shoot-kubeconfig", `${PROJECT_NAMESPACE}/${SHOOT}=${c.layout.shootKubeconfig}`,
     ...(c.sshKeypairPoolSize ? ["--ssh-keypair-pool-size", c.sshKeypairPoolSize] : []),
-    "--metrics-bind-address", "0", "--log-level", "warn",
+    "--metrics-bind-address", c.gardenletMetricsAddress ?? "0", "--log-level", "warn",
   ]);
 
 export const providerLocal = (c: ComponentContext): ComponentSpec =>

@@ -45,7 +45,7 @@ export interface Landscape {
   stop(out?: (line: string) => void): Promise<void>;
 }
 
-export interface StartOptions extends Pick<UpOptions, "bastionTimeToLive" | "publicCidr" | "nodeMonitorGracePeriod" | "maxRestartBackoff" | "sshKeypairPoolSize"> {
+export interface StartOptions extends Pick<UpOptions, "bastionTimeToLive" | "publicCidr" | "nodeMonitorGracePeriod" | "maxRestartBackoff" | "sshKeypairPoolSize" | "gardenletMetricsAddress"> {
   prefix: string;
   ports: Ports;
   /** Progress lines of `up` and `down`. */
@@ -62,7 +62,7 @@ export async function startLandscape(o: StartOptions): Promise<Landscape> {
     if (!process.env.KEEP_LANDSCAPE) rmSync(dir, { recursive: true, force: true });
   };
   try {
-    await up(layout, { prefix: o.prefix, ports: o.ports, out, timeoutMs: 180_000, ...(o.bastionTimeToLive ? { bastionTimeToLive: o.bastionTimeToLive } : {}), ...(o.publicCidr ? { publicCidr: o.publicCidr } : {}), ...(o.nodeMonitorGracePeriod ? { nodeMonitorGracePeriod: o.nodeMonitorGracePeriod } : {}), ...(o.maxRestartBackoff ? { maxRestartBackoff: o.maxRestartBackoff } : {}), ...(o.sshKeypairPoolSize ? { sshKeypairPoolSize: o.sshKeypairPoolSize } : {}) });
+    await up(layout, { prefix: o.prefix, ports: o.ports, out, timeoutMs: 180_000, ...(o.bastionTimeToLive ? { bastionTimeToLive: o.bastionTimeToLive } : {}), ...(o.publicCidr ? { publicCidr: o.publicCidr } : {}), ...(o.nodeMonitorGracePeriod ? { nodeMonitorGracePeriod: o.nodeMonitorGracePeriod } : {}), ...(o.maxRestartBackoff ? { maxRestartBackoff: o.maxRestartBackoff } : {}), ...(o.sshKeypairPoolSize ? { sshKeypairPoolSize: o.sshKeypairPoolSize } : {}), ...(o.gardenletMetricsAddress ? { gardenletMetricsAddress: o.gardenletMetricsAddress } : {}) });
   } catch (err) {
     await stop().catch(() => undefined);
     throw err;

@@ -2,6 +2,7 @@
 // this seed (the manager's cache holds only those) on create, on deletion starting and on updates that
 // can change key pairs, node configuration or the rotation; the seed's key pair Secrets mapped to their
 // Shoot through its technical ID; and, per shoot, Nodes and OSC Secrets (shootwatch.ts).
+import { Gauge } from "prom-client";
 import { ANNOTATION_OPERATION, type Shoot } from "../../../apis/gardencore/v1beta1/types.ts";
 import { technicalIDOf } from "../../../api/gardencore/shoot.ts";
 import { type Secret, Secrets } from "../../../client/builtins.ts";
@@ -54,8 +55,24 @@ export function shootPredicate(): Predicate<Shoot> {
   };
 }
 
+/** The key pool's gauges in the manager's /metrics; returns what updates them. */
+function keyPoolGauges(mgr: Manager): (available: number, size: number) => void {
+  const registers = [mgr.registry];
+  const available = new Gauge({ name: "gardenlet_ssh_keypair_pool_available", help: "Node SSH key pairs generated ahead and ready now", registers });
+  const size = new Gauge({ name: "gardenlet_ssh_keypair_pool_size", help: "Node SSH key pairs the pool holds at most", registers });
+  const filled = new Gauge({ name: "gardenlet_ssh_keypair_pool_filled", help: "1 once the SSH key pair pool has been full since the gardenlet started", registers });
+  return (n, max) => {
+    available.set(n);
+    size.set(max);
+    if (n >= max) filled.set(1);
+  };
+}
+
 export function addSSHKeypairController(mgr: Manager, o: AddOptions): SSHKeypairController {
   const late: { controller?: Controller } = {};
+  // The key pool's fill (docs/maintenance-and-rotation.md#the-key-pool): pairs ready now, the pool's
+  // size, and 1 once it has been full since the start (what a benchmark waits on before timing).
+  const onKeyPoolLevel = o.generateKeyPair ? undefined : keyPoolGauges(mgr);
   const reconciler = new SSHKeypairReconciler({
     gardenClient: mgr.client,
     seedClient: o.seedClient,
@@ -64,6 +81,7 @@ export function addSSHKeypairController(mgr: Manager, o: AddOptions): SSHKeypair
     enqueue: (key) => late.controller?.enqueue(key),
     generateKeyPair: o.generateKeyPair,
     keyPoolSize: o.keyPoolSize,
+    ...(onKeyPoolLevel ? { onKeyPoolLevel } : {}),
     // The manager's cache holds this seed's Shoots: a direct completion reads the Shoot there.
     readShoot: (key, signal) => unlessNotFound(mgr.cache.get(Shoots, key, signal)),
     logger: mgr.logger.child({ controller: CONTROLLER_NAME }),

@@ -27,6 +27,8 @@ export interface KeyPoolOptions {
   /** Pairs held at most; default KEY_POOL_SIZE. */
   size?: number;
   logger?: Logger;
+  /** Called whenever the number of ready pairs changes (e.g. a gauge). */
+  onLevel?: (available: number, size: number) => void;
 }
 
 interface Waiter {
@@ -43,9 +45,12 @@ export class KeyPool {
   private retryMs = RETRY_MIN_MS;
   private retryTimer: { cancel(): void } | undefined;
   private stopped = false;
+  private filledOnce = false;
+  private readonly fullWaiters: (() => void)[] = [];
 
   constructor(private readonly o: KeyPoolOptions) {
     this.size = Math.max(1, o.size ?? KEY_POOL_SIZE);
+    this.o.onLevel?.(0, this.size);
     this.fill();
   }
 
@@ -54,11 +59,28 @@ export class KeyPool {
     return this.ready.length;
   }
 
+  /** Pairs held at most. */
+  get capacity(): number {
+    return this.size;
+  }
+
+  /** Whether the pool has been full at least once since it started. */
+  get filled(): boolean {
+    return this.filledOnce;
+  }
+
+  /** Resolves the first time the pool is full (at once if it has been); never when it is stopped first. */
+  whenFilled(): Promise<void> {
+    if (this.filledOnce) return Promise.resolve();
+    return new Promise((resolve) => this.fullWaiters.push(resolve));
+  }
+
   /** A pair nobody else gets: a ready one at once, else the first one generated. */
   take(): Promise<KeyPair> {
     if (this.stopped) return Promise.reject(new Error("the key pool is stopped"));
     const pair = this.ready.shift();
     if (pair) {
+      this.o.onLevel?.(this.ready.length, this.size);
       this.fill();
       return Promise.resolve(pair);
     }
@@ -78,6 +100,7 @@ export class KeyPool {
     this.stopped = true;
     this.retryTimer?.cancel();
     this.ready.length = 0;
+    this.o.onLevel?.(0, this.size);
     for (const w of this.waiters.splice(0)) w.reject(new Error("the key pool is stopped"));
   }
 
@@ -86,7 +109,15 @@ export class KeyPool {
     if (this.stopped) return;
     const w = this.waiters.shift();
     if (w) w.resolve(pair);
-    else if (this.ready.length < this.size) this.ready.push(pair);
+    else if (this.ready.length < this.size) {
+      this.ready.push(pair);
+      this.o.onLevel?.(this.ready.length, this.size);
+      if (this.ready.length === this.size && !this.filledOnce) {
+        this.filledOnce = true;
+        this.o.logger?.info({ size: this.size }, "SSH key pair pool full");
+        for (const resolve of this.fullWaiters.splice(0)) resolve();
+      }
+    }
   }
 
   /** One background generation at a time, while the pool is not full (callers waiting: it is empty). */

@@ -55,6 +55,8 @@ export interface SSHKeypairReconcilerDeps {
   generateKeyPair?: KeyGenerator;
   /** Pairs the default pool holds; default KEY_POOL_SIZE. */
   keyPoolSize?: number;
+  /** The default pool's level changes (keypool.ts onLevel), e.g. for a gauge. */
+  onKeyPoolLevel?: (available: number, size: number) => void;
   /** How a direct completion reads the Shoot (completion.ts); default a live read. */
   readShoot?: CompletionDeps["readShoot"];
   logger?: Logger;
@@ -67,14 +69,18 @@ export class SSHKeypairReconciler implements Reconciler {
   private readonly stopKeys: () => Promise<void>;
   readonly watches: ShootWatches;
   readonly completion: DirectCompletion;
+  /** The default key pool; undefined with generateKeyPair. */
+  readonly keyPool: KeyPool | undefined;
 
   constructor(private readonly d: SSHKeypairReconcilerDeps) {
     if (d.generateKeyPair) {
       this.generate = d.generateKeyPair;
       this.stopKeys = () => Promise.resolve();
+      this.keyPool = undefined;
     } else {
       const worker = keyWorker();
-      const pool = new KeyPool({ background: () => worker.generate(), urgent: () => generateRSAKeyPair(), clock: d.clock, ...(d.keyPoolSize ? { size: d.keyPoolSize } : {}), ...(d.logger ? { logger: d.logger } : {}) });
+      const pool = new KeyPool({ background: () => worker.generate(), urgent: () => generateRSAKeyPair(), clock: d.clock, ...(d.keyPoolSize ? { size: d.keyPoolSize } : {}), ...(d.logger ? { logger: d.logger } : {}), ...(d.onKeyPoolLevel ? { onLevel: d.onKeyPoolLevel } : {}) });
+      this.keyPool = pool;
       this.generate = pool.generator();
       this.stopKeys = () => {
         pool.stop();
