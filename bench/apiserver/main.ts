@@ -14,7 +14,7 @@ import { Etcd3 } from "etcd3";
 import { startEtcd } from "../../src/host/etcd.ts";
 import { startApiServerProcess } from "../../test/support/apiserver.ts";
 import { rate, table } from "../support/stats.ts";
-import { measureCreates, measureServer, type PhaseOptions, type ServerFigures } from "./phases.ts";
+import { measureCreates, measureServer, processCpuMs, type PhaseOptions, type ServerFigures } from "./phases.ts";
 import { measureSlowWatchers, type SlowWatcherFigures, type SlowWatcherOptions, writeSlowWatcherTokens } from "./slow-watchers.ts";
 
 const { values } = parseArgs({
@@ -41,14 +41,19 @@ const opts: PhaseOptions = {
   watchWrites: Number(values["watch-writes"]),
 };
 
-async function rawEtcdPuts(endpoint: string): Promise<number> {
+/** Raw etcd puts/s; `cpu` collects etcd's CPU ms per put. */
+async function rawEtcdPuts(endpoint: string, etcdPid: number, cpu: number[]): Promise<number> {
   const client = new Etcd3({ hosts: endpoint });
+  const before = processCpuMs(etcdPid);
+  let puts = 0;
   const value = JSON.stringify({ apiVersion: "v1", kind: "ConfigMap", metadata: { name: "x" }, data: { k: "v" } });
   try {
     return await rate(opts.clients, opts.durationMs, async (i) => {
       await client.put(`/raw/${i}`).value(value);
+      puts++;
     });
   } finally {
+    cpu.push((processCpuMs(etcdPid) - before) / Math.max(1, puts));
     client.close();
   }
 }
@@ -61,9 +66,10 @@ async function main(): Promise<void> {
   const tokenAuthFile = writeSlowWatcherTokens(join(work, "tokens.csv"), slow.users);
   try {
     const rawPuts: number[] = [];
+    const rawCpu: number[] = [];
     for (const storage of ["sqlite", "etcd"] as const) {
       console.error(`raw etcd puts (${opts.clients} clients, ${opts.durationMs} ms) ...`);
-      rawPuts.push(await rawEtcdPuts(etcd.endpoint));
+      rawPuts.push(await rawEtcdPuts(etcd.endpoint, etcd.pid, rawCpu));
       console.error(`${storage}-backed server ...`);
       const server = await startApiServerProcess({
         storage,
@@ -72,7 +78,7 @@ async function main(): Promise<void> {
         ...(storage === "etcd" ? { etcdEndpoint: etcd.endpoint } : {}),
       });
       try {
-        results[storage] = await measureServer(server.kubeconfig, opts);
+        results[storage] = await measureServer(server.kubeconfig, server.child.pid!, opts);
         console.error(`${storage}-backed server: ${slow.watchers} watchers that never read, ${slow.writes} writes of ${slow.objectBytes} bytes ...`);
         slowResults[storage] = await measureSlowWatchers(server, slow);
       } finally {
@@ -93,6 +99,7 @@ async function main(): Promise<void> {
     const add = (label: string, key: keyof ServerFigures, withRatio: boolean) =>
       rows.push([label, results.sqlite![key], results.etcd![key], withRatio ? ratio(results.sqlite![key]) : "", withRatio ? ratio(results.etcd![key]) : ""]);
     add("creates/s", "createsPerSec", true);
+    add("server CPU ms per create", "cpuMsPerCreate", false);
     add("updates/s", "updatesPerSec", true);
     add("gets/s", "getsPerSec", true);
     add("lists/s (100 items)", "listsPerSec", true);
@@ -109,6 +116,7 @@ async function main(): Promise<void> {
     slowRow("slow watchers: watches left open", "watchesLeft");
     slowRow("slow watchers: seconds for the writes", "writeSeconds");
     console.log(`raw etcd puts/s (reference, ${opts.clients} clients): ${etcdPuts.toFixed(0)} (${rawPuts.map((r) => r.toFixed(0)).join(" before the SQLite server, ")} before the etcd-backed server)`);
+    console.log(`etcd CPU ms per raw put: ${((rawCpu[0]! + rawCpu[1]!) / 2).toFixed(3)} (etcd's own process; the servers' figure below is the API server process alone)`);
     console.log("durability: raw etcd puts and the etcd-backed server: etcd's raft log fsync'ed before the answer; sqlite: WAL fdatasync'ed before the answer (group commit)");
     console.log(`sqlite with --sqlite-fsync=false (in the OS only: survives a process crash, not a power loss): ${volatileCreates.toFixed(0)} creates/s, ${ratio(volatileCreates)} raw etcd`);
     console.log(table(rows));

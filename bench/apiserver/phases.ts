@@ -1,9 +1,19 @@
 // The measured phases of the API server benchmark, each against one running server.
 import { benchClient, expectStatus, type BenchClient } from "./client.ts";
+import { readFileSync } from "node:fs";
 import { rate, summarize } from "../support/stats.ts";
+
+/** CPU time (user + system) a process used so far, in ms (/proc/<pid>/stat, USER_HZ = 100). */
+export function processCpuMs(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
 
 export interface ServerFigures {
   createsPerSec: number;
+  /** The server process's CPU per create, in ms: moves less with other load on the machine than the rates. */
+  cpuMsPerCreate: number;
   updatesPerSec: number;
   getsPerSec: number;
   listsPerSec: number;
@@ -34,17 +44,19 @@ function rvOf(json: Record<string, unknown>): string {
   return (json.metadata as { resourceVersion: string }).resourceVersion;
 }
 
-export async function measureServer(kubeconfig: string, o: PhaseOptions): Promise<ServerFigures> {
+export async function measureServer(kubeconfig: string, serverPid: number, o: PhaseOptions): Promise<ServerFigures> {
   const c = benchClient(kubeconfig, o.clients);
   try {
     await namespace(c, "bench");
     const versions: string[] = [];
+    const cpuBefore = processCpuMs(serverPid);
     const createsPerSec = await rate(o.clients, o.durationMs, async (i) => {
       const r = await c.call("POST", cmPath("bench"), configMap(`cm-${i}`, { k: "v" }));
       expectStatus(r, [201], "create");
       versions[i] = rvOf(r.json);
     });
     const created = versions.length;
+    const cpuMsPerCreate = (processCpuMs(serverPid) - cpuBefore) / created;
     // Each client updates its own slice of the objects, so PUTs with resourceVersion never conflict.
     const cursor = Array.from({ length: o.clients }, (_, w) => w);
     let worker = 0;
@@ -65,7 +77,7 @@ export async function measureServer(kubeconfig: string, o: PhaseOptions): Promis
       expectStatus(await c.call("GET", cmPath("bench-list")), [200], "list");
     });
     const watch = await measureWatch(c, o);
-    return { createsPerSec, updatesPerSec, getsPerSec, listsPerSec, watchP50Ms: watch.p50, watchP99Ms: watch.p99, watchEvents: watch.n };
+    return { createsPerSec, cpuMsPerCreate, updatesPerSec, getsPerSec, listsPerSec, watchP50Ms: watch.p50, watchP99Ms: watch.p99, watchEvents: watch.n };
   } finally {
     c.close();
   }

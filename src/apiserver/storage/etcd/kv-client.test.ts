@@ -65,6 +65,17 @@ describe("etcd kv client", () => {
     assert.equal(err.code, 11);
   });
 
+  it("tries every endpoint once per call, also when concurrent calls fail over at the same time", async () => {
+    behaviour = "grpc-error";
+    const client = new EtcdKvClient([`http://127.0.0.1:${await freePort()}`, `http://127.0.0.1:${await freePort()}`, endpoint], 2000);
+    try {
+      const codes = await Promise.all(Array.from({ length: 12 }, () => range(client).then(() => 0, (err: EtcdCallError) => err.code)));
+      assert.deepEqual(codes, Array(12).fill(11));
+    } finally {
+      client.close();
+    }
+  });
+
   it("maps etcd's error messages (future revision) to their StorageError", async () => {
     behaviour = "grpc-error";
     const mapped = toStorageError(await failure(new EtcdKvClient([endpoint], 2000)), "list");

@@ -206,15 +206,17 @@ export class EtcdKvClient {
   private async call(method: string, reqType: protobuf.Type, resType: protobuf.Type, req: object): Promise<unknown> {
     const body = frame(reqType.encode(req).finish());
     let lastError: unknown;
+    // Each endpoint once, in order from this call's own start (other calls move `next` meanwhile).
+    const start = this.next;
     for (let attempt = 0; attempt < this.endpoints.length; attempt++) {
-      const endpoint = this.endpoints[this.next % this.endpoints.length]!;
+      const endpoint = this.endpoints[(start + attempt) % this.endpoints.length]!;
       try {
         const payload = await this.unary(endpoint, `/etcdserverpb.KV/${method}`, body);
         return resType.decode(payload);
       } catch (err) {
         lastError = err;
         if (!(err instanceof EtcdCallError) || !connectionCodes.has(err.code)) throw err;
-        this.next++;
+        this.next = start + attempt + 1;
       }
     }
     throw lastError;
