@@ -7,7 +7,8 @@ import type { KubeObject } from "../apis/meta/v1/types.ts";
 import type { Shoot } from "../apis/gardencore/v1beta1/types.ts";
 import { isAlreadyExists } from "../apimachinery/errors.ts";
 import { readExtensionCRDs } from "../api/extensions/crds.ts";
-import { Namespaces, Secrets } from "../client/builtins.ts";
+import { ConfigMaps, Namespaces, Secrets } from "../client/builtins.ts";
+import { CA_CLIENT_NAMESPACE, caClientSecretName, caClusterConfigMapName } from "../api/gardencore/shootcredentials.ts";
 import type { Client } from "../client/client.ts";
 import { Projects, Seeds, Shoots } from "../client/garden.ts";
 import { type ResourceType, resourceType } from "../client/resource.ts";
@@ -73,5 +74,28 @@ export async function publishShootKubeconfig(garden: Client, kubeconfig: string)
   } catch (err) {
     if (!isAlreadyExists(err)) throw err;
     await garden.patch(Secrets, { namespace: PROJECT_NAMESPACE, name: `${SHOOT}.kubeconfig` }, { type: "merge", body: { data } });
+  }
+}
+
+/**
+ * What the garden needs to answer `shoots/adminkubeconfig` for the shoot (docs/terminals.md#shoot-credentials),
+ * published by the landscape, which owns the shoot API server's CA as a gardenlet owns a shoot's: the Shoot's
+ * `status.advertisedAddresses`, the ConfigMap `<shoot>.ca-cluster` (key ca.crt) in the project namespace and
+ * the client CA in namespace `garden`, where project members have no access. Kept equal on every `up`.
+ */
+export async function publishShootCredentials(garden: Client, o: { server: string; clusterCaPem: string; clientCa: { certPem: string; keyPem: string } }): Promise<void> {
+  await garden.patchStatus(Shoots, { namespace: PROJECT_NAMESPACE, name: SHOOT }, { type: "merge", body: { status: { advertisedAddresses: [{ name: "external", url: o.server }] } } });
+  await createIfAbsent(garden, Namespaces, { metadata: { name: CA_CLIENT_NAMESPACE } });
+  await createOrMerge(garden, ConfigMaps, { name: caClusterConfigMapName(SHOOT), namespace: PROJECT_NAMESPACE }, { data: { "ca.crt": o.clusterCaPem } });
+  const b64 = (s: string) => Buffer.from(s, "utf8").toString("base64");
+  await createOrMerge(garden, Secrets, { name: caClientSecretName(PROJECT_NAMESPACE, SHOOT), namespace: CA_CLIENT_NAMESPACE }, { type: "Opaque", data: { "ca.crt": b64(o.clientCa.certPem), "ca.key": b64(o.clientCa.keyPem) } });
+}
+
+async function createOrMerge<T extends KubeObject>(client: Client, type: ResourceType<T>, key: { name: string; namespace: string }, fields: Record<string, unknown>): Promise<void> {
+  try {
+    await client.create(type, { metadata: key, ...fields } as unknown as T);
+  } catch (err) {
+    if (!isAlreadyExists(err)) throw err;
+    await client.patch(type, key, { type: "merge", body: fields });
   }
 }

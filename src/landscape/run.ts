@@ -3,6 +3,7 @@
 // objects, kubeconfigs and worker machines, reports progress in logs/supervisor.log and the phase in
 // status.json, then keeps the components running until SIGTERM.
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { httpConnectDialer } from "../apiserver/egressselector/egressselector.ts";
 import { Namespaces } from "../client/builtins.ts";
 import type { Client } from "../client/client.ts";
@@ -11,7 +12,8 @@ import { DEFAULT_NODE_CIDR } from "../provider-local/network/networks.ts";
 import { adminKubeconfigOf, componentContext, prepareHost, type RunOptions, seedNodeName, shootNodeName, startWorkers, writeKubeconfigs } from "./bringup.ts";
 import * as c from "./components.ts";
 import { PROJECT_NAMESPACE, SEED_WORKERS, SHOOT, SHOOT_POD_CIDR, SHOOT_TECHNICAL_ID, WORKERS } from "./layout.ts";
-import { applySeedCRDs, createGardenObjects, createShoot, publishShootKubeconfig } from "./objects.ts";
+import { clusterOf } from "./nodetokens.ts";
+import { applySeedCRDs, createGardenObjects, createShoot, publishShootCredentials, publishShootKubeconfig } from "./objects.ts";
 import { apiServerClient, kubeletsServing, nodeKeysApplied, nodesRegistered, waitFor, workloadsSchedulable } from "./readiness.ts";
 import { writeStatus, type LandscapeStatus } from "./status.ts";
 import { Supervisor } from "./supervisor.ts";
@@ -64,6 +66,9 @@ export async function runLandscape(o: RunOptions, status: Status, hooks: RunHook
   const shootObject = await createShoot(garden, seed, DEFAULT_NODE_CIDR, SHOOT_POD_CIDR);
   const nodeCidr = shootObject.spec.networking?.nodes ?? DEFAULT_NODE_CIDR;
   await publishShootKubeconfig(garden, readFileSync(layout.shootKubeconfig, "utf8"));
+  const shootApi = clusterOf(readFileSync(layout.shootKubeconfig, "utf8"));
+  const shootPki = join(layout.apiServerDir("shoot"), "pki");
+  await publishShootCredentials(garden, { server: shootApi.server, clusterCaPem: shootApi.caPem, clientCa: { certPem: readFileSync(join(shootPki, "ca.crt"), "utf8"), keyPem: readFileSync(join(shootPki, "ca.key"), "utf8") } });
   supervisor.start(c.gardenlet(ctx));
   supervisor.start(c.providerLocal(ctx));
   await prepared.networks.ensureNodeNetwork(SHOOT_TECHNICAL_ID, nodeCidr);

@@ -79,6 +79,8 @@ export interface ClientCertOptions {
   organizations?: string[];
   /** Default 365. */
   days?: number;
+  /** Validity in milliseconds from `now`, in place of `days` (short-lived credentials). */
+  validForMs?: number;
   alg?: KeyAlgorithm;
   now?: Date;
 }
@@ -89,7 +91,7 @@ export async function issueClientCertificate(ca: CertificateAuthority, opts: Cli
   subject.push({ CN: [opts.commonName] });
   return issue(ca, {
     subject,
-    days: opts.days ?? 365,
+    days: opts.validForMs !== undefined ? opts.validForMs / DAY_MS : opts.days ?? 365,
     alg: opts.alg,
     now: opts.now,
     usage: x509.ExtendedKeyUsage.clientAuth,

@@ -1,5 +1,5 @@
 // The resources the server serves at start: the built-in kinds (namespaces with their finalize
-// subresource, pods with binding, exec, attach and log, serviceaccounts with token), CertificateSigningRequests (with approval), the authorization and authentication reviews, and
+// subresource, pods with binding, exec, attach and log, serviceaccounts with token), CertificateSigningRequests, shoots/adminkubeconfig (with approval), the authorization and authentication reviews, and
 // with --enable-gardener-apis Gardener's garden kinds.
 // CRD-defined resources are added later by the CRD controller.
 import type { Admission } from "../admission/chain.ts";
@@ -14,6 +14,7 @@ import { withPodBinding } from "../registry/core/pod/binding.ts";
 import type { KubeletClientConfig } from "../registry/core/pod/kubelet-client.ts";
 import { withPodStreaming } from "../registry/core/pod/streaming.ts";
 import { gardenDefinitions } from "../registry/garden.ts";
+import { adminKubeconfigSubresource } from "../registry/gardencore/shoot/adminkubeconfig.ts";
 import type { Clock } from "../../utils/clock.ts";
 import type { InternalClient } from "../registry/client.ts";
 import type { ObjectStore } from "../registry/generic/interface.ts";
@@ -51,7 +52,9 @@ export function serverDefinitions(d: DefinitionDeps): ResourceDefinition[] {
     }
     return def;
   });
-  const garden = d.garden ? gardenDefinitions(d.garden) : [];
+  const garden = (d.garden ? gardenDefinitions(d.garden) : []).map((def) =>
+    def.group === "core.gardener.cloud" && def.plural === "shoots" ? { ...def, subresources: { ...def.subresources, adminkubeconfig: adminKubeconfigSubresource(d.client) } } : def,
+  );
   const csr = withCSRApproval(csrDefinition, d.makeStore, () => d.authorizer);
   return [...defs, csr, ...authorizationReviewDefinitions(d.authorizer), ...authenticationReviewDefinitions(d.tokenAuthenticator), ...garden];
 }
