@@ -7,76 +7,48 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import { pino } from "pino";
 import type { Pod } from "../../../src/apis/core/v1/pod.ts";
 import type { Node } from "../../../src/apis/core/v1/types.ts";
 import { isNotFound } from "../../../src/apimachinery/errors.ts";
-import { parseOptions } from "../../../src/apiserver/server/options.ts";
-import { startApiServer } from "../../../src/apiserver/server/server.ts";
 import { ConfigMaps, Leases, Secrets } from "../../../src/client/builtins.ts";
 import { Client } from "../../../src/client/client.ts";
 import { Events } from "../../../src/client/events.ts";
-import { type NodeAgent, createNodeAgent } from "../../../src/nodeagent/agent.ts";
+import type { NodeAgent } from "../../../src/nodeagent/agent.ts";
 import { LEASE_RENEW_MS } from "../../../src/nodeagent/kubelet/heartbeat.ts";
 import { Pods } from "../../../src/nodeagent/kubelet/kubelet.ts";
-import type { PodRuntime } from "../../../src/nodeagent/kubelet/runtime/runtime.ts";
 import { Nodes } from "../../../src/nodeagent/node.ts";
-import { RecordingSshd } from "../../../src/nodeagent/sshd.ts";
-import { fixedUserManager } from "../../../src/nodeagent/users.ts";
 import { FakeClock } from "../../../src/utils/clock.ts";
 import { eventually } from "../../support/http.ts";
+import { type InProcessServer, startInProcessApiServer } from "../../support/inprocess.ts";
+import { NODE, startFakeKubelet } from "./fake-kubelet.ts";
 import { FakeRuntime } from "./fake-runtime.ts";
 
-const NODE = "worker-1";
 const NS = "default";
 const b64 = (s: string) => Buffer.from(s).toString("base64");
 
 describe("node agent as kubelet (fake runtime)", { timeout: 120_000 }, () => {
   let dir: string;
-  let server: Awaited<ReturnType<typeof startApiServer>>;
+  let api: InProcessServer;
   let client: Client;
   let clock: FakeClock;
   let runtime: FakeRuntime;
   let agent: NodeAgent;
 
-  const start = async (rt: FakeRuntime) => {
-    const agentClient = Client.fromKubeconfigFile(server.adminKubeconfigPath, { fieldManager: "kubelet" });
-    const a = createNodeAgent({
-      client: agentClient,
-      nodeName: NODE,
-      pool: "worker",
-      root: dir,
-      users: fixedUserManager(),
-      sshd: new RecordingSshd(),
-      internalIP: "10.250.0.10",
-      hostname: NODE,
-      clock,
-      logger: pino({ level: process.env.KUBELET_LOG_LEVEL ?? "silent" }),
-      server: false,
-      defaultMetrics: false,
-      // The kubelet only calls the KubeletRuntime methods; the cast stands for a PodRuntime.
-      kubelet: { stateDir: join(dir, "kubelet"), podCIDR: "10.96.1.0/24", runtime: rt as unknown as PodRuntime },
-    });
-    await a.start();
-    return a;
-  };
+  const start = (rt: FakeRuntime): Promise<NodeAgent> => startFakeKubelet(api, dir, clock, rt);
   const pod = (name: string) => client.get(Pods, { namespace: NS, name });
   const events = async (name: string) => (await client.list(Events, { namespace: NS })).items.filter((e) => e.involvedObject.name === name).map((e) => `${e.type} ${e.reason} ${e.message}`);
 
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), "kubelet-it-"));
-    const parsed = parseOptions(["--data-dir", join(dir, "api"), "--secure-port", "0", "--etcd-compaction-interval", "0s"]);
-    if (parsed.kind !== "options") throw new Error(parsed.stderr);
-    server = await startApiServer(parsed.options, { logger: pino({ level: "silent" }) });
-    client = Client.fromKubeconfigFile(server.adminKubeconfigPath, { fieldManager: "test" });
+    api = await startInProcessApiServer({ dataDir: join(dir, "api") });
+    client = api.admin;
     clock = new FakeClock(Date.now());
     runtime = new FakeRuntime();
     agent = await start(runtime);
   });
   after(async () => {
     await agent?.stop();
-    client?.close();
-    await server?.stop();
+    await api?.stop();
     rmSync(dir, { recursive: true, force: true });
   });
 

@@ -8,30 +8,25 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import { pino } from "pino";
-import { parseOptions } from "../../../src/apiserver/server/options.ts";
-import { startApiServer } from "../../../src/apiserver/server/server.ts";
 import { ConfigMaps, Secrets } from "../../../src/client/builtins.ts";
 import { Client } from "../../../src/client/client.ts";
 import { Events } from "../../../src/client/events.ts";
-import { type NodeAgent, createNodeAgent } from "../../../src/nodeagent/agent.ts";
+import type { NodeAgent } from "../../../src/nodeagent/agent.ts";
 import { Pods, VOLUME_RESYNC_MS } from "../../../src/nodeagent/kubelet/kubelet.ts";
-import type { PodRuntime } from "../../../src/nodeagent/kubelet/runtime/runtime.ts";
 import type { PodInputs } from "../../../src/nodeagent/kubelet/runtime/types.ts";
-import { RecordingSshd } from "../../../src/nodeagent/sshd.ts";
-import { fixedUserManager } from "../../../src/nodeagent/users.ts";
 import { FakeClock } from "../../../src/utils/clock.ts";
 import { eventually } from "../../support/http.ts";
+import { type InProcessServer, startInProcessApiServer } from "../../support/inprocess.ts";
+import { NODE, startFakeKubelet } from "./fake-kubelet.ts";
 import { FakeRuntime } from "./fake-runtime.ts";
 
-const NODE = "worker-1";
 const NS = "default";
 const b64 = (s: string): string => Buffer.from(s).toString("base64");
 const claims = (jwt: string): Record<string, any> => JSON.parse(Buffer.from(jwt.split(".")[1] ?? "", "base64url").toString("utf8")) as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
 describe("kubelet volume refresh: bound tokens, Secret updates, deleted sources (fake runtime, fake clock)", { timeout: 60_000 }, () => {
   let dir: string;
-  let server: Awaited<ReturnType<typeof startApiServer>>;
+  let api: InProcessServer;
   let client: Client;
   let clock: FakeClock;
   let runtime: FakeRuntime;
@@ -53,19 +48,11 @@ describe("kubelet volume refresh: bound tokens, Secret updates, deleted sources 
 
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), "kubelet-refresh-"));
-    const parsed = parseOptions(["--data-dir", join(dir, "api"), "--secure-port", "0", "--etcd-compaction-interval", "0s"]);
-    if (parsed.kind !== "options") throw new Error(parsed.stderr);
-    server = await startApiServer(parsed.options, { logger: pino({ level: "silent" }) });
-    client = Client.fromKubeconfigFile(server.adminKubeconfigPath, { fieldManager: "test" });
+    api = await startInProcessApiServer({ dataDir: join(dir, "api") });
+    client = api.admin;
     clock = new FakeClock(Date.now());
     runtime = new FakeRuntime();
-    agent = createNodeAgent({
-      client: Client.fromKubeconfigFile(server.adminKubeconfigPath, { fieldManager: "kubelet" }),
-      nodeName: NODE, pool: "worker", root: dir, users: fixedUserManager(), sshd: new RecordingSshd(), internalIP: "10.250.0.10", hostname: NODE, clock,
-      logger: pino({ level: "silent" }), server: false, defaultMetrics: false,
-      kubelet: { stateDir: join(dir, "kubelet"), podCIDR: "10.96.1.0/24", runtime: runtime as unknown as PodRuntime },
-    });
-    await agent.start();
+    agent = await startFakeKubelet(api, dir, clock, runtime);
     await client.create(Secrets, { metadata: { name: "creds", namespace: NS }, data: { password: b64("one") } });
     await client.create(ConfigMaps, { metadata: { name: "maybe", namespace: NS }, data: { k: "v" } });
     await eventually("default service account", () => client.transport.request({ method: "GET", path: `/api/v1/namespaces/${NS}/serviceaccounts/default` }).catch(() => undefined));
@@ -82,8 +69,7 @@ describe("kubelet volume refresh: bound tokens, Secret updates, deleted sources 
   });
   after(async () => {
     await agent?.stop();
-    client?.close();
-    await server?.stop();
+    await api?.stop();
     rmSync(dir, { recursive: true, force: true });
   });
 
