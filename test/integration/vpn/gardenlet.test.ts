@@ -4,13 +4,17 @@
 // a vpn-seed-server /readyz stand-in on a loopback address (docs/reversed-vpn.md#gardenlet).
 import assert from "node:assert/strict";
 import { X509Certificate } from "node:crypto";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { type Server, createServer } from "node:http";
 import { after, before, test } from "node:test";
 import { pino } from "pino";
 import type { Endpoints, Service } from "../../../src/apis/core/v1/service.ts";
 import type { Shoot } from "../../../src/apis/gardencore/v1beta1/types.ts";
 import { EC_P256 } from "../../../src/apiserver/certs/keys.ts";
-import { type Secret, Namespaces, Secrets } from "../../../src/client/builtins.ts";
+import { loadEgressSelector } from "../../../src/apiserver/egressselector/egressselector.ts";
+import { type Secret, ConfigMaps, Namespaces, Secrets } from "../../../src/client/builtins.ts";
 import type { Client } from "../../../src/client/client.ts";
 import { Projects, Seeds, Shoots } from "../../../src/client/garden.ts";
 import { unlessNotFound } from "../../../src/client/helpers.ts";
@@ -29,6 +33,7 @@ const CP = "shoot--p--s";
 const KEY = { namespace: NS, name: "s" };
 const ADDRESSES = ["127.77.0.1", "127.77.0.2"];
 const DAY = 24 * 60 * 60 * 1000;
+const dir = mkdtempSync(join(tmpdir(), "vpn-gardenlet-it-"));
 
 let garden: InProcessServer;
 let seed: InProcessServer;
@@ -47,6 +52,18 @@ const data = (s: Secret | undefined, key: string) => Buffer.from(s?.data?.[key] 
 const cert = (s: Secret | undefined) => new X509Certificate(data(s, "tls.crt"));
 const condition = async () => (await garden.admin.get(Shoots, KEY)).status?.conditions?.find((c) => c.type === "SystemComponentsHealthy");
 const patchShoot = (body: Record<string, unknown>) => garden.admin.patch(Shoots, KEY, { type: "merge", body });
+/**
+ * Moves the fake clock stepMs at a time until cond() answers, looking in real time after each step: a pass
+ * that was still running during a step schedules its requeue after it, and the next step fires that.
+ */
+async function stepUntil<T>(what: string, cond: () => Promise<T | undefined> | T | undefined, stepMs: number): Promise<T> {
+  for (let i = 0; i < 20; i++) {
+    const v = await pollUntil(what, cond, { timeoutMs: 1000 }).catch(() => undefined);
+    if (v !== undefined) return v;
+    clock.step(stepMs);
+  }
+  return pollUntil(what, cond);
+}
 /** Runs a pass now (the care loop's requeue would on the fake clock). */
 const kick = () => gardenlet.vpn!.controller.enqueue(KEY);
 
@@ -74,7 +91,7 @@ before(async () => {
     server: false,
     defaultMetrics: false,
     shootClients: staticShootClients(new Map([[`${NS}/s`, seed.admin]])),
-    vpn: { issuer: vpnIssuer(EC_P256), addresses: { addressesFor: (_ns, count) => ADDRESSES.slice(0, count) }, probe },
+    vpn: { issuer: vpnIssuer(EC_P256), addresses: { addressesFor: (_ns, count) => ADDRESSES.slice(0, count) }, probe, egressSecretsDir: join(dir, "secrets") },
   });
   await gardenlet.start();
 });
@@ -84,6 +101,7 @@ after(async () => {
   await new Promise<void>((resolve) => (health ? health.close(() => resolve()) : resolve()));
   await seed?.stop();
   await garden?.stop();
+  rmSync(dir, { recursive: true, force: true });
 });
 
 test("the seed holds the CA, bundle, certificates and tls-auth key, the shoot its copies", async () => {
@@ -130,6 +148,20 @@ test("plain mode publishes one headless Service and its Endpoints", async () => 
   assert.deepEqual(ep.metadata.labels, { app: "vpn-seed-server" });
 });
 
+test("the egress selector ConfigMap points the shoot API server's cluster traffic at the egress proxy", async () => {
+  const cm = await pollUntil("the ConfigMap", () => unlessNotFound(seed.admin.get(ConfigMaps, { namespace: CP, name: "kube-apiserver-egress-selector-config" })));
+  const yaml = cm.data?.["egress-selector-configuration.yaml"] ?? "";
+  assert.match(yaml, /url: https:\/\/127\.77\.0\.1:9443/);
+  assert.match(yaml, /name: controlplane\n\s+connection:\n\s+proxyProtocol: Direct/);
+  // With the Secrets mounted where the configuration says, the API server's loader accepts it.
+  for (const [name, keys] of [["ca-vpn-bundle", ["bundle.crt"]], ["kube-apiserver-http-proxy-client", ["tls.crt", "tls.key"]]] as const) {
+    mkdirSync(join(dir, "secrets", name), { recursive: true });
+    for (const k of keys) writeFileSync(join(dir, "secrets", name, k), data(await secret(seed.admin, CP, name), k));
+  }
+  writeFileSync(join(dir, "egress.yaml"), yaml);
+  assert.equal(typeof (await loadEgressSelector(join(dir, "egress.yaml"))).cluster, "function");
+});
+
 test("the tunnel check: no tunnel pod, no running vpn-shoot pod, a failing probe, then healthy", async () => {
   let c = await pollUntil("NoTunnelDeployed", async () => ((await condition())?.reason === "NoTunnelDeployed" ? await condition() : undefined));
   assert.equal(c?.status, "False");
@@ -149,19 +181,18 @@ test("the tunnel check: no tunnel pod, no running vpn-shoot pod, a failing probe
 
   // While failing within 15 min of the spec change, the check runs every 5 s of fake time.
   const before = probes.length;
-  clock.step(5000);
-  await pollUntil("a probe after 5 s", () => (probes.length > before ? true : undefined));
+  const at = clock.nowMs();
+  await stepUntil("a probe 5 s later", () => (probes.length > before ? true : undefined), 5000);
+  assert.ok(probes[before]! - at <= 10_000, `re-checked after ${probes[before]! - at} ms of fake time`);
 
   ready = 200;
-  clock.step(5000);
-  c = await pollUntil("healthy", async () => ((await condition())?.status === "True" ? await condition() : undefined));
+  c = await stepUntil("healthy", async () => ((await condition())?.status === "True" ? await condition() : undefined), 5000);
   assert.equal(c?.reason, "SystemComponentsRunning");
   assert.equal(c?.message, "All system components are healthy.");
   const transition = c?.lastTransitionTime;
   // Healthy: the care loop checks again within a minute, and an unchanged result writes nothing.
   const count = probes.length;
-  clock.step(60_000);
-  await pollUntil("the care loop's probe", () => (probes.length > count ? true : undefined));
+  await stepUntil("the care loop's probe", () => (probes.length > count ? true : undefined), 60_000);
   assert.equal((await condition())?.lastTransitionTime, transition);
 });
 

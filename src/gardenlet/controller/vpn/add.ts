@@ -22,6 +22,8 @@ export interface VpnOptions {
   issuer: VpnIssuer;
   addresses?: VpnAddresses;
   probe?: Probe;
+  /** Where the shoot API server finds the VPN Secrets (default /srv/kubernetes/vpn). */
+  egressSecretsDir?: string;
   /** Default 5. */
   maxConcurrentReconciles?: number;
 }
@@ -56,6 +58,7 @@ export function addVpnController(mgr: Manager, o: AddOptions): VpnController {
     ...(o.shootClients ? { shootClients: o.shootClients } : {}),
     ...(o.addresses ? { addresses: o.addresses } : {}),
     ...(o.probe ? { probe: o.probe } : {}),
+    ...(o.egressSecretsDir ? { egressSecretsDir: o.egressSecretsDir } : {}),
     readShoot: (key, signal) => unlessNotFound(mgr.cache.get(Shoots, key, signal)),
   });
   const controller = newControllerManagedBy(mgr)

@@ -16,6 +16,7 @@ import { withConditions } from "../seed/status.ts";
 import type { ShootClients } from "../sshkeypair/reconciler.ts";
 import { unixSecondsLabel } from "../sshkeypair/secrets.ts";
 import type { VpnIssuer } from "./certs.ts";
+import { DEFAULT_EGRESS_SECRETS_DIR, ensureEgressConfig } from "./egressconfig.ts";
 import { ensureEndpoints, healthAddress } from "./endpoints.ts";
 import { ensureVpnSecrets } from "./secrets.ts";
 import { syncShootSecrets } from "./shootsecrets.ts";
@@ -39,6 +40,8 @@ export interface VpnReconcilerDeps {
   shootClients?: ShootClients;
   addresses?: VpnAddresses;
   probe?: Probe;
+  /** Where the shoot API server finds the VPN Secrets (the egress selector configuration's files). */
+  egressSecretsDir?: string;
   /** How the pass reads the Shoot; default a live read. */
   readShoot?: (key: ObjectKey, signal: AbortSignal) => Promise<Shoot | undefined>;
 }
@@ -78,6 +81,7 @@ export class VpnReconciler implements Reconciler {
     const hibernated = isHibernated(shoot);
     const changed = await ensureEndpoints(this.d.seedClient, namespace, ha, hibernated ? undefined : addresses, rc.signal);
     if (changed.length > 0) rc.log.info({ objects: changed }, "vpn-seed-server endpoints written");
+    if (await ensureEgressConfig(this.d.seedClient, namespace, addresses?.[0], this.d.egressSecretsDir ?? DEFAULT_EGRESS_SECRETS_DIR, rc.signal)) rc.log.info("egress selector configuration written");
     if (hibernated) return { requeueAfterMs: CARE_INTERVAL_MS };
 
     const condition = await checkTunnel({
