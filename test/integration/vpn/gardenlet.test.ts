@@ -23,7 +23,7 @@ import { staticShootClients } from "../../../src/gardenlet/controller/sshkeypair
 import { EndpointsType, Pods, Services } from "../../../src/gardenlet/controller/vpn/resources.ts";
 import { type Probe, httpProbe } from "../../../src/gardenlet/controller/vpn/tunnelcheck.ts";
 import { gardenAdmissionPlugins } from "../../../src/plugins/garden.ts";
-import { FakeClock } from "../../../src/utils/clock.ts";
+import { type Clock, FakeClock, realClock } from "../../../src/utils/clock.ts";
 import { pollUntil } from "../../../src/utils/poll.ts";
 import { vpnIssuer } from "../../../src/vpn/credentials.ts";
 import { type InProcessServer, startInProcessApiServer } from "../../support/inprocess.ts";
@@ -39,6 +39,17 @@ let garden: InProcessServer;
 let seed: InProcessServer;
 let gardenlet: Gardenlet;
 const clock = new FakeClock(Date.UTC(2026, 10, 1));
+/**
+ * The gardenlet's clock: the fake time, fake timers for the controller's requeues (5 s and longer) and real
+ * ones for short waits (informer and work-queue retries after a failed request on a loaded machine, which
+ * would otherwise wait for a step that never comes).
+ */
+const gardenletClock: Clock = {
+  now: () => clock.now(),
+  nowMs: () => clock.nowMs(),
+  setTimer: (ms, fn) => (ms >= 5000 ? clock.setTimer(ms, fn) : realClock.setTimer(ms, fn)),
+  sleep: (ms, signal) => realClock.sleep(ms, signal),
+};
 let ready = 503;
 let health: Server;
 const probes: number[] = [];
@@ -86,7 +97,7 @@ before(async () => {
     gardenClient: garden.admin,
     seedClient: seed.admin,
     seedName: "a",
-    clock,
+    clock: gardenletClock,
     logger: pino({ level: "silent" }),
     server: false,
     defaultMetrics: false,
