@@ -12,7 +12,7 @@ test("defaults and flags", () => {
     prefix: undefined,
     publicCidr: "172.31.0.0/24",
     nodeCidrPool: "10.250.0.0/16",
-    concurrentSyncs: 5,
+    concurrentSyncs: 16,
     metricsBindAddress: undefined,
     logLevel: "info",
   });

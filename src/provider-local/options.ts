@@ -28,7 +28,9 @@ function program(): Command {
     .addOption(new Option("--prefix <prefix>", 'Name prefix of host objects (default: the state directory\'s, else "ga-").'))
     .addOption(new Option("--public-cidr <cidr>", "The public network (users and bastions' public addresses).").default(DEFAULT_PUBLIC_CIDR))
     .addOption(new Option("--node-cidr-pool <cidr>", "Where per-shoot node networks are carved from.").default(DEFAULT_NODE_POOL))
-    .addOption(new Option("--concurrent-syncs <n>", "Bastions reconciled at once.").default("5"))
+    // A reconcile mostly waits for its machine's boot: with 5, the sixth of ten bastions created at once
+    // would start only after a whole boot (docs/bastion.md#provider-local).
+    .addOption(new Option("--concurrent-syncs <n>", "Bastions reconciled at once.").default("16"))
     .addOption(new Option("--metrics-bind-address <host:port>", 'Where /metrics, /healthz and /readyz listen; "0" disables.').default("127.0.0.1:2729"))
     .addOption(new Option("--log-level <level>", "pino log level: trace, debug, info, warn, error.").default("info"))
     .helpOption("-h, --help", "Show this help.")

@@ -115,6 +115,14 @@ export class LocalNetworks {
     return this.machineMutex.run(key, fn);
   }
 
+  /**
+   * Like exclusive, for an idempotent fn that reads the current state when it starts (a rewrite of the
+   * workers' bastion sets): callers waiting for the key share one run that starts after all of them.
+   */
+  exclusiveShared<T>(key: string, fn: () => Promise<T>): Promise<T> {
+    return this.machineMutex.runShared(key, fn);
+  }
+
   /** The public network's namespace and bridge (idempotent). */
   ensurePublic(): Promise<PublicNetwork> {
     return this.mutex.run("public", async () => {

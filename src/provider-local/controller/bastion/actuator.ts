@@ -110,12 +110,11 @@ export class LocalBastionActuator implements Actuator {
         wait: false,
       });
     }
-    await networks.exclusive(`machines/${namespace}`, async () => {
-      const sync = await syncBastionAccess(host, net, networks.leavingBastions);
-      if (sync.failed.length > 0) {
-        throw new Error(`could not allow the bastion on workers: ${sync.failed.map((f) => `${f.machine}: ${f.error.message}`).join("; ")}`);
-      }
-    });
+    // One rewrite of the workers' sets serves every bastion of the shoot that changed while the previous ran.
+    const sync = await networks.exclusiveShared(`machines/${namespace}`, () => syncBastionAccess(host, net, networks.leavingBastions));
+    if (sync.failed.length > 0) {
+      throw new Error(`could not allow the bastion on workers: ${sync.failed.map((f) => `${f.machine}: ${f.error.message}`).join("; ")}`);
+    }
     const info = await this.waitReady(machine, name);
     const ip = publicAddressOf(info);
     const status = { ingress: { ip }, providerStatus: { sshHostKeys: sortedByType(info.hostKeys) } };
@@ -157,11 +156,9 @@ export class LocalBastionActuator implements Actuator {
     // machine itself is stopped without holding the shoot's lock.
     networks.leavingBastions.add(machine);
     if (net) {
-      await networks.exclusive(`machines/${namespace}`, async () => {
-        const sync = await syncBastionAccess(host, net, networks.leavingBastions);
-        for (const f of sync.failed) ctx.log.warn({ worker: f.machine, err: f.error.message, force }, "could not remove the bastion from a worker");
-        failedWorkers = sync.failed.length;
-      });
+      const sync = await networks.exclusiveShared(`machines/${namespace}`, () => syncBastionAccess(host, net, networks.leavingBastions));
+      for (const f of sync.failed) ctx.log.warn({ worker: f.machine, err: f.error.message, force }, "could not remove the bastion from a worker");
+      failedWorkers = sync.failed.length;
     }
     try {
       await host.stopMachine(machine);
