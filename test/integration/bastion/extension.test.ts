@@ -3,16 +3,11 @@
 // lastOperation/lastError for validation and actuator errors (with codes), a missing Cluster.
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { pino } from "pino";
 import type { CustomResourceDefinition } from "../../../src/apis/apiextensions/v1/types.ts";
 import type { ExtensionBastion } from "../../../src/apis/extensions/v1alpha1/types.ts";
 import { invalid } from "../../../src/apimachinery/field/errors.ts";
 import { readExtensionCRDs } from "../../../src/api/extensions/crds.ts";
-import { parseOptions } from "../../../src/apiserver/server/options.ts";
-import { type RunningServer, startApiServer } from "../../../src/apiserver/server/server.ts";
 import { Namespaces } from "../../../src/client/builtins.ts";
 import { Client } from "../../../src/client/client.ts";
 import { resourceType } from "../../../src/client/resource.ts";
@@ -21,6 +16,7 @@ import { Manager } from "../../../src/controllerruntime/manager.ts";
 import { addBastionController } from "../../../src/extensions/controller/bastion/add.ts";
 import { Clusters, ExtensionBastions } from "../../../src/extensions/resources.ts";
 import { eventually } from "../../support/http.ts";
+import { type InProcessServer, startInProcessApiServer } from "../../support/inprocess.ts";
 import { HOST_KEY, TestActuator, TestValidator } from "./actuator.ts";
 
 const CRDs = resourceType<CustomResourceDefinition>({ group: "apiextensions.k8s.io", version: "v1", kind: "CustomResourceDefinition", plural: "customresourcedefinitions", namespaced: false });
@@ -36,8 +32,7 @@ function ext(name: string, mut: (e: ExtensionBastion) => void = () => undefined)
 }
 
 describe("generic bastion reconciler", () => {
-  let dir: string;
-  let seed: RunningServer;
+  let seed: InProcessServer;
   let client: Client;
   let mgr: Manager;
   const validator = new TestValidator();
@@ -51,11 +46,8 @@ describe("generic bastion reconciler", () => {
     });
 
   before(async () => {
-    dir = mkdtempSync(join(tmpdir(), "bastion-ext-"));
-    const parsed = parseOptions(["--data-dir", dir, "--secure-port", "0", "--etcd-compaction-interval", "0s"]);
-    if (parsed.kind !== "options") throw new Error(parsed.stderr);
-    seed = await startApiServer(parsed.options, { logger: pino({ level: "silent" }) });
-    client = Client.fromKubeconfigFile(seed.adminKubeconfigPath);
+    seed = await startInProcessApiServer();
+    client = seed.admin;
     for (const crd of readExtensionCRDs()) await client.create(CRDs, crd);
     // Every CRD the test writes to must be served, not only the first one (they are established one by one).
     await eventually("CRDs served", async () => ((await client.list(ExtensionBastions, { limit: 1 })) && (await client.list(Clusters, { limit: 1 })) ? true : undefined));
@@ -68,9 +60,7 @@ describe("generic bastion reconciler", () => {
   });
   after(async () => {
     await mgr?.stop();
-    client?.close();
     await seed?.stop();
-    rmSync(dir, { recursive: true, force: true });
   });
 
   test("takes only its type and class; consumes the reconcile request; records Create then Reconcile", async () => {

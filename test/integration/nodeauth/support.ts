@@ -2,17 +2,14 @@
 // node identities whose client certificates are issued from the server's own CA, as the node
 // bootstrap would issue them.
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { pino } from "pino";
 import type { KubeObject, WatchEvent } from "../../../src/apis/meta/v1/types.ts";
 import { issueClientCertificate } from "../../../src/apiserver/certs/issue.ts";
 import { writeKubeconfig } from "../../../src/apiserver/certs/kubeconfig.ts";
 import { ensurePki } from "../../../src/apiserver/certs/pki.ts";
-import { parseOptions } from "../../../src/apiserver/server/options.ts";
-import { type RunningServer, startApiServer } from "../../../src/apiserver/server/server.ts";
+import type { RunningServer } from "../../../src/apiserver/server/server.ts";
 import { type RawClient, type RawResponse, rawClient } from "../../support/http.ts";
+import { startInProcessApiServer } from "../../support/inprocess.ts";
 
 export interface Status {
   kind: string;
@@ -64,11 +61,10 @@ export interface NodeAuthServer {
 }
 
 export async function startNodeAuthServer(): Promise<NodeAuthServer> {
-  const dir = mkdtempSync(join(tmpdir(), "nodeauth-it-"));
-  const parsed = parseOptions(["--data-dir", dir, "--secure-port", "0", "--etcd-compaction-interval", "0s"]);
-  if (parsed.kind !== "options") throw new Error(parsed.stderr);
-  const server = await startApiServer(parsed.options, { logger: pino({ level: process.env.NODEAUTH_LOG_LEVEL ?? "silent" }) });
-  const pki = await ensurePki(parsed.options.certDir);
+  const inProcess = await startInProcessApiServer();
+  const { server, dataDir: dir } = inProcess;
+  // The server's PKI under its data directory (--cert-dir's default).
+  const pki = await ensurePki(join(dir, "pki"));
   const clients: RawClient[] = [];
   const open = (kubeconfig: string) => {
     const c = rawClient(kubeconfig);
@@ -93,8 +89,7 @@ export async function startNodeAuthServer(): Promise<NodeAuthServer> {
     },
     async stop() {
       for (const c of clients) c.close();
-      await server.stop();
-      rmSync(dir, { recursive: true, force: true });
+      await inProcess.stop();
     },
   };
 }
