@@ -11,6 +11,9 @@ import { realClock, type Clock } from "../utils/clock.ts";
 import { whoAmI } from "./identity.ts";
 import { relay, type RelayLimits, type Target } from "./relay.ts";
 import { serveStatic, writeStatus } from "./static.ts";
+import { type TerminalConfig, terminalConfig } from "./terminals/config.ts";
+import { serveTerminals } from "./terminals/http.ts";
+import { type HostResolver, TerminalService, adminKubeconfigHosts } from "./terminals/service.ts";
 
 export const TOKEN_PROTOCOL_PREFIX = "base64url.bearer.authorization.k8s.io.";
 export const TERMINAL_PROTOCOL = "terminal.dashboard.gardener.cloud";
@@ -26,6 +29,8 @@ export interface DashboardOptions {
   tls?: { certPem: string; keyPem: string };
   limits?: Partial<RelayLimits & { sessionsPerUser: number }>;
   clock?: Clock;
+  /** `POST /api/terminals` (docs/dashboard.md#terminals); the garden is `apiServer`. */
+  terminals?: { config?: Partial<Omit<TerminalConfig, "garden">>; hosts?: HostResolver };
 }
 
 export interface Dashboard {
@@ -75,7 +80,9 @@ export async function startDashboard(opts: DashboardOptions): Promise<Dashboard>
     maxPayload: limits.maxMessageBytes,
     handleProtocols: (protocols) => (protocols.has(TERMINAL_PROTOCOL) ? TERMINAL_PROTOCOL : false),
   });
+  const terminals = new TerminalService(terminalConfig({ ...opts.terminals?.config, garden: opts.apiServer }), opts.terminals?.hosts ?? adminKubeconfigHosts(opts.apiServer), clock);
   const onRequest = (req: IncomingMessage, res: import("node:http").ServerResponse) => {
+    if (req.url?.split("?")[0] === "/api/terminals") return serveTerminals(opts.apiServer, terminals, req, res);
     if (req.url?.startsWith("/api/")) return writeStatus(res, 404, "NotFound", "the terminal endpoint is a WebSocket: /api/terminal/attach");
     serveStatic(opts.webRoot, req, res).catch(() => writeStatus(res, 500, "InternalError", "cannot read the frontend"));
   };

@@ -3,7 +3,7 @@
 // pods. The terminal-controller-manager runs in-process on a FakeClock with its real webhook server
 // (registered in the garden by URL); a `shootRef` to shoot `s` resolves to the shoot's admin client,
 // a `serviceAccountRef` to that ServiceAccount's token on the garden (the default resolution).
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { KubeConfig } from "@kubernetes/client-node";
@@ -23,12 +23,16 @@ import { FakeClock, realClock } from "../../../src/utils/clock.ts";
 
 export const NS = "garden-p";
 export const SA = "dashboard-webterminal";
+/** Static bearer tokens of the garden (for the dashboard, which authenticates users by token). */
+export const TOKENS = { alice: "alice-token", carol: "carol-token", bob: "bob-token" } as const;
 
 export interface Env {
   clock: FakeClock;
   gardenAdmin: Client;
   shootAdmin: Client;
   gardenUrl: string;
+  gardenCaPem: string;
+  shoot: { url: string; caPem: string; adminKubeconfigPath: string };
   tcm: TerminalControllerManager;
   clientFor(user: string): Promise<Client>;
   stop(): Promise<void>;
@@ -36,6 +40,11 @@ export interface Env {
 
 async function server(dir: string, garden: boolean) {
   const args = ["--data-dir", dir, "--secure-port", "0", "--etcd-compaction-interval", "0s"];
+  if (garden) {
+    const file = `${dir}.tokens.csv`;
+    writeFileSync(file, Object.entries(TOKENS).map(([user, token]) => `${token},${user},${user}`).join("\n") + "\n");
+    args.push("--token-auth-file", file);
+  }
   const parsed = parseOptions(garden ? [...args, "--enable-gardener-apis"] : args);
   if (parsed.kind !== "options") throw new Error(parsed.stderr);
   const s = await startApiServer(parsed.options, { logger: pino({ level: "silent" }), ...(garden ? { gardenAdmission: gardenAdmissionPlugins() } : {}) });
@@ -55,7 +64,7 @@ async function project(admin: Client): Promise<void> {
   await admin.create(ClusterRoleBindings, { metadata: { name: "dashboard-webterminal" }, subjects: [{ kind: "ServiceAccount", namespace: NS, name: SA }], roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: "cluster-admin" } });
 }
 
-export async function startEnv(o: { timeToLiveMs?: number; maxTerminalsPerUser?: number } = {}): Promise<Env> {
+export async function startEnv(o: { timeToLiveMs?: number; maxTerminalsPerUser?: number; honourCleanupProjectMembership?: boolean } = {}): Promise<Env> {
   const dir = mkdtempSync(join(tmpdir(), "terminal-it-"));
   const cleanups: (() => Promise<unknown> | unknown)[] = [() => rmSync(dir, { recursive: true, force: true })];
   const stop = async () => {
@@ -102,11 +111,11 @@ export async function startEnv(o: { timeToLiveMs?: number; maxTerminalsPerUser?:
       server: false,
       defaultMetrics: false,
       webhook: { certPem: cert.certPem, keyPem: cert.keyPem, port: 0, register: { url: "", caBundle: Buffer.from(ca.certPem).toString("base64") } },
-      config: { timeToLiveMs: o.timeToLiveMs, maxTerminalsPerUser: o.maxTerminalsPerUser },
+      config: { timeToLiveMs: o.timeToLiveMs, maxTerminalsPerUser: o.maxTerminalsPerUser, ...(o.honourCleanupProjectMembership ? { honourCleanupProjectMembership: true } : {}) },
     });
     cleanups.push(() => tcm.stop());
     await tcm.start();
-    return { clock, gardenAdmin, shootAdmin, gardenUrl: garden.s.url, tcm, clientFor, stop };
+    return { clock, gardenAdmin, shootAdmin, gardenUrl: garden.s.url, gardenCaPem: garden.s.caPem, shoot: { url: shoot.s.url, caPem: shoot.s.caPem, adminKubeconfigPath: shoot.s.adminKubeconfigPath }, tcm, clientFor, stop };
   } catch (err) {
     await stop();
     throw err;

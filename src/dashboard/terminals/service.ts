@@ -1,0 +1,267 @@
+// The methods of `POST /api/terminals` (docs/dashboard.md#terminals), upstream's create, fetch, list,
+// remove, heartbeat and config. Every Kubernetes call is made with the user's own bearer token, so the
+// garden's admission webhooks see the real user; the answers' messages reach the browser as they are.
+import { createHash, randomBytes } from "node:crypto";
+import { KubeConfig } from "@kubernetes/client-node";
+import type { Terminal } from "../../apis/dashboard/v1alpha1/types.ts";
+import { ANNOTATION_CREATED_BY, ANNOTATION_OPERATION, API_VERSION, GROUP, KIND_TERMINAL, OPERATION_KEEPALIVE, RESOURCE_TERMINALS, VERSION } from "../../apis/dashboard/v1alpha1/types.ts";
+import type { Shoot } from "../../apis/gardencore/v1beta1/types.ts";
+import type { KubeObject } from "../../apis/meta/v1/types.ts";
+import { StatusError } from "../../apimachinery/errors.ts";
+import { Client } from "../../client/client.ts";
+import { Shoots } from "../../client/garden.ts";
+import { resourcePath, resourceType } from "../../client/resource.ts";
+import type { Clock } from "../../utils/clock.ts";
+import type { TerminalConfig } from "./config.ts";
+import { type CreateParams, WEBTERMINAL_SA, terminalSpec } from "./spec.ts";
+import { waitFor } from "./wait.ts";
+
+export const Terminals = resourceType<Terminal>({ group: GROUP, version: VERSION, kind: KIND_TERMINAL, plural: RESOURCE_TERMINALS, namespaced: true });
+const ServiceAccounts = resourceType<KubeObject>({ group: "", version: "v1", kind: "ServiceAccount", plural: "serviceaccounts", namespaced: true });
+const Pods = resourceType<KubeObject & { status?: PodStatus }>({ group: "", version: "v1", kind: "Pod", plural: "pods", namespaced: true });
+interface PodStatus {
+  phase?: string;
+  conditions?: { type: string; status: string; message?: string }[];
+  containerStatuses?: { name: string; ready?: boolean; state?: { waiting?: { reason?: string; message?: string } } }[];
+}
+
+export const LABEL_CREATED_BY_HASH = "dashboard.gardener.cloud/created-by-hash";
+export const LABEL_IDENTIFIER_HASH = "dashboard.gardener.cloud/identifier-hash";
+export const ANNOTATION_IDENTIFIER = "dashboard.gardener.cloud/identifier";
+export const ANNOTATION_PREFERRED_HOST = "dashboard.gardener.cloud/preferredHost";
+
+/** The user as the garden authenticated the request's token. */
+export interface User {
+  name: string;
+  token: string;
+  isAdmin: boolean;
+}
+
+/** A client of a terminal's host cluster: the API server URL and CA, and the client to use. */
+export interface HostCluster {
+  client: Client;
+  url: string;
+  caPem?: string;
+  close(): void;
+}
+/** Resolves a host `shootRef` as the user (default: the user's `shoots/adminkubeconfig`). */
+export type HostResolver = (user: User, shootRef: { namespace: string; name: string }) => Promise<HostCluster>;
+
+const hash = (s: string) => createHash("sha256").update(s).digest("hex").slice(0, 63);
+const bad = (message: string) => new StatusError(422, "Invalid", message);
+
+export function clientFor(api: { url: string; caPem?: string }, auth: { token: string } | { certPem: string; keyPem: string }): Client {
+  const kc = new KubeConfig();
+  const user = "token" in auth ? { name: "u", token: auth.token } : { name: "u", certData: Buffer.from(auth.certPem).toString("base64"), keyData: Buffer.from(auth.keyPem).toString("base64") };
+  kc.loadFromOptions({
+    clusters: [{ name: "c", server: api.url, ...(api.caPem ? { caData: Buffer.from(api.caPem).toString("base64") } : {}), skipTLSVerify: false }],
+    users: [user],
+    contexts: [{ name: "c", cluster: "c", user: "u" }],
+    currentContext: "c",
+  });
+  return new Client(kc, { fieldManager: "dashboard", userAgent: "dashboard" });
+}
+
+/** The default host resolution: `shoots/<name>/adminkubeconfig` (600 s) requested as the user. */
+export function adminKubeconfigHosts(garden: { url: string; caPem?: string }): HostResolver {
+  return async (user, ref) => {
+    const c = clientFor(garden, { token: user.token });
+    try {
+      const out = await c.transport.request<KubeObject & { status?: { kubeconfig?: string } }>({
+        method: "POST",
+        path: resourcePath(Shoots, ref.namespace, ref.name, "adminkubeconfig"),
+        body: { apiVersion: "authentication.gardener.cloud/v1alpha1", kind: "AdminKubeconfigRequest", spec: { expirationSeconds: 600 } },
+      });
+      const kc = new KubeConfig();
+      kc.loadFromString(Buffer.from(out.status?.kubeconfig ?? "", "base64").toString("utf8"));
+      const cluster = kc.getCurrentCluster();
+      const client = new Client(kc, { fieldManager: "dashboard" });
+      return { client, url: cluster?.server ?? "", caPem: cluster?.caData ? Buffer.from(cluster.caData, "base64").toString() : undefined, close: () => client.close() };
+    } finally {
+      c.close();
+    }
+  };
+}
+
+function creator(t: Terminal): string | undefined {
+  return t.metadata.annotations?.[ANNOTATION_CREATED_BY];
+}
+
+function ready(t: Terminal): boolean {
+  return Boolean(t.status?.podName && t.status.attachServiceAccountName && t.status.lastOperation?.state === "Succeeded" && t.status.lastOperation.type === "Reconcile");
+}
+
+function summary(t: Terminal) {
+  return { metadata: { name: t.metadata.name, namespace: t.metadata.namespace, identifier: t.metadata.annotations?.[ANNOTATION_IDENTIFIER] } };
+}
+
+/** The webhook's denial without its `admission webhook "…" denied the request: ` prefix. */
+function webhookMessage(err: StatusError): string {
+  return err.message.replace(/^admission webhook "[^"]*" denied the request: /, "");
+}
+
+export class TerminalService {
+  constructor(private readonly cfg: TerminalConfig, private readonly hosts: HostResolver, private readonly clock: Clock) {}
+
+  private async as<R>(user: User, fn: (c: Client) => Promise<R>): Promise<R> {
+    const c = clientFor(this.cfg.garden, { token: user.token });
+    try {
+      return await fn(c);
+    } finally {
+      c.close();
+    }
+  }
+
+  private keepalive(c: Client, t: Terminal): Promise<Terminal> {
+    return c.patch(Terminals, { namespace: t.metadata.namespace ?? "", name: t.metadata.name ?? "" }, { type: "merge", body: { metadata: { annotations: { [ANNOTATION_OPERATION]: OPERATION_KEEPALIVE } } } });
+  }
+
+  private async own(c: Client, user: User, p: { name?: string; namespace?: string }, message: string): Promise<Terminal> {
+    if (!p.name || !p.namespace) throw bad("name and namespace are required");
+    const t = await c.get(Terminals, { namespace: p.namespace, name: p.name });
+    if (creator(t) !== user.name) throw new StatusError(403, "Forbidden", `${message} ${p.name}`);
+    return t;
+  }
+
+  async list(user: User, p: { coordinate?: { namespace?: string } }, identifier?: string): Promise<ReturnType<typeof summary>[]> {
+    const namespace = p.coordinate?.namespace;
+    if (!namespace) throw bad("coordinate.namespace is required");
+    const selector = [`${LABEL_CREATED_BY_HASH}=${hash(user.name)}`, ...(identifier ? [`${LABEL_IDENTIFIER_HASH}=${hash(identifier)}`] : [])].join(",");
+    const list = await this.as(user, (c) => c.list(Terminals, { namespace, labelSelector: selector }));
+    return list.items.filter((t) => !t.metadata.deletionTimestamp && creator(t) === user.name).map(summary);
+  }
+
+  async create(user: User, p: CreateParams) {
+    const target = p.coordinate?.target;
+    if (!p.coordinate?.namespace || !["garden", "shoot", "cp"].includes(target)) throw bad("coordinate.namespace and coordinate.target (garden, shoot or cp) are required");
+    if (typeof p.identifier !== "string" || !p.identifier || p.identifier.length > 128) throw bad("identifier is required (at most 128 characters)");
+    if (!user.isAdmin && target === "cp") throw new StatusError(403, "Forbidden", "Terminal usage is not allowed");
+    const { namespace } = p.coordinate;
+    return this.as(user, async (c) => {
+      const [found, shoot] = await Promise.all([
+        this.list(user, p, p.identifier).then((l) => l[0]),
+        target === "garden" && !p.coordinate.name ? undefined : c.get(Shoots, { namespace, name: p.coordinate.name ?? "" }).catch((err: unknown) => (target === "garden" ? undefined : Promise.reject(err))) as Promise<Shoot | undefined>,
+      ]);
+      if (shoot?.spec?.hibernation?.enabled) throw bad("Hosting cluster or target cluster is hibernated");
+      let t: Terminal;
+      if (found) {
+        t = await c.get(Terminals, { namespace, name: found.metadata.name ?? "" });
+        void this.keepalive(c, t).catch(() => undefined);
+      } else {
+        const preferredHost = p.preferredHost ?? (user.isAdmin ? "seed" : "shoot");
+        const image = p.container?.image || (user.isAdmin ? this.cfg.containerOperator.image : this.cfg.container.image);
+        const spec = await terminalSpec(c, this.cfg, p, user.isAdmin, shoot, preferredHost, image);
+        const obj: Terminal = {
+          apiVersion: API_VERSION,
+          kind: KIND_TERMINAL,
+          metadata: {
+            name: `term-${target}-${randomBytes(4).toString("hex")}`,
+            namespace,
+            labels: { [LABEL_CREATED_BY_HASH]: hash(user.name), [LABEL_IDENTIFIER_HASH]: hash(p.identifier) },
+            annotations: { [ANNOTATION_IDENTIFIER]: p.identifier, [ANNOTATION_PREFERRED_HOST]: preferredHost },
+          },
+          spec: spec as Terminal["spec"],
+        };
+        t = await c.create(Terminals, obj).catch((err: unknown) => {
+          if (err instanceof StatusError && /terminal limit reached/.test(err.message)) throw new StatusError(429, "TooManyRequests", webhookMessage(err));
+          throw err;
+        });
+        if (target === "garden" && !user.isAdmin) await this.referenceServiceAccount(c, t);
+      }
+      return { ...summary(t), hostCluster: { namespace: t.spec.host.namespace } };
+    });
+  }
+
+  /** Ties the project's dashboard-webterminal ServiceAccount to the Terminal (finalizer, label, owner). */
+  private async referenceServiceAccount(c: Client, t: Terminal): Promise<void> {
+    const key = { namespace: t.metadata.namespace ?? "", name: WEBTERMINAL_SA };
+    const sa = await c.get(ServiceAccounts, key);
+    const owners = sa.metadata.ownerReferences ?? [];
+    const finalizers = sa.metadata.finalizers ?? [];
+    const body = {
+      metadata: {
+        labels: { "reference.dashboard.gardener.cloud/terminal": "true" },
+        ...(finalizers.includes("gardener.cloud/terminal") ? {} : { finalizers: [...finalizers, "gardener.cloud/terminal"] }),
+        ...(owners.some((o) => o.uid === t.metadata.uid) ? {} : { ownerReferences: [...owners, { apiVersion: API_VERSION, kind: KIND_TERMINAL, name: t.metadata.name ?? "", uid: t.metadata.uid ?? "", blockOwnerDeletion: false }] }),
+      },
+    };
+    await c.patch(ServiceAccounts, key, { type: "merge", body });
+  }
+
+  async remove(user: User, p: { name?: string; namespace?: string }) {
+    await this.as(user, async (c) => {
+      const t = await this.own(c, user, p, "You are not allowed to delete terminal with name").catch((err: unknown) => (err instanceof StatusError && err.code === 404 ? undefined : Promise.reject(err)));
+      if (t) await c.delete(Terminals, { namespace: p.namespace ?? "", name: p.name ?? "" }).catch((err: unknown) => (err instanceof StatusError && err.code === 404 ? undefined : Promise.reject(err)));
+    });
+    return { name: p.name, namespace: p.namespace };
+  }
+
+  async heartbeat(user: User, p: { name?: string; namespace?: string }) {
+    await this.as(user, async (c) => {
+      const t = await this.own(c, user, p, "You are not allowed to keep terminal session alive with name");
+      await this.keepalive(c, t).catch(() => {
+        throw new StatusError(500, "InternalError", "Could not keepalive terminal");
+      });
+    });
+    return { ok: true };
+  }
+
+  config(user: User) {
+    return { container: { image: user.isAdmin ? this.cfg.containerOperator.image : this.cfg.container.image } };
+  }
+
+  /** Waits until the Terminal is ready and its pod runs, within readyTimeoutSeconds; answers a session. */
+  async fetch(user: User, p: { name?: string; namespace?: string }) {
+    if (!p.name || !p.namespace) throw bad("name and namespace are required");
+    const key = { namespace: p.namespace, name: p.name };
+    const seconds = this.cfg.readyTimeoutSeconds;
+    const deadline = (reason: string) => new StatusError(504, "Timeout", `Terminal ${key.name} did not become ready within ${seconds}s${reason ? `: ${reason}` : ""}`);
+    const atMs = this.clock.nowMs() + seconds * 1000;
+    const t = await this.as(user, (c) => waitFor<Terminal, Terminal>(c, Terminals, key, (type, obj) => {
+      if (type === "DELETED") return { fail: new StatusError(500, "InternalError", "Terminal resource has been deleted") };
+      if (creator(obj) !== user.name) return { fail: new StatusError(403, "Forbidden", "You are not the user who created the terminal resource") };
+      return ready(obj) ? { done: obj } : { reason: obj.status?.lastError?.description ?? "" };
+    }, { atMs, clock: this.clock, timeout: deadline }));
+    const shootRef = t.spec.host.credentials.shootRef;
+    if (!shootRef) throw bad("shootRef is required");
+    const host = await this.hosts(user, shootRef);
+    try {
+      const hostNs = t.spec.host.namespace ?? "";
+      const podName = t.status?.podName ?? "";
+      const out = await host.client.transport.request<{ status?: { token?: string } }>({
+        method: "POST",
+        path: resourcePath(ServiceAccounts, hostNs, t.status?.attachServiceAccountName ?? "", "token"),
+        body: { apiVersion: "authentication.k8s.io/v1", kind: "TokenRequest", spec: { expirationSeconds: this.cfg.serviceAccountTokenExpiration } },
+      });
+      const token = out.status?.token ?? "";
+      const attach = clientFor({ url: host.url, caPem: host.caPem }, { token });
+      let nodeName: string | undefined;
+      try {
+        await waitFor(attach, Pods, { namespace: hostNs, name: podName }, (type, pod) => {
+          if (type === "DELETED") return { fail: new StatusError(500, "InternalError", "Pod deleted") };
+          const s = pod.status ?? {};
+          if (s.phase === "Failed" || s.phase === "Succeeded") return { fail: new StatusError(500, "InternalError", `Pod is in phase ${s.phase}`) };
+          const c = s.containerStatuses?.find((x) => x.name === "terminal");
+          nodeName = (pod as { spec?: { nodeName?: string } }).spec?.nodeName;
+          if (s.phase === "Running" && c?.ready) return { done: true };
+          const w = c?.state?.waiting;
+          const unscheduled = s.conditions?.find((x) => x.type === "PodScheduled" && x.status === "False")?.message;
+          return { reason: w?.reason ? `${w.reason}: ${w.message ?? ""}` : (unscheduled ?? "") };
+        }, { atMs, clock: this.clock, timeout: deadline });
+      } finally {
+        attach.close();
+      }
+      const pod = t.spec.host.pod;
+      return {
+        ...summary(t),
+        hostCluster: {
+          token,
+          namespace: hostNs,
+          pod: { name: podName, container: "terminal", nodeName, image: pod.container?.image, privileged: pod.container?.privileged ?? false, hostPID: pod.hostPID ?? false, hostNetwork: pod.hostNetwork ?? false },
+        },
+      };
+    } finally {
+      host.close();
+    }
+  }
+}
