@@ -8,6 +8,8 @@ import { DEFAULT_PORTS, DEFAULT_PREFIX, Layout, type Ports } from "../landscape/
 import { superviseMain } from "../landscape/run.ts";
 import { parseCidr } from "../host/index.ts";
 import { DEFAULT_PUBLIC_CIDR } from "../provider-local/network/networks.ts";
+import { existsSync, readFileSync } from "node:fs";
+import { dashboardUrlPath, memberTokenPath } from "../landscape/terminals.ts";
 
 const DEFAULT_STATE_DIR = "/var/lib/gardener-local";
 
@@ -87,6 +89,7 @@ program
       }
       out(installGardenctlConfig(layout, process.env));
       out(`landscape ready; kubeconfigs:\n  ${layout.gardenKubeconfig}\n  ${layout.memberKubeconfig}\n  ${layout.shootKubeconfig}`);
+      if (existsSync(dashboardUrlPath(layout))) out(`dashboard: ${readFileSync(dashboardUrlPath(layout), "utf8").trim()} (URL in ${dashboardUrlPath(layout)}); log in with the token in ${memberTokenPath(layout)}`);
     } catch (err) {
       fail(err);
     }

@@ -61,6 +61,8 @@ export const gardenApiServer = (c: ComponentContext): ComponentSpec =>
     // Who created, renewed and deleted which Bastion, from where (the README shows the query).
     "--audit-policy-file", join(REPO, "manifests", "audit", "garden-policy.yaml"), "--audit-log-path", join(c.layout.logs, "garden-audit.log"),
     "--audit-log-maxsize", "100", "--audit-log-maxbackup", "10",
+    // The project member's dashboard login token (terminals.ts).
+    "--token-auth-file", c.layout.path("garden", "tokens.csv"),
     "--enable-gardener-apis", "--authorization-mode", "Seed,RBAC",
     ...(c.bastionTimeToLive ? ["--bastion-time-to-live", c.bastionTimeToLive] : []),
   ]);

@@ -13,6 +13,7 @@ import { adminKubeconfigOf, componentContext, prepareHost, type RunOptions, seed
 import * as c from "./components.ts";
 import { PROJECT_NAMESPACE, SEED_WORKERS, SHOOT, SHOOT_POD_CIDR, SHOOT_TECHNICAL_ID, WORKERS } from "./layout.ts";
 import { clusterOf } from "./nodetokens.ts";
+import { dashboard, terminalControllerManager, terminalsReady, writeMemberToken, writeTerminalCertificates } from "./terminals.ts";
 import { applySeedCRDs, createGardenObjects, createShoot, publishShootCredentials, publishShootKubeconfig } from "./objects.ts";
 import { apiServerClient, kubeletsServing, nodeKeysApplied, nodesRegistered, waitFor, workloadsSchedulable } from "./readiness.ts";
 import { writeStatus, type LandscapeStatus } from "./status.ts";
@@ -52,9 +53,11 @@ export async function runLandscape(o: RunOptions, status: Status, hooks: RunHook
 
   // Before the shoot API server starts: its egress selector configuration names the VPN's egress proxy.
   const vpnCreds = await prepareVpn(layout, LANDSCAPE_VPN_HA);
+  writeMemberToken(layout);
   const { garden, seed, shoot } = await startApiServers(o, supervisor, ctx);
   supervisor.start(c.vpnSeedProxy(ctx));
   await writeKubeconfigs(o, prepared.networks);
+  await writeTerminalCertificates(layout);
 
   await applySeedCRDs(seed);
   await createGardenObjects(garden);
@@ -71,6 +74,8 @@ export async function runLandscape(o: RunOptions, status: Status, hooks: RunHook
   await publishShootCredentials(garden, { server: shootApi.server, clusterCaPem: shootApi.caPem, clientCa: { certPem: readFileSync(join(shootPki, "ca.crt"), "utf8"), keyPem: readFileSync(join(shootPki, "ca.key"), "utf8") } });
   supervisor.start(c.gardenlet(ctx));
   supervisor.start(c.providerLocal(ctx));
+  supervisor.start(terminalControllerManager(ctx));
+  supervisor.start(dashboard(ctx));
   await prepared.networks.ensureNodeNetwork(SHOOT_TECHNICAL_ID, nodeCidr);
   log(`shoot local created; node network ${nodeCidr}`);
   const shootCidrs = vpnShootRanges(shootObject);
@@ -86,6 +91,8 @@ export async function runLandscape(o: RunOptions, status: Status, hooks: RunHook
   await workloadsSchedulable(clusters, log);
   const egress = httpConnectDialer({ url: `https://${VPN_SERVER_ADDRESS}:${EGRESS_PORT}`, caPem: vpnCreds.bundle, certPem: vpnCreds.egressClient.certPem, keyPem: vpnCreds.egressClient.keyPem }, 5000);
   await kubeletsServing(clusters, layout, egress, log);
+  // Not yet checked by a landscape e2e: a terminal component that does not come up is reported, not fatal.
+  await terminalsReady(layout, o.ports, log).catch((err: Error) => log(`web terminals not ready: ${err.message} (logs/terminal-controller-manager.log, logs/dashboard.log)`));
   for (const cl of [garden, seed, shoot]) cl.close();
   status.phase = "Ready";
   status.components = supervisor.status();

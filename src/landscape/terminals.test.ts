@@ -1,0 +1,35 @@
+import assert from "node:assert/strict";
+import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { test } from "node:test";
+import { DEFAULT_PORTS, Layout } from "./layout.ts";
+import { dashboard, gardenTokenFile, memberTokenPath, terminalControllerManager, terminalPorts, writeMemberToken } from "./terminals.ts";
+
+test("the member token is private, kept across runs and named for local-member in the garden's token file", () => {
+  const dir = mkdtempSync(join(tmpdir(), "terminals-"));
+  try {
+    const layout = new Layout(dir);
+    const first = writeMemberToken(layout);
+    assert.ok(first.length >= 40);
+    assert.equal(writeMemberToken(layout), first);
+    assert.equal(statSync(memberTokenPath(layout)).mode & 0o777, 0o600);
+    assert.equal(statSync(gardenTokenFile(layout)).mode & 0o777, 0o600);
+    assert.equal(readFileSync(gardenTokenFile(layout), "utf8"), `${first},local-member,local-member\n`);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("the terminal components listen on 127.0.0.1 beside the garden and register the webhooks at their own port", () => {
+  const layout = new Layout("/state");
+  const c = { layout, ports: DEFAULT_PORTS, hostAddress: "198.18.0.2", prefix: "gl-" };
+  const p = terminalPorts(DEFAULT_PORTS);
+  assert.deepEqual(new Set([p.dashboard, p.webhook, p.health, 7443, 7444, 7445]).size, 6);
+  const tcm = terminalControllerManager(c).args.join(" ");
+  assert.match(tcm, new RegExp(`--webhook-bind-address 127.0.0.1:${p.webhook} --webhook-url https://127.0.0.1:${p.webhook} `));
+  assert.match(tcm, /--leader-elect false/);
+  const d = dashboard(c).args.join(" ");
+  assert.match(d, /--api-server https:\/\/127.0.0.1:7443 /);
+  assert.match(d, new RegExp(`--address 127.0.0.1 --port ${p.dashboard} `));
+});
