@@ -9,9 +9,9 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { EC_P256 } from "../apiserver/certs/keys.ts";
 import type { KubeObject } from "../apis/meta/v1/types.ts";
+import { Endpoints, Services } from "../client/builtins.ts";
 import type { Client } from "../client/client.ts";
 import { unlessNotFound } from "../client/helpers.ts";
-import { resourceType } from "../client/resource.ts";
 import { formatCidr, parseCidr } from "../host/cidr.ts";
 import type { LocalNetworks } from "../provider-local/network/networks.ts";
 import { issueVpnCredentials, type VpnCredentials } from "../vpn/credentials.ts";
@@ -38,8 +38,6 @@ export const EGRESS_PORT = 9443;
 export const CONNECT_PROXY_PORT = 8132;
 const OWNER = "landscape/vpn";
 
-const Services = resourceType<KubeObject>({ group: "", version: "v1", kind: "Service", plural: "services", namespaced: true });
-const Endpoints = resourceType<KubeObject>({ group: "", version: "v1", kind: "Endpoints", plural: "endpoints", namespaced: true });
 
 export const vpnDir = (layout: Layout): string => layout.path("vpn");
 export const egressSelectorConfigOf = (layout: Layout): string => join(vpnDir(layout), "egress-selector.yaml");

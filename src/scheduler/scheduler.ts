@@ -8,6 +8,7 @@ import type { Binding, Pod } from "../apis/core/v1/pod.ts";
 import { DEFAULT_SCHEDULER_NAME, POD_SCHEDULED } from "../apis/core/v1/pod.ts";
 import type { Node } from "../apis/core/v1/types.ts";
 import { isConflict, isNotFound } from "../apimachinery/errors.ts";
+import { Pods } from "../client/builtins.ts";
 import type { EventRecorder } from "../client/events.ts";
 import { type ObjectKey, keyOf, keyString, resourcePath, resourceType } from "../client/resource.ts";
 import { fieldIndexName } from "../controllerruntime/cache/cache.ts";
@@ -22,7 +23,7 @@ import { needsScheduling, placePod } from "./filter.ts";
 import { metaTime } from "../utils/time.ts";
 import { unlessNotFound } from "../client/helpers.ts";
 
-export const Pods = resourceType<Pod>({ group: "", version: "v1", kind: "Pod", plural: "pods", namespaced: true });
+export { Pods };
 export const Nodes = resourceType<Node>({ group: "", version: "v1", kind: "Node", plural: "nodes", namespaced: false });
 
 const NODE_NAME = "spec.nodeName";

@@ -4,9 +4,9 @@
 // once the first list of Endpoints is in and the proxy listens: before that every client would get 403.
 import { type AddressInfo } from "node:net";
 import { pino, type Logger } from "pino";
-import type { Endpoints } from "../apis/core/v1/service.ts";
+import type { Endpoints as EndpointsObject } from "../apis/core/v1/service.ts";
+import { Endpoints } from "../client/builtins.ts";
 import type { Client } from "../client/client.ts";
-import { resourceType } from "../client/resource.ts";
 import { Informer } from "../controllerruntime/cache/informer.ts";
 import { clientListerWatcher } from "../controllerruntime/cache/listwatch.ts";
 import { ConnectProxy } from "./connectproxy.ts";
@@ -14,7 +14,6 @@ import { HealthServer } from "./healthserver.ts";
 import { SERVER_LABEL, ServerDirectory } from "./servers.ts";
 
 export const CONNECT_PROXY_PORT = 8132;
-const EndpointsType = resourceType<Endpoints>({ group: "", version: "v1", kind: "Endpoints", plural: "endpoints", namespaced: true });
 
 export interface SeedProxyOptions {
   /** A client of the seed cluster that may list and watch Endpoints in every namespace. */
@@ -30,7 +29,7 @@ export interface SeedProxyOptions {
 export class SeedProxy {
   readonly directory = new ServerDirectory();
   readonly proxy: ConnectProxy;
-  private readonly informer: Informer<Endpoints>;
+  private readonly informer: Informer<EndpointsObject>;
   private readonly log: Logger;
   private http: HealthServer | undefined;
 
@@ -38,7 +37,7 @@ export class SeedProxy {
     this.log = o.log ?? pino({ level: "silent" });
     this.proxy = new ConnectProxy({ directory: this.directory, log: this.log, ...(o.upstreamPort ? { upstreamPort: o.upstreamPort } : {}) });
     const selector = Object.entries(SERVER_LABEL).map(([k, v]) => `${k}=${v}`).join(",");
-    this.informer = new Informer(clientListerWatcher(o.client, EndpointsType, { labelSelector: selector }), { name: "endpoints", logger: this.log });
+    this.informer = new Informer(clientListerWatcher(o.client, Endpoints, { labelSelector: selector }), { name: "endpoints", logger: this.log });
     this.informer.addEventHandler({
       onAdd: (ep) => this.directory.apply(ep),
       onUpdate: (_, ep) => this.directory.apply(ep),

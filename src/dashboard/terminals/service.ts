@@ -8,6 +8,7 @@ import { ANNOTATION_CREATED_BY, ANNOTATION_OPERATION, API_VERSION, GROUP, KIND_T
 import type { Shoot } from "../../apis/gardencore/v1beta1/types.ts";
 import type { KubeObject } from "../../apis/meta/v1/types.ts";
 import { StatusError } from "../../apimachinery/errors.ts";
+import { Pods } from "../../client/builtins.ts";
 import { Client } from "../../client/client.ts";
 import { Shoots } from "../../client/garden.ts";
 import { resourcePath, resourceType } from "../../client/resource.ts";
@@ -18,12 +19,6 @@ import { waitFor } from "./wait.ts";
 
 export const Terminals = resourceType<Terminal>({ group: GROUP, version: VERSION, kind: KIND_TERMINAL, plural: RESOURCE_TERMINALS, namespaced: true });
 const ServiceAccounts = resourceType<KubeObject>({ group: "", version: "v1", kind: "ServiceAccount", plural: "serviceaccounts", namespaced: true });
-const Pods = resourceType<KubeObject & { status?: PodStatus }>({ group: "", version: "v1", kind: "Pod", plural: "pods", namespaced: true });
-interface PodStatus {
-  phase?: string;
-  conditions?: { type: string; status: string; message?: string }[];
-  containerStatuses?: { name: string; ready?: boolean; state?: { waiting?: { reason?: string; message?: string } } }[];
-}
 
 export const LABEL_CREATED_BY_HASH = "dashboard.gardener.cloud/created-by-hash";
 export const LABEL_IDENTIFIER_HASH = "dashboard.gardener.cloud/identifier-hash";

@@ -8,7 +8,7 @@ import type { Pod as ApiPod } from "../../apis/core/v1/pod.ts";
 import { isConflict, isNotFound } from "../../apimachinery/errors.ts";
 import type { Client } from "../../client/client.ts";
 import type { EventRecorder } from "../../client/events.ts";
-import { resourceType } from "../../client/resource.ts";
+import { Pods } from "../../client/builtins.ts";
 import type { Clock } from "../../utils/clock.ts";
 import { toRuntimePod } from "./convert.ts";
 import { ContainerConfigError, type InputSources, MountError, resolveEnv, resolveVolumes } from "./inputs.ts";
@@ -17,7 +17,7 @@ import { composeStatus, statusKey } from "./pod-status.ts";
 import type { ContainerStatus, Pod, PodInputs, PodRuntimeStatus } from "./runtime/types.ts";
 import { metaTime } from "../../utils/time.ts";
 
-export const Pods = resourceType<ApiPod>({ group: "", version: "v1", kind: "Pod", plural: "pods", namespaced: true });
+export { Pods };
 
 /** What the kubelet needs of a runtime (PodRuntime implements it). */
 export interface KubeletRuntime {
