@@ -159,16 +159,9 @@ export class EtcdKvClient {
       return { close: () => (ended = true) };
     }
     let pending: Buffer = Buffer.alloc(0);
-    let status: number | undefined;
-    let message = "";
-    const statusOf = (h: Record<string, unknown>): void => {
-      if (h["grpc-status"] !== undefined) {
-        status = Number(h["grpc-status"]);
-        message = decodeURIComponent(String(h["grpc-message"] ?? ""));
-      }
-    };
-    stream.on("response", statusOf);
-    stream.on("trailers", statusOf);
+    const grpc = new GrpcStatus();
+    stream.on("response", grpc.read);
+    stream.on("trailers", grpc.read);
     stream.on("data", (c: Buffer) => {
       pending = pending.length ? Buffer.concat([pending, c]) : c;
       while (pending.length >= 5) {
@@ -185,7 +178,7 @@ export class EtcdKvClient {
     });
     stream.on("error", (err) => end(new EtcdCallError(GrpcCode.Unavailable, `${endpoint}: ${err.message}`)));
     stream.on("close", () =>
-      end(new EtcdCallError(status && status !== 0 ? status : GrpcCode.Unavailable, `${endpoint}: watch stream ended${message ? `: ${message}` : ""}`)),
+      end(new EtcdCallError(grpc.code && grpc.code !== 0 ? grpc.code : GrpcCode.Unavailable, `${endpoint}: watch stream ended${grpc.message ? `: ${grpc.message}` : ""}`)),
     );
     stream.write(frame(types.WatchRequest.encode({ create_request: create }).finish()));
     return {
@@ -258,23 +251,16 @@ export class EtcdKvClient {
       const chunks: Buffer[] = [];
       let size = 0;
       let httpStatus = 0;
-      let status: number | undefined;
-      let message = "";
-      const statusOf = (h: Record<string, unknown>): void => {
-        if (h["grpc-status"] !== undefined) {
-          status = Number(h["grpc-status"]);
-          message = decodeURIComponent(String(h["grpc-message"] ?? ""));
-        }
-      };
+      const grpc = new GrpcStatus();
       stream.setTimeout(this.timeoutMs, () => {
         stream.close(constants.NGHTTP2_CANCEL);
         reject(new EtcdCallError(GrpcCode.DeadlineExceeded, `${endpoint}: deadline of ${this.timeoutMs} ms exceeded`));
       });
       stream.on("response", (h) => {
         httpStatus = Number(h[constants.HTTP2_HEADER_STATUS]);
-        statusOf(h);
+        grpc.read(h);
       });
-      stream.on("trailers", statusOf);
+      stream.on("trailers", grpc.read);
       stream.on("data", (c: Buffer) => {
         size += c.length;
         if (size > maxResponseBytes) {
@@ -295,11 +281,11 @@ export class EtcdKvClient {
           this.inFlight.delete(session);
           session.unref();
         }
-        if (status === undefined) {
+        if (grpc.code === undefined) {
           const why = httpStatus ? `HTTP ${httpStatus} without a gRPC status` : `stream closed (code ${stream.rstCode})`;
           reject(new EtcdCallError(GrpcCode.Unavailable, `${endpoint}: ${why}`));
-        } else if (status !== 0) {
-          reject(new EtcdCallError(status, message || `gRPC status ${status}`));
+        } else if (grpc.code !== 0) {
+          reject(new EtcdCallError(grpc.code, grpc.message || `gRPC status ${grpc.code}`));
         } else {
           const all = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
           if (all.length < 5 || all[0] !== 0 || all.readUInt32BE(1) !== all.length - 5) {
@@ -312,6 +298,17 @@ export class EtcdKvClient {
       stream.end(body);
     });
   }
+}
+
+/** A stream's gRPC status, from whichever of its response headers or trailers carries it. */
+class GrpcStatus {
+  code: number | undefined;
+  message = "";
+  readonly read = (h: Record<string, unknown>): void => {
+    if (h["grpc-status"] === undefined) return;
+    this.code = Number(h["grpc-status"]);
+    this.message = decodeURIComponent(String(h["grpc-message"] ?? ""));
+  };
 }
 
 /** gRPC's length-prefixed message: one flag byte (0, uncompressed) and a big-endian length. */
