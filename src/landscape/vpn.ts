@@ -53,17 +53,16 @@ export async function prepareVpn(layout: Layout, highAvailability: boolean): Pro
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   const file = (name: string, text: string): string => (writeFileSync(join(dir, name), text, { mode: 0o600 }), join(dir, name));
   const tls = { caBundle: file("ca.crt", creds.bundle), clientCert: file("tls.crt", creds.egressClient.certPem), clientKey: file("tls.key", creds.egressClient.keyPem) };
-  const config = [
-    "apiVersion: apiserver.k8s.io/v1beta1",
-    "kind: EgressSelectorConfiguration",
-    "egressSelections:",
-    "- name: cluster",
-    `  connection: {proxyProtocol: HTTPConnect, transport: {tcp: {url: "https://${VPN_SERVER_ADDRESS}:${EGRESS_PORT}", tlsConfig: {caBundle: "${tls.caBundle}", clientCert: "${tls.clientCert}", clientKey: "${tls.clientKey}"}}}}`,
-    "- name: controlplane",
-    "  connection: {proxyProtocol: Direct}",
-    "",
-  ].join("\n");
-  writeFileSync(egressSelectorConfigOf(layout), config, { mode: 0o600 });
+  // Serialised, not pasted together: JSON is YAML, and no path (a state directory may hold any character) can break it.
+  const config = {
+    apiVersion: "apiserver.k8s.io/v1beta1",
+    kind: "EgressSelectorConfiguration",
+    egressSelections: [
+      { name: "cluster", connection: { proxyProtocol: "HTTPConnect", transport: { tcp: { url: `https://${VPN_SERVER_ADDRESS}:${EGRESS_PORT}`, tlsConfig: tls } } } },
+      { name: "controlplane", connection: { proxyProtocol: "Direct" } },
+    ],
+  };
+  writeFileSync(egressSelectorConfigOf(layout), JSON.stringify(config, null, 2) + "\n", { mode: 0o600 });
   return creds;
 }
 
