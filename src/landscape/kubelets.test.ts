@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { once } from "node:events";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { createServer, type Server } from "node:https";
 import { type AddressInfo, connect, type Socket } from "node:net";
@@ -78,6 +79,13 @@ describe("kubelet endpoint readiness", () => {
     assert.deepEqual(dialed, ["127.0.0.1:1"]);
     assert.equal(await kubeletAnswers({ host: "127.0.0.1", port }, tls, 3000, () => Promise.reject(new Error("proxy error"))), false);
     assert.equal(await kubeletAnswers({ host: "127.0.0.1", port }, tls, 200, () => new Promise<Socket>(() => undefined)), false, "a dial that never answers");
+    // The proxy answers 400 ms after the 200 ms timeout gave up: that connection must not stay open.
+    const late = new Promise<Socket>((resolve) => setTimeout(() => resolve(connect({ host: "127.0.0.1", port })), 400));
+    assert.equal(await kubeletAnswers({ host: "127.0.0.1", port }, tls, 200, () => late), false, "a dial slower than the timeout");
+    const socket = await late;
+    // Closed by us at once; the kubelet's own TLS handshake timeout (120 s) must not be what ends it.
+    if (!socket.destroyed) await once(socket, "close", { signal: AbortSignal.timeout(5000) });
+    assert.equal(socket.destroyed, true, "its late connection is closed, not left open");
   });
 
   test("the endpoint is the Node's InternalIP and kubelet port, 10250 when unset, none without an InternalIP", () => {

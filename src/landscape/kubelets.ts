@@ -38,7 +38,9 @@ export function kubeletEndpoint(node: Node): { host: string; port: number } | un
  * With `dial`, the connection is opened through it (the egress proxy), TLS to the kubelet inside.
  */
 export async function kubeletAnswers(endpoint: { host: string; port: number }, tls: KubeletTls, timeoutMs = 3000, dial?: Dialer): Promise<boolean> {
-  const tunnel = dial ? await withTimeout(dial(endpoint.host, endpoint.port), timeoutMs).catch(() => undefined) : undefined;
+  const dialing = dial?.(endpoint.host, endpoint.port);
+  // A connection that comes after the timeout is closed when it comes, not left open.
+  const tunnel = dialing ? await withTimeout(dialing, timeoutMs).catch(() => void dialing.then((s) => s.destroy(), () => undefined)) : undefined;
   if (dial && !tunnel) return false;
   return new Promise((resolve) => {
     // Node uses createConnection only for a request without an agent (agent: false makes one).
