@@ -55,3 +55,19 @@ export function leaderElectionOf(flags: LeaderElectFlags): LeaderElectionOptions
     releaseOnCancel: true,
   };
 }
+
+/**
+ * `--name value` from the command line (or `fallback`) for the small VPN processes, which take a config file
+ * and a log level only; a missing required one is one line and the usage on stderr, exit 2.
+ */
+export function argFlag(usage: string): (name: string, fallback?: string) => string {
+  return (name, fallback) => {
+    const i = process.argv.indexOf(`--${name}`);
+    const v = i >= 0 ? process.argv[i + 1] : fallback;
+    if (v === undefined) {
+      process.stderr.write(`error: --${name} is required\nusage: ${usage}\n`);
+      process.exit(2);
+    }
+    return v;
+  };
+}

@@ -4,17 +4,9 @@
 import { stopOnSignals } from "../controllerruntime/signals.ts";
 import { SeedServer } from "../vpn/seedserver.ts";
 import { loadSeedServerConfig, seedServerOptions } from "../vpn/seedserver-config.ts";
-import { componentLogger, orExit } from "./component.ts";
+import { argFlag, componentLogger, orExit } from "./component.ts";
 
-function flag(name: string, fallback?: string): string {
-  const i = process.argv.indexOf(`--${name}`);
-  const v = i >= 0 ? process.argv[i + 1] : fallback;
-  if (v === undefined) {
-    process.stderr.write(`error: --${name} is required\nusage: vpn-seed-server --config <file> [--log-level info]\n`);
-    process.exit(2);
-  }
-  return v;
-}
+const flag = argFlag("vpn-seed-server --config <file> [--log-level info]");
 
 const logger = componentLogger("vpn-seed-server", flag("log-level", "info"));
 const server = await orExit(logger, async () => {

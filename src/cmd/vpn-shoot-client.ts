@@ -5,17 +5,9 @@ import { readFile } from "node:fs/promises";
 import { isIPv4 } from "node:net";
 import { stopOnSignals } from "../controllerruntime/signals.ts";
 import { ShootHealth, type ShootHealthOptions } from "../vpn/shoothealth.ts";
-import { componentLogger, orExit } from "./component.ts";
+import { argFlag, componentLogger, orExit } from "./component.ts";
 
-function flag(name: string, fallback?: string): string {
-  const i = process.argv.indexOf(`--${name}`);
-  const v = i >= 0 ? process.argv[i + 1] : fallback;
-  if (v === undefined) {
-    process.stderr.write(`error: --${name} is required\nusage: vpn-shoot-client --config <file> [--log-level info]\n`);
-    process.exit(2);
-  }
-  return v;
-}
+const flag = argFlag("vpn-shoot-client --config <file> [--log-level info]");
 
 async function load(file: string): Promise<ShootHealthOptions> {
   const text = await readFile(file, "utf8");
