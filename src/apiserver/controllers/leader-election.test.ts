@@ -76,7 +76,10 @@ describe("ControllerElection", () => {
     a.cutOff = true;
     await pass(s, 2500);
     assert.equal(b.started, 0, "the lease is honoured for its duration after the last observed renewal");
-    await pass(s, 4000);
+    // b judges expiry from when it observed a's last renewal, which its polls (every retryPeriod
+    // to twice that) see up to 2 s late: the lease is free for b at most 6 s after the cut, and b
+    // tries again within 2 s after that.
+    await pass(s, 6000);
     assert.equal(a.stopped, 1, "a leader that cannot renew within renewDeadline stops its controllers");
     assert.equal(b.started, 1, "the other replica took over");
     assert.equal(await holder(s), "b");
