@@ -1,6 +1,6 @@
 // Descriptors (and the few fields the runtime itself reads) for built-in kinds the controller
 // runtime uses directly: ConfigMaps and Secrets in tests and samples, Namespaces, and Leases for
-// leader election; Pods, Services and Endpoints, which several components read and write.
+// leader election; Pods, Services, Endpoints and ServiceAccounts, which several components read and write.
 import type { Pod } from "../apis/core/v1/pod.ts";
 import type { Endpoints as EndpointsObject, Service } from "../apis/core/v1/service.ts";
 import type { KubeObject } from "../apis/meta/v1/types.ts";
@@ -38,6 +38,7 @@ export interface Lease extends KubeObject {
 
 export const ConfigMaps = resourceType<ConfigMap>({ group: "", version: "v1", kind: "ConfigMap", plural: "configmaps", namespaced: true });
 export const Secrets = resourceType<Secret>({ group: "", version: "v1", kind: "Secret", plural: "secrets", namespaced: true });
+export const ServiceAccounts = resourceType<KubeObject>({ group: "", version: "v1", kind: "ServiceAccount", plural: "serviceaccounts", namespaced: true });
 export const Namespaces = resourceType<Namespace>({ group: "", version: "v1", kind: "Namespace", plural: "namespaces", namespaced: false });
 export const Leases = resourceType<Lease>({
   group: "coordination.k8s.io",

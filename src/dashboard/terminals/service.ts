@@ -4,21 +4,19 @@
 import { createHash, randomBytes } from "node:crypto";
 import { KubeConfig } from "@kubernetes/client-node";
 import type { Terminal } from "../../apis/dashboard/v1alpha1/types.ts";
-import { ANNOTATION_CREATED_BY, ANNOTATION_OPERATION, API_VERSION, GROUP, KIND_TERMINAL, OPERATION_KEEPALIVE, RESOURCE_TERMINALS, VERSION } from "../../apis/dashboard/v1alpha1/types.ts";
+import { ANNOTATION_CREATED_BY, ANNOTATION_OPERATION, API_VERSION, KIND_TERMINAL, OPERATION_KEEPALIVE } from "../../apis/dashboard/v1alpha1/types.ts";
 import type { Shoot } from "../../apis/gardencore/v1beta1/types.ts";
 import type { KubeObject } from "../../apis/meta/v1/types.ts";
 import { StatusError } from "../../apimachinery/errors.ts";
-import { Pods } from "../../client/builtins.ts";
+import { Pods, ServiceAccounts } from "../../client/builtins.ts";
 import { Client } from "../../client/client.ts";
-import { Shoots } from "../../client/garden.ts";
-import { resourcePath, resourceType } from "../../client/resource.ts";
+import { Shoots, Terminals } from "../../client/garden.ts";
+import { resourcePath } from "../../client/resource.ts";
 import type { Clock } from "../../utils/clock.ts";
 import type { TerminalConfig } from "./config.ts";
 import { type CreateParams, WEBTERMINAL_SA, terminalSpec } from "./spec.ts";
 import { waitFor } from "./wait.ts";
 
-export const Terminals = resourceType<Terminal>({ group: GROUP, version: VERSION, kind: KIND_TERMINAL, plural: RESOURCE_TERMINALS, namespaced: true });
-const ServiceAccounts = resourceType<KubeObject>({ group: "", version: "v1", kind: "ServiceAccount", plural: "serviceaccounts", namespaced: true });
 
 export const LABEL_CREATED_BY_HASH = "dashboard.gardener.cloud/created-by-hash";
 export const LABEL_IDENTIFIER_HASH = "dashboard.gardener.cloud/identifier-hash";

@@ -8,10 +8,9 @@ import { pino } from "pino";
 import type { Pod, Toleration } from "../../../src/apis/core/v1/pod.ts";
 import type { Event, Node, Taint } from "../../../src/apis/core/v1/types.ts";
 import type { RunningServer } from "../../../src/apiserver/server/server.ts";
-import { type Lease, Leases, Namespaces } from "../../../src/client/builtins.ts";
+import { type Lease, Leases, Namespaces, ServiceAccounts } from "../../../src/client/builtins.ts";
 import { Client } from "../../../src/client/client.ts";
 import { Events } from "../../../src/client/events.ts";
-import { resourceType } from "../../../src/client/resource.ts";
 import { type Scheduler, createScheduler } from "../../../src/scheduler/app.ts";
 import { Nodes, Pods } from "../../../src/scheduler/scheduler.ts";
 import { FakeClock, realClock } from "../../../src/utils/clock.ts";
@@ -20,7 +19,6 @@ import { startInProcessApiServer } from "../../support/inprocess.ts";
 import { metaTime, microTime } from "../../../src/utils/time.ts";
 
 export { eventually };
-const ServiceAccounts = resourceType({ group: "", version: "v1", kind: "ServiceAccount", plural: "serviceaccounts", namespaced: true });
 
 export interface Env {
   dir: string;
