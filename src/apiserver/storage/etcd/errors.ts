@@ -1,6 +1,6 @@
-// Maps errors of the etcd client (kv-client.ts: gRPC and etcd server errors) to StorageError.
+// Maps errors of the etcd client (kv-client.ts, watch-stream.ts: gRPC and etcd server errors) to StorageError.
 import { StorageError } from "../interface.ts";
-import { EtcdCallError, GrpcCode } from "./kv-client.ts";
+import { EtcdCallError, GrpcCode } from "./grpc.ts";
 
 const connectionCodes: ReadonlySet<number> = new Set([
   GrpcCode.Cancelled,

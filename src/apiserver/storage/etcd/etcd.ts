@@ -5,7 +5,8 @@ import type { KeyValue, ListOptions, ListResult, Storage, StorageEvent, WatchHan
 import { StorageError } from "../interface.ts";
 import { normalizePrefix, rangeStart } from "../keys.ts";
 import { toStorageError } from "./errors.ts";
-import { EtcdKvClient, Result, Target, type Compare, type KvMessage, type RequestOp, type TxnResponse } from "./kv-client.ts";
+import type { KvMessage } from "./grpc.ts";
+import { EtcdKvClient, Result, Target, type Compare, type RequestOp, type TxnResponse } from "./kv-client.ts";
 import { SharedReads } from "./shared-reads.ts";
 import { byteRangeEnd, watchEtcd } from "./watch.ts";
 

@@ -4,7 +4,8 @@ import { after, before, describe, it } from "node:test";
 import { freePort } from "../../../host/etcd.ts";
 import { StorageError } from "../interface.ts";
 import { toStorageError } from "./errors.ts";
-import { EtcdCallError, EtcdKvClient, GrpcCode } from "./kv-client.ts";
+import { EtcdCallError, GrpcCode } from "./grpc.ts";
+import { EtcdKvClient } from "./kv-client.ts";
 
 // Fake gRPC endpoints: what the client does when a server is gone, silent, not gRPC, or answers
 // with a gRPC error or a malformed body. The calls against a real etcd are covered by etcd.test.ts.

@@ -4,56 +4,13 @@
 // load-balancer or retry policy objects per call, which is where the etcd3/grpc-js path spent a
 // third of the etcd-backed API server's CPU (docs/high-availability.md).
 import { connect, constants, type ClientHttp2Session, type ClientHttp2Stream } from "node:http2";
-import { createRequire } from "node:module";
-import { dirname, join } from "node:path";
-import protobuf from "protobufjs";
-
-const protoDir = join(dirname(createRequire(import.meta.url).resolve("etcd3/package.json")), "proto");
-const root = new protobuf.Root().loadSync(join(protoDir, "rpc.proto"), { keepCase: true });
-const types = {
-  RangeRequest: root.lookupType("etcdserverpb.RangeRequest"),
-  RangeResponse: root.lookupType("etcdserverpb.RangeResponse"),
-  TxnRequest: root.lookupType("etcdserverpb.TxnRequest"),
-  TxnResponse: root.lookupType("etcdserverpb.TxnResponse"),
-  CompactionRequest: root.lookupType("etcdserverpb.CompactionRequest"),
-  CompactionResponse: root.lookupType("etcdserverpb.CompactionResponse"),
-  WatchRequest: root.lookupType("etcdserverpb.WatchRequest"),
-  WatchResponse: root.lookupType("etcdserverpb.WatchResponse"),
-};
-
-export interface WatchCreate {
-  key: Buffer;
-  range_end: Buffer;
-  start_revision: number;
-  prev_kv: boolean;
-}
-export interface WatchResponse {
-  header?: { revision: Int64 };
-  created: boolean;
-  canceled: boolean;
-  compact_revision: Int64;
-  cancel_reason: string;
-  /** type: 0 put, 1 delete. */
-  events: { type: number; kv: KvMessage; prev_kv?: KvMessage }[];
-}
-export interface WatchStream {
-  /** Closes the stream (etcd drops its watch with it); onEnd is not called. */
-  close(): void;
-}
+import { EtcdCallError, frame, GrpcCode, GrpcStatus, maxResponseBytes, types, type Int64, type KvMessage } from "./grpc.ts";
+import { openWatchStream, type WatchCreate, type WatchResponse, type WatchStream } from "./watch-stream.ts";
 
 /** Compare.CompareTarget and Compare.CompareResult as numbers, as they go on the wire. */
 export const Target = { Create: 1, Mod: 2 } as const;
 export const Result = { Equal: 0, Greater: 1 } as const;
 
-/** int64 fields decode to Long (or number when small); `Number(x)` handles both. */
-type Int64 = number | { toString(): string };
-
-export interface KvMessage {
-  key: Buffer;
-  value: Buffer;
-  create_revision: Int64;
-  mod_revision: Int64;
-}
 export interface RangeRequest {
   key: Buffer;
   range_end?: Buffer;
@@ -91,21 +48,8 @@ export interface TxnResponse {
   }[];
 }
 
-/** A failed call: `code` is the gRPC status (14 UNAVAILABLE, 4 DEADLINE_EXCEEDED, ...). */
-export class EtcdCallError extends Error {
-  constructor(
-    readonly code: number,
-    message: string,
-  ) {
-    super(message);
-    this.name = "EtcdCallError";
-  }
-}
-
-export const GrpcCode = { Cancelled: 1, Unknown: 2, DeadlineExceeded: 4, Internal: 13, Unavailable: 14 } as const;
 /** Codes after which the call may be sent to the next endpoint (the connection, not etcd, failed). */
 const connectionCodes: ReadonlySet<number> = new Set([GrpcCode.Unavailable]);
-const maxResponseBytes = 256 * 1024 * 1024;
 
 export class EtcdKvClient {
   private readonly sessions = new Map<string, ClientHttp2Session>();
@@ -134,59 +78,15 @@ export class EtcdKvClient {
   }
 
   /**
-   * One watch as one bidirectional Watch stream on the current endpoint. `onEnd` gets why the
-   * stream ended (after it, the caller opens a new one, and the endpoint rotates).
+   * One watch as one bidirectional Watch stream on the current endpoint (watch-stream.ts). `onEnd`
+   * gets why the stream ended (after it, the caller opens a new one, and the endpoint rotates).
    */
   watch(create: WatchCreate, onResponse: (res: WatchResponse) => void, onEnd: (err: EtcdCallError) => void): WatchStream {
     const endpoint = this.endpoints[this.next % this.endpoints.length]!;
-    let ended = false;
-    const end = (err: EtcdCallError): void => {
-      if (ended) return;
-      ended = true;
+    return openWatchStream(() => this.session(endpoint), endpoint, create, onResponse, (err) => {
       this.next++;
       onEnd(err);
-    };
-    let stream: ClientHttp2Stream;
-    try {
-      stream = this.session(endpoint).request({
-        [constants.HTTP2_HEADER_METHOD]: "POST",
-        [constants.HTTP2_HEADER_PATH]: "/etcdserverpb.Watch/Watch",
-        [constants.HTTP2_HEADER_CONTENT_TYPE]: "application/grpc",
-        te: "trailers",
-      });
-    } catch (err) {
-      queueMicrotask(() => end(new EtcdCallError(GrpcCode.Unavailable, `${endpoint}: ${(err as Error).message}`)));
-      return { close: () => (ended = true) };
-    }
-    let pending: Buffer = Buffer.alloc(0);
-    const grpc = new GrpcStatus();
-    stream.on("response", grpc.read);
-    stream.on("trailers", grpc.read);
-    stream.on("data", (c: Buffer) => {
-      pending = pending.length ? Buffer.concat([pending, c]) : c;
-      while (pending.length >= 5) {
-        const len = pending.readUInt32BE(1);
-        if (len > maxResponseBytes) {
-          stream.close(constants.NGHTTP2_CANCEL);
-          return end(new EtcdCallError(GrpcCode.Internal, `${endpoint}: watch response larger than ${maxResponseBytes} bytes`));
-        }
-        if (pending.length < 5 + len) break;
-        const msg = pending.subarray(5, 5 + len);
-        pending = pending.subarray(5 + len);
-        if (!ended) onResponse(types.WatchResponse.decode(msg) as unknown as WatchResponse);
-      }
     });
-    stream.on("error", (err) => end(new EtcdCallError(GrpcCode.Unavailable, `${endpoint}: ${err.message}`)));
-    stream.on("close", () =>
-      end(new EtcdCallError(grpc.code && grpc.code !== 0 ? grpc.code : GrpcCode.Unavailable, `${endpoint}: watch stream ended${grpc.message ? `: ${grpc.message}` : ""}`)),
-    );
-    stream.write(frame(types.WatchRequest.encode({ create_request: create }).finish()));
-    return {
-      close: () => {
-        ended = true;
-        stream.close(constants.NGHTTP2_CANCEL);
-      },
-    };
   }
 
   close(): void {
@@ -298,24 +198,4 @@ export class EtcdKvClient {
       stream.end(body);
     });
   }
-}
-
-/** A stream's gRPC status, from whichever of its response headers or trailers carries it. */
-class GrpcStatus {
-  code: number | undefined;
-  message = "";
-  readonly read = (h: Record<string, unknown>): void => {
-    if (h["grpc-status"] === undefined) return;
-    this.code = Number(h["grpc-status"]);
-    this.message = decodeURIComponent(String(h["grpc-message"] ?? ""));
-  };
-}
-
-/** gRPC's length-prefixed message: one flag byte (0, uncompressed) and a big-endian length. */
-function frame(message: Uint8Array): Buffer {
-  const out = Buffer.allocUnsafe(5 + message.length);
-  out[0] = 0;
-  out.writeUInt32BE(message.length, 1);
-  out.set(message, 5);
-  return out;
 }

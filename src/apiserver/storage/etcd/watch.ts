@@ -2,7 +2,9 @@
 // values, events in revision order, no duplicates after the client's reconnects.
 import type { KeyValue, StorageEvent, WatchHandle } from "../interface.ts";
 import { StorageError } from "../interface.ts";
-import type { EtcdKvClient, KvMessage, WatchResponse, WatchStream } from "./kv-client.ts";
+import type { KvMessage } from "./grpc.ts";
+import type { EtcdKvClient } from "./kv-client.ts";
+import type { WatchResponse, WatchStream } from "./watch-stream.ts";
 
 /** etcd's range end for a byte prefix: the prefix with its last byte < 0xff incremented; "\0" = no end. */
 export function byteRangeEnd(prefix: Buffer): Buffer {
@@ -24,7 +26,7 @@ const RETRY_MAX_MS = 2000;
 /**
  * Watches keyPrefix + prefix for events after afterRevision. keyPrefix is stripped from keys.
  *
- * One Watch stream per watch (kv-client.ts). When a stream ends without a cancel from etcd (the
+ * One Watch stream per watch (watch-stream.ts). When a stream ends without a cancel from etcd (the
  * member died, the connection broke), a new one starts just after the last event delivered here,
  * on the next endpoint, after a short backoff; events at or below that revision are dropped. A
  * server-side cancel (etcd cancels a watch whose start revision was compacted) ends the watch
