@@ -9,6 +9,7 @@ import { fileURLToPath } from "node:url";
 import {
   brokenDocLinks,
   foreignReferences,
+  helperCopies,
   importCycles,
   layerViolations,
   parseLayerTable,
@@ -66,6 +67,13 @@ void describe("the repository", () => {
     const all = [...texts, ...others];
     const docs = new Map(texts.filter((f) => f.path.startsWith("docs/")).map((f) => [f.path, f.text]));
     assert.deepEqual(brokenDocLinks(all, docs), []);
+  });
+
+  void it("writes the isRecord guard and the RFC 3339 formatters only in src/utils/", () => {
+    // src/terminal/webhook/handlers.ts's Terminal guard is the one copy left (its owners' work in progress).
+    const known = new Set(["src/terminal/webhook/handlers.ts"]);
+    const files = textFiles(["src", "test", "bench", "scripts"], /\.(ts|mjs)$/).filter((f) => f.path !== "test/architecture.test.ts" && !known.has(f.path));
+    assert.deepEqual(helperCopies(files), []);
   });
 
   void it("the scanner sees static, dynamic, type-only and side-effect imports", () => {
@@ -146,6 +154,21 @@ void describe("each rule fails on a fixture that breaks it", () => {
       "nodeagent/users.ts imports execa; only src/host/ starts processes",
       "landscape/old.ts imports child_process; only src/host/ starts processes",
     ]);
+  });
+
+  void it("a hand-written copy of a src/utils/ helper, in either order, but not the helper itself nor other ISO strings", () => {
+    const files = [
+      { path: "src/a.ts", text: 'const ok = typeof v === "object" && v !== null && !Array.isArray(v);' },
+      { path: "src/b.ts", text: 'if (x.spec !== null && typeof x.spec === "object" && !Array.isArray(x.spec)) {}' },
+      { path: "src/c.ts", text: 'new Date(ms).toISOString().replace(".000Z", "Z");\nd.toISOString().slice(0, 19);\niso.toISOString().replace(/\\.(\\d{3})Z$/, "");' },
+      { path: "src/utils/guards.ts", text: 'return typeof v === "object" && v !== null && !Array.isArray(v);' },
+      { path: "src/utils/time.ts", text: 'new Date(second).toISOString().replace(/\\.000Z$/, "Z");' },
+      { path: "src/d.ts", text: 'at.toISOString().replace(/:/g, "-");\ntypeof v === "object" && v !== null;\nnew Date().toISOString();' },
+    ];
+    assert.deepEqual(
+      helperCopies(files).map((v) => v.split(" by hand")[0]),
+      ["src/a.ts:1 writes isRecord/recordOrEmpty", "src/b.ts:1 writes isRecord/recordOrEmpty", "src/c.ts:1 writes metaTime/microTime/rfc3339Nano", "src/c.ts:2 writes metaTime/microTime/rfc3339Nano", "src/c.ts:3 writes metaTime/microTime/rfc3339Nano"],
+    );
   });
 
   void it("a citation of something a clone does not contain", () => {

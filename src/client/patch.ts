@@ -1,18 +1,15 @@
 // Computing patches from a before/after pair, as controller-runtime's client.MergeFrom does:
 // the JSON merge patch (RFC 7386) that turns `before` into `after`.
 import type { KubeObject } from "../apis/meta/v1/types.ts";
+import { isRecord } from "../utils/guards.ts";
 import type { Patch } from "./client.ts";
 
 type Json = unknown;
 
-function isPlainObject(v: Json): v is Record<string, Json> {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
-}
-
 function jsonEqual(a: Json, b: Json): boolean {
   if (a === b) return true;
   if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((x, i) => jsonEqual(x, b[i]));
-  if (isPlainObject(a) && isPlainObject(b)) {
+  if (isRecord(a) && isRecord(b)) {
     const ka = Object.keys(a).filter((k) => a[k] !== undefined);
     const kb = Object.keys(b).filter((k) => b[k] !== undefined);
     return ka.length === kb.length && ka.every((k) => jsonEqual(a[k], b[k]));
@@ -26,7 +23,7 @@ function jsonEqual(a: Json, b: Json): boolean {
  * (A null *value* in `after` cannot be expressed in a merge patch; it reads as "remove".)
  */
 export function createMergePatch(before: Json, after: Json): Json {
-  if (!isPlainObject(before) || !isPlainObject(after)) return jsonEqual(before, after) ? undefined : after;
+  if (!isRecord(before) || !isRecord(after)) return jsonEqual(before, after) ? undefined : after;
   const patch: Record<string, Json> = {};
   for (const k of Object.keys(before)) {
     if (before[k] !== undefined && (!(k in after) || after[k] === undefined)) patch[k] = null;
@@ -53,7 +50,7 @@ export function mergeFrom<T extends KubeObject>(before: T, after: T, opts: Merge
   const body = createMergePatch(before, after) as Record<string, Json> | undefined;
   if (body === undefined) return undefined;
   if (opts.optimisticLock && before.metadata.resourceVersion) {
-    const meta = isPlainObject(body.metadata) ? body.metadata : {};
+    const meta = isRecord(body.metadata) ? body.metadata : {};
     body.metadata = { ...meta, resourceVersion: before.metadata.resourceVersion };
   }
   return { type: "merge", body };

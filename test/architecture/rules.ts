@@ -192,3 +192,26 @@ export function brokenDocLinks(files: { path: string; text: string }[], docs: Ma
   }
   return out;
 }
+
+/** Helpers written once in src/utils/, and the shape of a hand-made copy of each. */
+export const HELPER_COPIES: { helper: string; home: string; pattern: RegExp }[] = [
+  {
+    helper: "isRecord/recordOrEmpty",
+    home: "src/utils/guards.ts",
+    pattern: /typeof ([\w.]+) === "object" && \1 !== null && !Array\.isArray\(\1\)|([\w.]+) !== null && typeof \2 === "object" && !Array\.isArray\(\2\)/,
+  },
+  {
+    helper: "metaTime/microTime/rfc3339Nano",
+    home: "src/utils/time.ts",
+    pattern: /toISOString\(\)\s*\.(?:slice\(0, ?(?:19|20|23)\)|replace\(\s*(?:"\.000|'\.000|\/\\\.))/,
+  },
+];
+
+/** Lines (of files other than the helpers' homes) that write one of HELPER_COPIES by hand. */
+export function helperCopies(files: { path: string; text: string }[]): string[] {
+  return files.flatMap((f) =>
+    f.text.split("\n").flatMap((line, i) =>
+      HELPER_COPIES.filter((h) => f.path !== h.home && h.pattern.test(line)).map((h) => `${f.path}:${i + 1} writes ${h.helper} by hand; use ${h.home}: ${line.trim().slice(0, 120)}`),
+    ),
+  );
+}

@@ -2,6 +2,7 @@
 // mutating webhook's change, the labels and annotations of everything the controller creates,
 // and the resource names derived from spec.identifier.
 import { randomUUID } from "node:crypto";
+import { metaTime } from "../../utils/time.ts";
 import {
   ANNOTATION_CREATED_BY,
   ANNOTATION_LAST_HEARTBEAT,
@@ -33,11 +34,6 @@ export function newIdentifier(): string {
   return fnvHash(randomUUID());
 }
 
-/** RFC 3339 UTC with seconds, as Go's time.RFC3339 prints a UTC time. */
-export function heartbeatTime(nowMs: number): string {
-  return new Date(Math.floor(nowMs / 1000) * 1000).toISOString().replace(".000Z", "Z");
-}
-
 /**
  * The mutating webhook's change (upstream's mutatingTerminalFn), in place: on CREATE the creator
  * from the request's authenticated user (never the object's own claim), a new identifier, the
@@ -54,11 +50,11 @@ export function mutateTerminal(t: Terminal, operation: string, username: string,
     t.spec.identifier = id;
     if (t.spec.host?.temporaryNamespace) t.spec.host.namespace = `term-${id}`;
     if (t.spec.target?.temporaryNamespace) t.spec.target.namespace = `term-${id}`;
-    annotations[ANNOTATION_LAST_HEARTBEAT] = heartbeatTime(nowMs);
+    annotations[ANNOTATION_LAST_HEARTBEAT] = metaTime(nowMs);
   }
   if (annotations[ANNOTATION_OPERATION] === OPERATION_KEEPALIVE) {
     delete annotations[ANNOTATION_OPERATION];
-    annotations[ANNOTATION_LAST_HEARTBEAT] = heartbeatTime(nowMs);
+    annotations[ANNOTATION_LAST_HEARTBEAT] = metaTime(nowMs);
   }
 }
 

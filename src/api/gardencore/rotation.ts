@@ -3,6 +3,7 @@
 // predicates, and the automatic rotation period. Pure.
 import { ANNOTATION_OPERATION } from "../../apis/gardencore/v1beta1/types.ts";
 import { DurationError, parseDuration } from "../../utils/duration.ts";
+import { isRecord } from "../../utils/guards.ts";
 
 export const ANNOTATION_MAINTENANCE_OPERATION = "maintenance.gardener.cloud/operation";
 export const OPERATION_ROTATE_SSH_KEYPAIR = "rotate-ssh-keypair";
@@ -61,7 +62,7 @@ export interface SSHKeypairRotation {
 export function sshKeypairRotation(shoot: { status?: unknown }): SSHKeypairRotation | undefined {
   const status = shoot.status as { credentials?: { rotation?: { sshKeypair?: unknown } } } | undefined;
   const r = status?.credentials?.rotation?.sshKeypair;
-  return typeof r === "object" && r !== null ? (r as SSHKeypairRotation) : undefined;
+  return isRecord(r) ? (r as SSHKeypairRotation) : undefined;
 }
 
 function timeMs(t: string | undefined): number | undefined {
@@ -99,7 +100,7 @@ export function rotationRequestStarted(shoot: { metadata: { generation?: number;
 export function sshKeypairAutoRotation(shoot: { spec?: unknown }): { rotationPeriod?: unknown } | undefined {
   const spec = shoot.spec as { maintenance?: { autoRotation?: { credentials?: { sshKeypair?: unknown } } } } | undefined;
   const v = spec?.maintenance?.autoRotation?.credentials?.sshKeypair;
-  return typeof v === "object" && v !== null ? (v as { rotationPeriod?: unknown }) : undefined;
+  return isRecord(v) ? v : undefined;
 }
 
 /** The rotation period in ms (0: disabled); undefined when unset or unparsable. */

@@ -1,13 +1,14 @@
 // Shoot predicates shared by admission, the controller manager and the gardenlet
 // (docs/bastion.md#vocabulary). They tolerate partial objects: anything missing counts as its default.
 import type { Shoot } from "../../apis/gardencore/v1beta1/types.ts";
+import { isRecord } from "../../utils/guards.ts";
 
 /** Any object; a Shoot's fields are read defensively. */
 type ShootLike = object;
 
 function spec(shoot: ShootLike): Partial<Shoot["spec"]> {
   const s = (shoot as { spec?: unknown }).spec;
-  return typeof s === "object" && s !== null ? (s as Partial<Shoot["spec"]>) : {};
+  return isRecord(s) ? (s as Partial<Shoot["spec"]>) : {};
 }
 
 /**
@@ -43,6 +44,6 @@ export function providerTypeOf(shoot: ShootLike): string {
 /** `status.technicalID` (the control-plane namespace in the seed), or "" when unset. */
 export function technicalIDOf(shoot: ShootLike): string {
   const status = (shoot as { status?: unknown }).status;
-  const id = typeof status === "object" && status !== null ? (status as { technicalID?: unknown }).technicalID : undefined;
+  const id = isRecord(status) ? status.technicalID : undefined;
   return typeof id === "string" ? id : "";
 }

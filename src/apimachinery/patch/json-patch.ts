@@ -8,7 +8,8 @@
 // do together is capped (`maxWork`); past any of them the patch is a 422, not a busy server.
 import { StatusError, newBadRequest, newRequestEntityTooLarge } from "../errors.ts";
 import { depthMessage, MAX_NESTING_DEPTH, measureJson } from "../json/bounds.ts";
-import { type JsonObject, deepCopy, getOwn, hasOwn, isObject, kindOf, setOwn } from "./json-value.ts";
+import { type JsonObject, deepCopy, getOwn, hasOwn, kindOf, setOwn } from "./json-value.ts";
+import { isRecord } from "../../utils/guards.ts";
 
 export const MAX_JSON_PATCH_OPERATIONS = 10000;
 
@@ -59,7 +60,7 @@ export function decodeJsonPatch(patch: unknown): unknown[] {
     );
   }
   patch.forEach((op, i) => {
-    if (!isObject(op)) throw newBadRequest(`JSON patch operation ${i} must be a JSON object, got ${kindOf(op)}`);
+    if (!isRecord(op)) throw newBadRequest(`JSON patch operation ${i} must be a JSON object, got ${kindOf(op)}`);
   });
   return patch;
 }
@@ -142,7 +143,7 @@ class Document {
         const i = arrayIndex(t);
         if (i === undefined || i >= cur.length) return { found: false, value: undefined };
         cur = cur[i];
-      } else if (isObject(cur) && hasOwn(cur, t)) {
+      } else if (isRecord(cur) && hasOwn(cur, t)) {
         cur = cur[t];
       } else {
         return { found: false, value: undefined };
@@ -160,7 +161,7 @@ class Document {
   /** The container holding the last token; it must exist and be an object or array. */
   parentOf(pointer: string, tokens: string[]): { parent: JsonObject | unknown[]; key: string } {
     const r = this.find(tokens.slice(0, -1));
-    if (!r.found || !(Array.isArray(r.value) || isObject(r.value))) {
+    if (!r.found || !(Array.isArray(r.value) || isRecord(r.value))) {
       throw new OpError(`the parent of path ${JSON.stringify(pointer)} does not exist or is not an object or array`);
     }
     return { parent: r.value, key: tokens[tokens.length - 1]! };
@@ -243,7 +244,7 @@ class Document {
       this.charge(a.length);
       return a.every((e, i) => this.equal(e, b[i]));
     }
-    if (!isObject(a) || !isObject(b)) return false;
+    if (!isRecord(a) || !isRecord(b)) return false;
     const ka = Object.keys(a);
     const kb = Object.keys(b);
     this.charge(ka.length + kb.length);

@@ -2,11 +2,10 @@
 // every access goes through own properties: a key such as "__proto__" or "constructor" is an
 // ordinary member here, never the prototype.
 
+import { isRecord } from "../../utils/guards.ts";
+
 export type JsonObject = Record<string, unknown>;
 
-export function isObject(v: unknown): v is JsonObject {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
-}
 
 export function hasOwn(obj: JsonObject, key: string): boolean {
   return Object.hasOwn(obj, key);
@@ -27,7 +26,7 @@ export function setOwn(obj: JsonObject, key: string, value: unknown): void {
 
 export function deepCopy<T>(v: T): T {
   if (Array.isArray(v)) return v.map((e: unknown) => deepCopy(e)) as T;
-  if (isObject(v)) {
+  if (isRecord(v)) {
     const out: JsonObject = {};
     for (const k of Object.keys(v)) setOwn(out, k, deepCopy(v[k]));
     return out as T;
@@ -41,8 +40,8 @@ export function deepEqual(a: unknown, b: unknown): boolean {
   if (Array.isArray(a)) {
     return Array.isArray(b) && a.length === b.length && a.every((e, i) => deepEqual(e, b[i]));
   }
-  if (isObject(a)) {
-    if (!isObject(b)) return false;
+  if (isRecord(a)) {
+    if (!isRecord(b)) return false;
     const ka = Object.keys(a);
     if (ka.length !== Object.keys(b).length) return false;
     return ka.every((k) => hasOwn(b, k) && deepEqual(a[k], b[k]));

@@ -4,12 +4,13 @@
 // and the two are interleaved using the server's order where both are known. New items that
 // the server does not know come before the server-only items that follow them.
 import { newBadRequest } from "../errors.ts";
-import { deepEqual, getOwn, hasOwn, isObject } from "./json-value.ts";
+import { deepEqual, getOwn, hasOwn } from "./json-value.ts";
+import { isRecord } from "../../utils/guards.ts";
 
 /** The identity of a list element: its merge-key value for lists of objects, else the value itself. */
 export function identityOf(item: unknown, mergeKey: string): unknown {
   if (!mergeKey) return item;
-  return isObject(item) ? getOwn(item, mergeKey) : undefined;
+  return isRecord(item) ? getOwn(item, mergeKey) : undefined;
 }
 
 /**
@@ -18,7 +19,7 @@ export function identityOf(item: unknown, mergeKey: string): unknown {
  */
 export function canonicalKey(v: unknown): string {
   if (Array.isArray(v)) return `[${v.map(canonicalKey).join(",")}]`;
-  if (isObject(v)) {
+  if (isRecord(v)) {
     const members = Object.keys(v)
       .sort()
       .map((k) => `${JSON.stringify(k)}:${canonicalKey(v[k])}`);
@@ -125,7 +126,7 @@ export function deleteFromList(current: readonly unknown[], toDelete: readonly u
   return current.filter((e) => !gone.has(canonicalKey(e)));
 }
 
-const isDirectiveElement = (e: unknown): boolean => isObject(e) && hasOwn(e, "$patch");
+const isDirectiveElement = (e: unknown): boolean => isRecord(e) && hasOwn(e, "$patch");
 
 /**
  * The patch list (without deletions) must name its items in the same relative order as the
@@ -133,7 +134,7 @@ const isDirectiveElement = (e: unknown): boolean => isObject(e) && hasOwn(e, "$p
  */
 export function validateSetElementOrder(patchList: readonly unknown[], order: readonly unknown[], mergeKey: string): void {
   if (patchList.length === 0 || order.length === 0) return;
-  const items = patchList.filter((e) => !(mergeKey && isObject(e) && getOwn(e, "$patch") === "delete"));
+  const items = patchList.filter((e) => !(mergeKey && isRecord(e) && getOwn(e, "$patch") === "delete"));
   let p = 0;
   let s = 0;
   while (p < items.length && s < order.length) {
@@ -142,7 +143,7 @@ export function validateSetElementOrder(patchList: readonly unknown[], order: re
       continue;
     }
     const want = order[s];
-    if (mergeKey && (!isObject(items[p]) || !isObject(want) || !hasOwn(want, mergeKey))) {
+    if (mergeKey && (!isRecord(items[p]) || !isRecord(want) || !hasOwn(want, mergeKey))) {
       throw newBadRequest(`invalid patch format of setElementOrder list: every element must be an object with the merge key "${mergeKey}"`);
     }
     if (deepEqual(identityOf(items[p], mergeKey), identityOf(order[s], mergeKey))) p++;

@@ -12,7 +12,8 @@
 // -> 422 Invalid.
 import type { JSONSchemaProps } from "../../apis/apiextensions/v1/types.ts";
 import { StatusError, newBadRequest } from "../errors.ts";
-import { type JsonObject, deepCopy, getOwn, hasOwn, isObject, kindOf, setOwn } from "./json-value.ts";
+import { type JsonObject, deepCopy, getOwn, hasOwn, kindOf, setOwn } from "./json-value.ts";
+import { isRecord } from "../../utils/guards.ts";
 import { type PatchMeta, fieldSchema, itemSchema, patchMetaOf } from "./smp-schema.ts";
 import {
   IdentityIndex,
@@ -36,8 +37,8 @@ const unprocessable = (message: string): StatusError => new StatusError(422, "In
  * OpenAPI schema of the whole object (undefined: no list merges apart from ObjectMeta's).
  */
 export function strategicMergePatch(original: unknown, patch: unknown, schema: JSONSchemaProps | undefined): unknown {
-  if (!isObject(patch)) throw newBadRequest(`a strategic merge patch must be a JSON object, got ${kindOf(patch)}`);
-  const target = isObject(original) ? deepCopy(original) : {};
+  if (!isRecord(patch)) throw newBadRequest(`a strategic merge patch must be a JSON object, got ${kindOf(patch)}`);
+  const target = isRecord(original) ? deepCopy(original) : {};
   return mergeMap(target, deepCopy(patch), schema);
 }
 
@@ -83,7 +84,7 @@ function mergeMap(original: JsonObject, patch: JsonObject, schema: JSONSchemaPro
     const current = getOwn(original, key);
     if (!hasOwn(original, key) || kindOf(current) !== kindOf(value)) {
       setOwn(original, key, fromNothing(value, sub));
-    } else if (isObject(current)) {
+    } else if (isRecord(current)) {
       const meta = patchMetaOf(sub);
       setOwn(original, key, meta.strategy === "replace" ? fromNothing(value, sub) : mergeMap(current, value as JsonObject, sub));
     } else if (Array.isArray(current)) {
@@ -97,7 +98,7 @@ function mergeMap(original: JsonObject, patch: JsonObject, schema: JSONSchemaPro
 
 /** A patch value for a field the original lacks: merged into an empty value of its kind. */
 function fromNothing(value: unknown, schema: JSONSchemaProps | undefined): unknown {
-  if (isObject(value)) return mergeMap({}, value, schema);
+  if (isRecord(value)) return mergeMap({}, value, schema);
   if (Array.isArray(value)) return mergeListField([], value, schema);
   return value;
 }
@@ -114,12 +115,12 @@ function mergeListField(original: unknown[], patch: unknown[], schema: JSONSchem
 function replaceList(patch: unknown[], items: JSONSchemaProps | undefined): unknown[] {
   const out: unknown[] = [];
   for (const e of patch) {
-    if (isObject(e) && hasOwn(e, DIRECTIVE)) {
+    if (isRecord(e) && hasOwn(e, DIRECTIVE)) {
       const d = e[DIRECTIVE];
       if (d === "replace" || d === "merge" || d === "delete") continue;
       throw newBadRequest(`unknown patch type: ${JSON.stringify(d)} in list element: ${JSON.stringify(e)}`);
     }
-    out.push(isObject(e) ? mergeMap({}, e, items) : e);
+    out.push(isRecord(e) ? mergeMap({}, e, items) : e);
   }
   return out;
 }
@@ -131,7 +132,7 @@ function elementKind(...lists: unknown[][]): ElementKind {
   for (const list of lists) {
     for (const e of list) {
       if (Array.isArray(e)) throw unprocessable("lists of lists are not supported");
-      const k: ElementKind = isObject(e) ? "object" : "scalar";
+      const k: ElementKind = isRecord(e) ? "object" : "scalar";
       if (kind !== "empty" && kind !== k) {
         throw newBadRequest(`list element types are not identical: ${JSON.stringify(lists)}`);
       }

@@ -12,6 +12,7 @@ import type { UserInfo } from "../authentication/types.ts";
 import type { RequestInfo } from "../endpoints/requestinfo.ts";
 import type { AuditSink } from "./log.ts";
 import { atLeast, type Decision, evaluate, type Level, type Policy, type Stage } from "./policy.ts";
+import { microTime } from "../../utils/time.ts";
 
 /** Bodies larger than this are left out of events (annotated audit.k8s.io/truncated). */
 export const MAX_CAPTURE = 256 * 1024;
@@ -55,13 +56,6 @@ export interface AuditRequest {
   user: UserInfo;
   /** When the request arrived (ms since the epoch, fractional). */
   receivedAt: number;
-}
-
-/** Microsecond RFC 3339, as kube's MicroTime. */
-export function microTime(ms: number): string {
-  const iso = new Date(Math.floor(ms)).toISOString();
-  const micros = String(Math.min(999_999, Math.round((ms % 1000) * 1000))).padStart(6, "0");
-  return `${iso.slice(0, 19)}.${micros}Z`;
 }
 
 const nowMs = () => performance.timeOrigin + performance.now();

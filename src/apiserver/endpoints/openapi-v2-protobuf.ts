@@ -4,6 +4,7 @@
 // Encoded: swagger, info, and definitions with every Schema field kube-openapi reads, vendor
 // extensions (x-kubernetes-group-version-kind ...) as YAML (JSON is YAML) in Any.yaml. Paths are
 // only in the JSON document: kubectl's OpenAPI v2 users look at definitions.
+import { isRecord } from "../../utils/guards.ts";
 import type { Schema } from "./openapi-schemas.ts";
 
 type Bytes = Buffer;
@@ -55,9 +56,7 @@ function namedAny(name: string, value: unknown): Bytes {
   return Buffer.concat([str(1, name), msg(2, any(value))]);
 }
 
-function isObject(v: unknown): v is Schema {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
-}
+const isObject = (v: unknown): v is Schema => isRecord(v);
 
 /** openapi.v2.Schema */
 export function encodeSchema(s: Schema): Bytes {

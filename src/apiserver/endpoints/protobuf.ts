@@ -9,6 +9,7 @@
 // where raw is the object in the kind's generated.proto layout.
 import { newBadRequest, newUnsupportedMediaType } from "../../apimachinery/errors.ts";
 import { depthMessage, jsonTextDepth, MAX_NESTING_DEPTH } from "../../apimachinery/json/bounds.ts";
+import { metaTime, microTime } from "../../utils/time.ts";
 import { ACCEPTED_BODY_TYPES } from "./negotiation.ts";
 import { type Field, type Message, PROTOBUF_KINDS } from "./protobuf-types.ts";
 
@@ -52,9 +53,8 @@ class Reader {
 const utf8 = new TextDecoder("utf-8", { fatal: true });
 
 function rfc3339(seconds: number, nanos: number, micro: boolean): string {
-  const d = new Date(seconds * 1000);
-  const base = d.toISOString().slice(0, 19);
-  return micro ? `${base}.${String(Math.floor(nanos / 1000)).padStart(6, "0")}Z` : `${base}Z`;
+  // Whole microseconds (Go truncates), which microTime gives back exactly.
+  return micro ? microTime(seconds * 1000 + Math.floor(nanos / 1000) / 1000) : metaTime(seconds * 1000);
 }
 
 function decodeTime(buf: Uint8Array, micro: boolean): string | undefined {

@@ -9,12 +9,13 @@ import { newBadRequest, newForbiddenMessage } from "../../apimachinery/errors.ts
 import type { AdmissionAttributes, AdmissionPlugin, Operation } from "../../apiserver/admission/types.ts";
 import type { InternalClient } from "../../apiserver/registry/client.ts";
 import { GROUP as CORE_GROUP } from "../../apis/gardencore/v1beta1/types.ts";
+import { isRecord } from "../../utils/guards.ts";
 
 export const PLUGIN_NAME = "SeedRestriction";
 
 function seedNameOfObject(obj: KubeObject | undefined): string {
   const spec = obj?.spec;
-  const name = typeof spec === "object" && spec !== null ? (spec as { seedName?: unknown }).seedName : undefined;
+  const name = isRecord(spec) ? spec.seedName : undefined;
   return typeof name === "string" ? name : "";
 }
 

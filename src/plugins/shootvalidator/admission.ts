@@ -9,14 +9,14 @@ import { newForbidden } from "../../apimachinery/errors.ts";
 import { formatFieldErrors } from "../../apimachinery/field/errors.ts";
 import type { AdmissionAttributes, AdmissionPlugin } from "../../apiserver/admission/types.ts";
 import type { InternalClient } from "../../apiserver/registry/client.ts";
+import { recordOrEmpty } from "../../utils/guards.ts";
 
 export const PLUGIN_NAME = "ShootValidator";
 const SHOOTS = { group: GROUP, resource: "shoots" };
 const SEEDS = { group: GROUP, resource: "seeds" };
 
-const record = (v: unknown): Record<string, unknown> => (typeof v === "object" && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : {});
 const seedNameOf = (o: KubeObject | undefined): string | undefined => {
-  const name = record(o?.spec).seedName;
+  const name = recordOrEmpty(o?.spec).seedName;
   return typeof name === "string" && name !== "" ? name : undefined;
 };
 
@@ -28,13 +28,13 @@ export class ShootValidator implements AdmissionPlugin {
     if (attrs.operation !== "CREATE" && attrs.operation !== "UPDATE") return;
     const shoot = attrs.object;
     if (!shoot) return;
-    const spec = record(shoot.spec);
+    const spec = recordOrEmpty(shoot.spec);
     const errs = validateShootNetworksDisjoint(spec.networking);
     const seedName = seedNameOf(shoot);
     const seedChanged = attrs.operation === "CREATE" ? seedName !== undefined : seedName !== undefined && seedName !== seedNameOf(attrs.oldObject);
     if (seedChanged) {
       const seed = await client.get(SEEDS, undefined, seedName!);
-      if (seed) errs.push(...validateShootAgainstSeed(spec.networking, record(seed.spec).networks));
+      if (seed) errs.push(...validateShootAgainstSeed(spec.networking, recordOrEmpty(seed.spec).networks));
     }
     if (errs.length > 0) throw newForbidden(SHOOTS, attrs.name, formatFieldErrors(errs));
   }

@@ -1,6 +1,7 @@
 // A pod runtime in memory for the kubelet loop's integration test: it records what the kubelet asked for
 // and reports containers as running from the first sync, terminated (137, or the exit code set) after kill.
 import type { KubeletRuntime } from "../../../src/nodeagent/kubelet/kubelet.ts";
+import { metaTime } from "../../../src/utils/time.ts";
 import type { ContainerStatus, Pod, PodInputs, PodRuntimeStatus } from "../../../src/nodeagent/kubelet/runtime/types.ts";
 
 interface Entry {
@@ -21,7 +22,7 @@ export class FakeRuntime implements KubeletRuntime {
 
   /** Records a pod as an earlier runtime would have left it (adoption). */
   preload(pod: Pod): void {
-    this.pods.set(pod.metadata.uid, { pod, inputs: {}, ip: `10.96.1.${this.next++}`, killed: false, startedAt: new Date().toISOString(), exits: {} });
+    this.pods.set(pod.metadata.uid, { pod, inputs: {}, ip: `10.96.1.${this.next++}`, killed: false, startedAt: metaTime(Date.now()), exits: {} });
   }
 
   /** Ends a container with an exit code (as if its process exited). */
@@ -33,7 +34,7 @@ export class FakeRuntime implements KubeletRuntime {
     this.syncs.push({ uid: pod.metadata.uid, inputs: structuredClone(inputs) });
     const e = this.pods.get(pod.metadata.uid);
     if (e) Object.assign(e, { pod, inputs });
-    else this.pods.set(pod.metadata.uid, { pod, inputs, ip: `10.96.1.${this.next++}`, killed: false, startedAt: new Date().toISOString(), exits: {} });
+    else this.pods.set(pod.metadata.uid, { pod, inputs, ip: `10.96.1.${this.next++}`, killed: false, startedAt: metaTime(Date.now()), exits: {} });
     return this.status(pod);
   }
 
@@ -42,7 +43,7 @@ export class FakeRuntime implements KubeletRuntime {
     const one = (name: string, image: string): ContainerStatus => {
       const base = { name, image, imageID: "toolbox://shell", restartCount: 0, lastState: {}, containerID: `toolbox://${pod.metadata.uid}/${name}/0` };
       const code = e?.exits[name] ?? (e?.killed ? 137 : undefined);
-      if (code !== undefined) return { ...base, ready: false, started: false, state: { terminated: { exitCode: code, reason: code === 0 ? "Completed" : "Error", startedAt: e!.startedAt, finishedAt: new Date().toISOString(), containerID: base.containerID } } };
+      if (code !== undefined) return { ...base, ready: false, started: false, state: { terminated: { exitCode: code, reason: code === 0 ? "Completed" : "Error", startedAt: e!.startedAt, finishedAt: metaTime(Date.now()), containerID: base.containerID } } };
       return { ...base, ready: true, started: true, state: { running: { startedAt: e!.startedAt } } };
     };
     const containers = e ? pod.spec.containers.map((c) => one(c.name, c.image)) : [];

@@ -10,6 +10,7 @@ import type { Client } from "../../../src/client/client.ts";
 import { unlessNotFound } from "../../../src/client/helpers.ts";
 import { Events } from "../../../src/client/events.ts";
 import { Pods, ServiceAccounts, Terminals, ValidatingWebhookConfigurations } from "../../../src/terminal/resources.ts";
+import { metaTime } from "../../../src/utils/time.ts";
 import { eventually } from "../../support/http.ts";
 import { type Env, NS, SA, startEnv } from "./setup.ts";
 
@@ -68,7 +69,7 @@ void describe("web terminals", { timeout: 120_000 }, () => {
     assert.equal(t.metadata.annotations?.["gardener.cloud/created-by"], "alice", "the request's user, not the object's claim");
     assert.equal(t.spec.host.namespace, `term-${id}`);
     assert.equal(t.spec.target.namespace, `term-${id}`);
-    assert.equal(t.metadata.annotations?.["dashboard.gardener.cloud/last-heartbeat-at"], new Date(env.clock.nowMs()).toISOString().replace(".000Z", "Z"));
+    assert.equal(t.metadata.annotations?.["dashboard.gardener.cloud/last-heartbeat-at"], metaTime(env.clock.nowMs()));
     await ready("t-mutate");
   });
 

@@ -4,13 +4,13 @@
 // other. Two CIDRs intersect when either contains the other's network address. Pure.
 import { BlockList } from "node:net";
 import { type FieldError, Path, invalid } from "../../../apimachinery/field/errors.ts";
+import { recordOrEmpty } from "../../../utils/guards.ts";
 import { type ParsedCIDR, parseCIDR } from "../../cidr.ts";
 
 export const DEFAULT_VPN_RANGE = "192.168.123.0/24";
 const SEED_NETWORKS = Path.root("spec").child("networks");
 const SHOOT_NETWORKING = Path.root("spec").child("networking");
 
-const record = (v: unknown): Record<string, unknown> => (typeof v === "object" && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : {});
 const str = (v: unknown): string | undefined => (typeof v === "string" && v !== "" ? v : undefined);
 
 /** The network address of a CIDR (host bits cleared), as BlockList wants it. */
@@ -45,11 +45,11 @@ export function intersects(a: string, b: string): boolean {
 
 /** Seed `spec.networks.vpn`: defaulted elsewhere; IPv4 /24, immutable, disjoint from the seed's networks. */
 export function validateSeedVpn(networks: unknown, oldNetworks?: unknown): FieldError[] {
-  const n = record(networks);
+  const n = recordOrEmpty(networks);
   const vpnPath = SEED_NETWORKS.child("vpn");
   const errs: FieldError[] = [];
   if (oldNetworks !== undefined) {
-    const before = record(oldNetworks).vpn;
+    const before = recordOrEmpty(oldNetworks).vpn;
     if (before !== undefined && n.vpn !== before) errs.push(invalid(vpnPath, n.vpn, "field is immutable"));
   }
   if (n.vpn === undefined) return errs;
@@ -61,8 +61,8 @@ export function validateSeedVpn(networks: unknown, oldNetworks?: unknown): Field
     [SEED_NETWORKS.child("nodes"), n.nodes],
     [SEED_NETWORKS.child("pods"), n.pods],
     [SEED_NETWORKS.child("services"), n.services],
-    [SEED_NETWORKS.child("shootDefaults", "pods"), record(n.shootDefaults).pods],
-    [SEED_NETWORKS.child("shootDefaults", "services"), record(n.shootDefaults).services],
+    [SEED_NETWORKS.child("shootDefaults", "pods"), recordOrEmpty(n.shootDefaults).pods],
+    [SEED_NETWORKS.child("shootDefaults", "services"), recordOrEmpty(n.shootDefaults).services],
   ];
   for (const [path, value] of seedRanges) {
     const cidr = str(value);
@@ -75,7 +75,7 @@ export function validateSeedVpn(networks: unknown, oldNetworks?: unknown): Field
 
 /** The shoot's node, pod and service ranges must not overlap each other (create and update). */
 export function validateShootNetworksDisjoint(networking: unknown): FieldError[] {
-  const n = record(networking);
+  const n = recordOrEmpty(networking);
   const [nodes, pods, services] = [str(n.nodes), str(n.pods), str(n.services)];
   const errs: FieldError[] = [];
   const valid = (c: string | undefined): c is string => !!c && !!parseCIDR(c);
@@ -91,8 +91,8 @@ export function validateShootNetworksDisjoint(networking: unknown): FieldError[]
  * services range until the VPN is wired into it (docs/reversed-vpn.md#what-comes-next).
  */
 export function validateShootAgainstSeed(networking: unknown, seedNetworks: unknown): FieldError[] {
-  const n = record(networking);
-  const s = record(seedNetworks);
+  const n = recordOrEmpty(networking);
+  const s = recordOrEmpty(seedNetworks);
   const vpn = str(s.vpn) ?? DEFAULT_VPN_RANGE;
   const [nodes, pods, services] = [str(n.nodes), str(n.pods), str(n.services)];
   const [seedNodes, seedPods, seedServices] = [str(s.nodes), str(s.pods), str(s.services)];

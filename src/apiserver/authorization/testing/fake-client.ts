@@ -8,6 +8,7 @@ import type { InternalClient } from "../../registry/client.ts";
 import type { ListOptions, PatchType, WatchHandle } from "../../registry/generic/interface.ts";
 import type { GroupResource } from "../../registry/types.ts";
 import { metaTime } from "../../../utils/time.ts";
+import { recordOrEmpty } from "../../../utils/guards.ts";
 
 interface Watcher {
   gr: string;
@@ -154,7 +155,7 @@ export class FakeClient implements InternalClient {
 
 function mergePatch(target: unknown, patch: unknown): unknown {
   if (typeof patch !== "object" || patch === null || Array.isArray(patch)) return patch;
-  const out: Record<string, unknown> = typeof target === "object" && target !== null && !Array.isArray(target) ? { ...(target as Record<string, unknown>) } : {};
+  const out: Record<string, unknown> = { ...recordOrEmpty(target) };
   for (const [k, v] of Object.entries(patch as Record<string, unknown>)) {
     if (v === null) delete out[k];
     else out[k] = mergePatch(out[k], v);

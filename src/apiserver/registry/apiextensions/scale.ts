@@ -4,6 +4,7 @@
 import type { KubeObject } from "../../../apis/meta/v1/types.ts";
 import { newInvalid } from "../../../apimachinery/errors.ts";
 import { type FieldError, invalid } from "../../../apimachinery/field/errors.ts";
+import { recordOrEmpty } from "../../../utils/guards.ts";
 
 export interface ScalePaths {
   specReplicasPath: string;
@@ -66,7 +67,7 @@ export function withReplicas(obj: KubeObject, paths: ScalePaths, replicas: numbe
 
 /** ValidateScale: spec.replicas a non-negative int32; 422 on kind Scale.autoscaling otherwise. */
 export function validateScale(scale: unknown, name: string): Scale {
-  const s = (typeof scale === "object" && scale !== null ? scale : {}) as Partial<Scale>;
+  const s = recordOrEmpty(scale) as Partial<Scale>;
   const replicas = (s.spec as { replicas?: unknown } | undefined)?.replicas;
   const errs: FieldError[] = [];
   if (replicas !== undefined && (typeof replicas !== "number" || !Number.isInteger(replicas) || replicas > 2147483647)) {

@@ -3,6 +3,7 @@
 import type { KubeObject, TableColumnDefinition } from "../../../apis/meta/v1/types.ts";
 import { translateTimestampSince } from "./age.ts";
 import { metaTime } from "../../../utils/time.ts";
+import { isRecord } from "../../../utils/guards.ts";
 
 export const CREATION_TIMESTAMP_DESCRIPTION =
   "CreationTimestamp is a timestamp representing the server time when this object was created. It is not guaranteed to be set in happens-before order across separate operations. Clients may not set this value. It is represented in RFC3339 form and is in UTC.";
@@ -33,7 +34,7 @@ export function createdAtCell(obj: KubeObject): string {
 
 /** Object keys of a map-valued field, tolerating anything that is not a map. */
 export function mapSize(v: unknown): number {
-  return typeof v === "object" && v !== null && !Array.isArray(v) ? Object.keys(v).length : 0;
+  return isRecord(v) ? Object.keys(v).length : 0;
 }
 
 export function listSize(v: unknown): number {

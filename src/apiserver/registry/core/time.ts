@@ -2,6 +2,9 @@
 // ("2024-01-01T00:00:00Z") or exactly six fractional digits ("2024-01-01T00:00:00.123456Z").
 // Strategies normalize the timestamps of their kinds so stored objects look like kube's.
 
+import { isRecord } from "../../../utils/guards.ts";
+import { metaTime } from "../../../utils/time.ts";
+
 const rfc3339Re = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?(Z|[+-]\d{2}:\d{2})$/;
 
 interface Parsed {
@@ -26,10 +29,6 @@ function parse(value: string): Parsed | undefined {
   return { secondsMs: ms, fraction: m[7] ?? "" };
 }
 
-function wholeSeconds(ms: number): string {
-  return new Date(ms).toISOString().slice(0, 19);
-}
-
 export function isRFC3339(value: unknown): value is string {
   return typeof value === "string" && parse(value) !== undefined;
 }
@@ -37,24 +36,18 @@ export function isRFC3339(value: unknown): value is string {
 /** metav1.Time: UTC, second precision. Returns the input unchanged when it does not parse. */
 export function normalizeTime(value: string): string {
   const p = parse(value);
-  return p ? `${wholeSeconds(p.secondsMs)}Z` : value;
+  return p ? metaTime(p.secondsMs) : value;
 }
 
 /** metav1.MicroTime: UTC with six fractional digits. Returns the input unchanged when it does not parse. */
 export function normalizeMicroTime(value: string): string {
   const p = parse(value);
-  return p ? `${wholeSeconds(p.secondsMs)}.${(p.fraction + "000000").slice(0, 6)}Z` : value;
-}
-
-/** Formats a Date as a MicroTime (JavaScript dates carry milliseconds). */
-export function formatMicroTime(d: Date): string {
-  return `${d.toISOString().slice(0, 23)}000Z`;
+  return p ? `${metaTime(p.secondsMs).slice(0, -1)}.${(p.fraction + "000000").slice(0, 6)}Z` : value;
 }
 
 /** Normalizes `obj[key]` in place when it is a timestamp string. */
 export function normalizeField(obj: unknown, key: string, micro: boolean): void {
-  if (typeof obj !== "object" || obj === null) return;
-  const rec = obj as Record<string, unknown>;
-  const v = rec[key];
-  if (typeof v === "string") rec[key] = micro ? normalizeMicroTime(v) : normalizeTime(v);
+  if (!isRecord(obj)) return;
+  const v = obj[key];
+  if (typeof v === "string") obj[key] = micro ? normalizeMicroTime(v) : normalizeTime(v);
 }

@@ -13,10 +13,11 @@ import {
   decide,
 } from "./decide.ts";
 import { bastionPredicate, shootPredicate } from "./add.ts";
+import { metaTime } from "../../../utils/time.ts";
 
 const H = 3_600_000;
 const T0 = Date.UTC(2026, 0, 1);
-const iso = (ms: number) => new Date(ms).toISOString().replace(".000", "");
+const iso = metaTime;
 
 function shoot(mut: (s: Shoot) => void = () => undefined): Shoot {
   const s: Shoot = { metadata: { name: "s", namespace: "garden-p" }, spec: { seedName: "a", provider: { type: "local", workers: [{ name: "w" }] } } };

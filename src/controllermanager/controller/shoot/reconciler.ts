@@ -13,6 +13,7 @@ import { keyOf } from "../../../client/resource.ts";
 import type { Cache } from "../../../controllerruntime/cache/cache.ts";
 import type { ReconcileContext, Reconciler, Request, Result } from "../../../controllerruntime/reconcile.ts";
 import type { Clock } from "../../../utils/clock.ts";
+import { metaTime } from "../../../utils/time.ts";
 import { SHOOT_REF_FIELD } from "../bastion/add.ts";
 
 export const FINALIZER_BASTIONS = "operations.gardener.cloud/bastions";
@@ -46,7 +47,7 @@ export class ShootBastionsReconciler implements Reconciler {
         for (const b of bastions) await this.confirmForceDeletion(b, rc);
       }
       rc.log.info({ bastions: bastions.map((b) => b.metadata.name) }, MESSAGE_STILL_BASTIONS);
-      await this.setLastError(shoot, { description: MESSAGE_STILL_BASTIONS, taskID: TASK_ID, lastUpdateTime: this.d.clock.now().toISOString() }, rc);
+      await this.setLastError(shoot, { description: MESSAGE_STILL_BASTIONS, taskID: TASK_ID, lastUpdateTime: metaTime(this.d.clock.nowMs()) }, rc);
       return { requeueAfterMs: RECHECK_MS };
     }
     await this.setLastError(shoot, undefined, rc);

@@ -2,9 +2,10 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import type { Condition } from "../../../apis/gardencore/v1beta1/types.ts";
 import { MESSAGE_INITIALIZED, REASON_INITIALIZED, initCondition, updateCondition, withReady } from "./conditions.ts";
+import { metaTime } from "../../../utils/time.ts";
 
 const T = Date.UTC(2026, 0, 1);
-const t = (s: number) => new Date(T + s * 1000).toISOString().replace(".000", "");
+const t = (s: number) => metaTime(T + s * 1000);
 
 test("a missing BastionReady is initialised and updated in the same write", () => {
   assert.deepEqual(initCondition("BastionReady", T), {

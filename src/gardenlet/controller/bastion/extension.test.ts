@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import type { ExtensionBastion } from "../../../apis/extensions/v1alpha1/types.ts";
 import type { Bastion } from "../../../apis/operations/v1alpha1/types.ts";
 import { bastionUserDataBase64 } from "../../../api/extensions/userdata.ts";
-import { desiredSpec, hostKeysOf, ingressPatch, observe, rfc3339Nano } from "./extension.ts";
+import { desiredSpec, hostKeysOf, ingressPatch, observe } from "./extension.ts";
 import { extensionBastionPredicate } from "./predicates.ts";
 
 const KEY = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIGmBXj9jDWSGpeJtyBE4w5aC3Jx0m6wwpQpEPRpJdKQK me@host";
@@ -65,11 +65,6 @@ test("status fields copied back: host keys only as a string list, ingress replac
   assert.equal(hostKeysOf(ext()), undefined);
   assert.deepEqual(ingressPatch({ ip: "1.2.3.4" }), { ip: "1.2.3.4", hostname: null, ipMode: null, ports: null });
   assert.equal(ingressPatch(undefined), null);
-});
-
-test("timestamps as Go's RFC3339Nano in UTC", () => {
-  assert.equal(rfc3339Nano(Date.UTC(2026, 0, 2, 3, 4, 5, 120)), "2026-01-02T03:04:05.12Z");
-  assert.equal(rfc3339Nano(Date.UTC(2026, 0, 2, 3, 4, 5, 0)), "2026-01-02T03:04:05Z");
 });
 
 test("extension events that wake the gardenlet", () => {

@@ -57,11 +57,3 @@ export function hostKeysOf(ext: ExtensionBastion): string[] | undefined {
   const keys = ext.status?.providerStatus?.sshHostKeys;
   return Array.isArray(keys) && keys.every((k) => typeof k === "string") ? [...(keys as string[])] : undefined;
 }
-
-/** Go's time.RFC3339Nano in UTC (fraction without trailing zeros), for `gardener.cloud/timestamp`. */
-export function rfc3339Nano(ms: number): string {
-  const iso = new Date(ms).toISOString();
-  const [base, frac] = iso.slice(0, -1).split(".");
-  const digits = `${frac ?? ""}000000`.replace(/0+$/, "");
-  return digits ? `${base}.${digits}Z` : `${base}Z`;
-}

@@ -25,7 +25,8 @@ import type { Clock } from "../../../utils/clock.ts";
 import { Bastions, Shoots } from "../../../client/garden.ts";
 import { namespaceFromClusters } from "./clusters.ts";
 import { MESSAGE_DELETING, MESSAGE_RECONCILED, REASON_DELETING, REASON_FAILED, REASON_RECONCILED, type ReadyUpdate } from "./conditions.ts";
-import { type DesiredSpec, desiredSpec, hostKeysOf, ingressPatch, observe, rfc3339Nano } from "./extension.ts";
+import { type DesiredSpec, desiredSpec, hostKeysOf, ingressPatch, observe } from "./extension.ts";
+import { rfc3339Nano } from "../../../utils/time.ts";
 import { GardenStatusWriter } from "./status.ts";
 
 export const RECONCILE_TIMEOUT_MS = 3 * 60 * 1000;

@@ -1,4 +1,5 @@
 // Container statuses as the kubelet writes them, from what the runtime recorded and what the shim reports.
+import { metaTime } from "../../../utils/time.ts";
 import type { ContainerInfo } from "../../../host/containers.ts";
 import type { ContainerState, ContainerStateTerminated, ContainerStatus, Container, PodRuntimeStatus } from "./types.ts";
 
@@ -25,7 +26,7 @@ export function terminatedOf(info: ContainerInfo, id: string, logTail: string): 
   if (!info.exit) {
     if (info.running || !info.init) return undefined;
     // The shim died without an exit status (killed with the node): the container is gone, its end unknown.
-    return { exitCode: 137, reason: "Error", message: "the container's shim ended without its exit status", finishedAt: new Date().toISOString(), containerID: id };
+    return { exitCode: 137, reason: "Error", message: "the container's shim ended without its exit status", finishedAt: metaTime(Date.now()), containerID: id };
   }
   const t: ContainerStateTerminated = {
     exitCode: info.exit.exitCode,
@@ -44,7 +45,7 @@ export function statusOf(uid: string, c: Container, rec: ContainerRecord, info: 
   let state: ContainerState;
   const terminated = info && id ? terminatedOf(info, id, logTail) : undefined;
   if (rec.waiting) state = { waiting: { ...rec.waiting } };
-  else if (info?.running && info.started) state = { running: { startedAt: info.startedAt ?? new Date().toISOString() } };
+  else if (info?.running && info.started) state = { running: { startedAt: info.startedAt ?? metaTime(Date.now()) } };
   else if (terminated && rec.restartAt !== undefined) {
     state = { waiting: { reason: "CrashLoopBackOff", message: `back-off ${Math.round(rec.backoffMs / 1000)}s restarting failed container=${c.name}` } };
   } else if (terminated) state = { terminated };
