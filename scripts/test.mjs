@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // The whole test command: Debian packages, typecheck, lint, then every *.test.ts under src/,
-// test/ and bench/ with node's test runner (through tsx). Extra arguments filter test files by
+// test/, bench/ and web/src/ with node's test runner (through tsx). Extra arguments filter test files by
 // substring, e.g. `npm test -- storage` (typecheck and lint still run unless --tests-only).
 import { spawn, spawnSync } from "node:child_process";
 import { readdirSync, statSync } from "node:fs";
@@ -40,10 +40,10 @@ run("setup (Debian packages)", process.execPath, ["scripts/setup.mjs", "--quiet"
 if (!testsOnly) {
   run("typecheck", process.execPath, ["node_modules/typescript/bin/tsc", "--noEmit", "-p", "."]);
   run("lint", process.execPath, [
-    "node_modules/eslint/bin/eslint.js", "--max-warnings", "0", "src", "test", "bench", "scripts", "bin", "eslint.config.js",
+    "node_modules/eslint/bin/eslint.js", "--max-warnings", "0", "src", "test", "bench", "web/src/lib", "scripts", "bin", "eslint.config.js",
   ]);
 }
-const files = ["src", "test", "bench"].flatMap(testFiles).filter((f) => filters.length === 0 || filters.some((s) => f.includes(s))).sort();
+const files = ["src", "test", "bench", "web/src"].flatMap(testFiles).filter((f) => filters.length === 0 || filters.some((s) => f.includes(s))).sort();
 if (files.length === 0) {
   console.error("no test files matched");
   process.exit(1);

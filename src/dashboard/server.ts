@@ -8,6 +8,7 @@ import type { AddressInfo } from "node:net";
 import type { Duplex } from "node:stream";
 import { WebSocketServer, type WebSocket } from "ws";
 import { realClock, type Clock } from "../utils/clock.ts";
+import { isBrowsePath, serveBrowse } from "./browse.ts";
 import { whoAmI } from "./identity.ts";
 import { relay, type RelayLimits, type Target } from "./relay.ts";
 import { serveStatic, writeStatus } from "./static.ts";
@@ -82,7 +83,9 @@ export async function startDashboard(opts: DashboardOptions): Promise<Dashboard>
   });
   const terminals = new TerminalService(terminalConfig({ ...opts.terminals?.config, garden: opts.apiServer }), opts.terminals?.hosts ?? adminKubeconfigHosts(opts.apiServer), clock);
   const onRequest = (req: IncomingMessage, res: import("node:http").ServerResponse) => {
-    if (req.url?.split("?")[0] === "/api/terminals") return serveTerminals(opts.apiServer, terminals, req, res);
+    const path = req.url?.split("?")[0] ?? "/";
+    if (path === "/api/terminals") return serveTerminals(opts.apiServer, terminals, req, res);
+    if (isBrowsePath(path)) return serveBrowse(opts.apiServer, req, res, path);
     if (req.url?.startsWith("/api/")) return writeStatus(res, 404, "NotFound", "the terminal endpoint is a WebSocket: /api/terminal/attach");
     serveStatic(opts.webRoot, req, res).catch(() => writeStatus(res, 500, "InternalError", "cannot read the frontend"));
   };

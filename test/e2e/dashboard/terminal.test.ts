@@ -63,9 +63,16 @@ async function until<T>(what: string, f: () => Promise<T | undefined | false>, t
   }
 }
 
+/** Logs in on the login page (the token then lives in the tab's sessionStorage). */
+async function login(page: Page, dashboard: Dashboard, token: string, path = "/"): Promise<void> {
+  await page.goto(`${dashboard.url}${path}`);
+  await page.fill("[data-testid=login-token]", token);
+  await page.click("[data-testid=login-submit]");
+  await page.waitForSelector("[data-testid=whoami]");
+}
+
 async function open(page: Page, dashboard: Dashboard, token: string, pod: string): Promise<void> {
-  await page.goto(`${dashboard.url}/?namespace=${NS}&pod=${pod}&container=c`);
-  await page.fill("input[name=token]", token);
+  await login(page, dashboard, token, `/?namespace=${NS}&pod=${pod}&container=c`);
   await page.click("button[name=connect]");
 }
 
@@ -78,15 +85,18 @@ describe("the dashboard's browser terminal", { skip, timeout: 90_000 }, () => {
 
   before(async () => {
     await build({ configFile: join(WEB, "vite.config.mjs"), logLevel: "warn" });
-    f = await startFixture();
+    f = await startFixture({ gardenApis: true });
     await f.run("tty", { containers: [{ name: "c", image: "busybox", command: ["sh"], tty: true, stdin: true }] });
     await f.until("tty", (s) => s.containerStatuses.every((c) => c.state.running !== undefined));
     member = await userWithToken(f, "member", [
       { apiGroups: [""], resources: ["pods"], verbs: ["get"] },
       { apiGroups: [""], resources: ["pods/attach", "pods/exec"], verbs: ["get", "create"] },
+      { apiGroups: ["core.gardener.cloud"], resources: ["shoots"], verbs: ["get", "list"] },
+      { apiGroups: ["dashboard.gardener.cloud"], resources: ["terminals"], verbs: ["*"] },
     ]);
+    await f.server.client.create({ group: "core.gardener.cloud", resource: "shoots" }, { apiVersion: "core.gardener.cloud/v1beta1", kind: "Shoot", metadata: { name: "s", namespace: NS }, spec: { seedName: "local", provider: { type: "local", workers: [{ name: "w" }] }, kubernetes: { version: "1.31.1" } } } as KubeObject);
     viewer = await userWithToken(f, "viewer-sa", [{ apiGroups: [""], resources: ["pods"], verbs: ["get"] }]);
-    dashboard = await startDashboard({ apiServer: { url: f.server.url, caPem: f.server.caPem }, webRoot: join(WEB, "dist"), limits: { sessionsPerUser: 1 } });
+    dashboard = await startDashboard({ apiServer: { url: f.server.url, caPem: f.server.caPem }, webRoot: join(WEB, "dist"), limits: { sessionsPerUser: 1 }, terminals: { config: { readyTimeoutSeconds: 2 } } });
     browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking"] });
   });
 
@@ -130,6 +140,42 @@ describe("the dashboard's browser terminal", { skip, timeout: 90_000 }, () => {
     });
     assert.match(state, /pods "tty" is forbidden: User "system:serviceaccount:e2e:viewer-sa" cannot (get|create) resource "pods\/attach"/);
     await until("no session", async () => dashboard.sessions().size === 0);
+    await page.close();
+  });
+  test("log in with a token the garden knows, see who you are, your project's shoots, a pane with the server's refusal; logout forgets the token", async () => {
+    const page = await browser.newPage({ viewport: { width: 1200, height: 700 } });
+    await page.goto(dashboard.url);
+    await page.fill("[data-testid=login-token]", "not-a-token");
+    await page.click("[data-testid=login-submit]");
+    await page.waitForSelector("[data-testid=login-error]");
+    assert.equal(await page.locator("[data-testid=whoami]").count(), 0);
+
+    await page.fill("[data-testid=login-token]", member);
+    await page.click("[data-testid=login-submit]");
+    assert.equal(await page.textContent("[data-testid=whoami]"), `system:serviceaccount:${NS}:member`);
+    assert.equal(await page.getAttribute("[data-testid=whoami]", "data-admin"), "false");
+    await page.reload();
+    await page.waitForSelector("[data-testid=whoami]");
+
+    // a member may not list projects: she opens hers by its namespace and sees its shoots
+    await page.waitForSelector("[data-testid=projects-not-listed]");
+    await page.fill("[data-testid=project-namespace]", NS);
+    await page.click("[data-testid=open-project]");
+    await page.waitForSelector("[data-testid=shoot][data-name=s]");
+    assert.equal(await page.locator("[data-testid=open-cp-terminal]").count(), 0, "no control-plane terminal for members");
+
+    // no terminal-controller-manager here: the pane shows the server's refusal and offers Reconnect
+    await page.click("[data-testid=shoot][data-name=s] [data-testid=open-shoot-terminal]");
+    await page.waitForSelector("[data-testid=terminal-pane] [data-testid=pane-reconnect]");
+    const error = (await page.textContent("[data-testid=terminal-pane] [data-testid=pane-error]")) ?? "";
+    assert.match(error, /^Could not connect to terminal: \S/);
+    assert.doesNotMatch(error, /the terminal request failed|undefined/);
+    await page.click("[data-testid=pane-close]");
+    await until("the pane closed", async () => (await page.locator("[data-testid=terminal-pane]").count()) === 0);
+
+    await page.click("[data-testid=logout]");
+    await page.waitForSelector("[data-testid=login]");
+    assert.equal(await page.evaluate('sessionStorage.getItem("dashboard.token")'), null);
     await page.close();
   });
 });

@@ -13,6 +13,7 @@ import { writeKubeletServingCertificate } from "../../../src/apiserver/certs/kub
 import { writeKubeconfig } from "../../../src/apiserver/certs/kubeconfig.ts";
 import { parseOptions } from "../../../src/apiserver/server/options.ts";
 import { startApiServer, type RunningServer } from "../../../src/apiserver/server/server.ts";
+import { gardenAdmissionPlugins } from "../../../src/plugins/garden.ts";
 import { PodRuntime } from "../../../src/nodeagent/kubelet/runtime/runtime.ts";
 import type { Pod, PodRuntimeStatus } from "../../../src/nodeagent/kubelet/runtime/types.ts";
 import { startKubeletServer, type KubeletServer } from "../../../src/nodeagent/kubelet/server/server.ts";
@@ -48,11 +49,12 @@ async function waitFor<T>(f: () => Promise<T | undefined>, timeoutMs = 20_000): 
   }
 }
 
-export async function startFixture(): Promise<Fixture> {
+/** `gardenApis`: the API server also serves the Gardener kinds (the garden), as the dashboard's pages need. */
+export async function startFixture(o: { gardenApis?: boolean } = {}): Promise<Fixture> {
   const dir = await mkdtemp(join(tmpdir(), "kexec-e2e-"));
-  const parsed = parseOptions(["--data-dir", dir, "--secure-port", "0", "--etcd-compaction-interval", "0"]);
+  const parsed = parseOptions(["--data-dir", dir, "--secure-port", "0", "--etcd-compaction-interval", "0", ...(o.gardenApis ? ["--enable-gardener-apis"] : [])]);
   if (parsed.kind !== "options") throw new Error(parsed.stderr);
-  const server = await startApiServer(parsed.options, { logger: pino({ level: "silent" }) });
+  const server = await startApiServer(parsed.options, { logger: pino({ level: "silent" }), ...(o.gardenApis ? { gardenAdmission: gardenAdmissionPlugins() } : {}) });
   const pkiDir = join(dir, "pki");
   const files = await writeKubeletServingCertificate(pkiDir, join(dir, "kubelet"), { nodeName: "n1", hosts: ["127.0.0.1"] });
   const t: TestHost = await newTestHost();

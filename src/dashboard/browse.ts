@@ -1,0 +1,128 @@
+// The frontend's read endpoints (docs/dashboard.md#reading-as-the-user): who the user is, the
+// projects they may list and a project's shoots. Every answer is the garden's, asked with the
+// user's own bearer token; the dashboard has no credentials of its own and adds nothing to what the
+// user may read. Answers are reduced to what the pages show and bounded in count.
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { Project, Shoot } from "../apis/gardencore/v1beta1/types.ts";
+import { StatusError } from "../apimachinery/errors.ts";
+import type { Client } from "../client/client.ts";
+import { Projects, Shoots } from "../client/garden.ts";
+import { writeStatus } from "./static.ts";
+import { clientFor } from "./terminals/service.ts";
+import { isAdmin } from "./terminals/http.ts";
+
+type Api = { url: string; caPem?: string };
+
+/** At most this many projects or shoots per answer; `truncated` says when there were more. */
+export const MAX_ITEMS = 500;
+const NAME = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
+
+function bearer(req: IncomingMessage): string | undefined {
+  return /^Bearer ([^\s]{1,16384})$/.exec(String(req.headers.authorization ?? ""))?.[1];
+}
+
+async function as<R>(api: Api, token: string, fn: (c: Client) => Promise<R>): Promise<R> {
+  const c = clientFor(api, { token });
+  try {
+    return await fn(c);
+  } finally {
+    c.close();
+  }
+}
+
+interface Review {
+  status?: { userInfo?: { username?: string; groups?: string[] } };
+}
+
+async function user(api: Api, token: string) {
+  const review = await as(api, token, (c) => c.transport.request<Review>({
+    method: "POST",
+    path: "/apis/authentication.k8s.io/v1/selfsubjectreviews",
+    body: { apiVersion: "authentication.k8s.io/v1", kind: "SelfSubjectReview" },
+    timeoutMs: 10_000,
+  }));
+  const info = review.status?.userInfo;
+  if (!info?.username) throw new StatusError(502, "InternalError", "the garden did not name the user");
+  return { username: info.username, groups: (info.groups ?? []).slice(0, 100), isAdmin: await isAdmin(api, token) };
+}
+
+function project(p: Project) {
+  return { name: p.metadata.name ?? "", namespace: p.spec?.namespace ?? "", phase: p.status?.phase ?? "", description: (p.spec?.description ?? "").slice(0, 1024) };
+}
+
+/** Projects the user may list; a user who may not list them gets `allowed: false` and no items. */
+async function projects(api: Api, token: string) {
+  try {
+    const list = await as(api, token, (c) => c.list(Projects, { limit: MAX_ITEMS, timeoutMs: 10_000 }));
+    return { allowed: true, items: list.items.map(project).sort((a, b) => a.name.localeCompare(b.name)), truncated: Boolean(list.metadata?.continue) };
+  } catch (err) {
+    if (err instanceof StatusError && err.code === 403) return { allowed: false, items: [], truncated: false };
+    throw err;
+  }
+}
+
+function shoot(s: Shoot) {
+  const op = s.status?.lastOperation as { type?: string; state?: string; progress?: number } | undefined;
+  return {
+    name: s.metadata.name ?? "",
+    namespace: s.metadata.namespace ?? "",
+    seedName: s.spec.seedName ?? s.status?.seedName ?? "",
+    kubernetesVersion: s.spec.kubernetes?.version ?? "",
+    workers: (s.spec.provider?.workers ?? []).length,
+    hibernated: s.spec.hibernation?.enabled === true,
+    technicalID: s.status?.technicalID ?? "",
+    lastOperation: op ? { type: op.type ?? "", state: op.state ?? "", progress: op.progress ?? 0 } : undefined,
+    createdAt: s.metadata.creationTimestamp ?? "",
+  };
+}
+
+async function shoots(api: Api, token: string, namespace: string) {
+  const list = await as(api, token, (c) => c.list(Shoots, { namespace, limit: MAX_ITEMS, timeoutMs: 10_000 }));
+  return { items: list.items.map(shoot).sort((a, b) => a.name.localeCompare(b.name)), truncated: Boolean(list.metadata?.continue) };
+}
+
+/** The route of a read request, or undefined when the path is none of this file's. */
+function route(path: string): { kind: "user" } | { kind: "projects" } | { kind: "shoots"; namespace: string } | undefined {
+  if (path === "/api/user") return { kind: "user" };
+  if (path === "/api/projects") return { kind: "projects" };
+  const m = /^\/api\/namespaces\/([^/]*)\/shoots$/.exec(path);
+  if (!m) return undefined;
+  let namespace = "";
+  try {
+    namespace = decodeURIComponent(m[1] ?? "");
+  } catch {
+    /* checked below */
+  }
+  if (!NAME.test(namespace)) throw new StatusError(400, "BadRequest", "the namespace must be a DNS label");
+  return { kind: "shoots", namespace };
+}
+
+export function isBrowsePath(path: string): boolean {
+  return path === "/api/user" || path === "/api/projects" || /^\/api\/namespaces\/[^/]*\/shoots$/.test(path);
+}
+
+async function handle(api: Api, req: IncomingMessage, path: string): Promise<unknown> {
+  if (req.method !== "GET") throw new StatusError(405, "MethodNotAllowed", `${req.method} is not allowed: GET`);
+  const r = route(path);
+  if (!r) throw new StatusError(404, "NotFound", `${path} not found`);
+  const token = bearer(req);
+  if (!token) throw new StatusError(401, "Unauthorized", "No authorization token was found");
+  if (r.kind === "user") return user(api, token);
+  if (r.kind === "projects") return projects(api, token);
+  return shoots(api, token, r.namespace);
+}
+
+/** Answers `GET /api/user`, `/api/projects` and `/api/namespaces/<ns>/shoots`; errors are `Status` objects. */
+export function serveBrowse(api: Api, req: IncomingMessage, res: ServerResponse, path: string): void {
+  handle(api, req, path).then(
+    (out) => {
+      const text = JSON.stringify(out);
+      res.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(text), "cache-control": "no-store" });
+      res.end(text);
+    },
+    (err: unknown) => {
+      if (err instanceof StatusError) return writeStatus(res, err.code, err.reason, err.message);
+      writeStatus(res, 503, "ServiceUnavailable", "the garden could not be reached");
+    },
+  );
+}
