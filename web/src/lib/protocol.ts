@@ -1,14 +1,10 @@
-// The browser's side of the attach protocol (docs/dashboard.md#terminal-panes): Kubernetes'
-// v4.channel.k8s.io frames (one channel byte, then the payload) relayed unchanged by the dashboard,
-// and the bearer token carried as a WebSocket subprotocol. No DOM and no Vue here, so node tests it.
+// The browser's side of the dashboard's terminal protocol (docs/dashboard.md#attaching-to-a-terminal):
+// the bearer token as a WebSocket subprotocol next to `terminal.dashboard.gardener.cloud`; binary
+// messages are keystrokes up and output down; text messages are JSON, `{"resize":{cols,rows}}` up,
+// `{"connected":...}` and `{"status":<Status>}` down. No DOM and no Vue here, so node tests it.
 
 export const TOKEN_PROTOCOL_PREFIX = "base64url.bearer.authorization.k8s.io.";
-export const CHANNEL_PROTOCOL = "v4.channel.k8s.io";
-export const STDIN = 0;
-export const STDOUT = 1;
-export const STDERR = 2;
-export const ERROR = 3;
-export const RESIZE = 4;
+export const TERMINAL_PROTOCOL = "terminal.dashboard.gardener.cloud";
 
 const encoder = new TextEncoder();
 
@@ -19,9 +15,9 @@ export function base64url(text: string): string {
   return btoa(bin).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
 }
 
-/** The subprotocols to offer: the token, then the channel protocol. */
+/** The subprotocols to offer: the token, then the dashboard's terminal protocol. */
 export function subprotocols(token: string): string[] {
-  return [TOKEN_PROTOCOL_PREFIX + base64url(token), CHANNEL_PROTOCOL];
+  return [TOKEN_PROTOCOL_PREFIX + base64url(token), TERMINAL_PROTOCOL];
 }
 
 /** `ws(s)://<host>/api/terminals/attach/<namespace>/<name>?container=terminal&stdin=true&stdout=true&tty=true`. */
@@ -30,37 +26,46 @@ export function attachUrl(origin: string, namespace: string, name: string): stri
   return `${ws}/api/terminals/attach/${encodeURIComponent(namespace)}/${encodeURIComponent(name)}?container=terminal&stdin=true&stdout=true&tty=true`;
 }
 
-export function frame(channel: number, payload: string | Uint8Array): Uint8Array {
-  const bytes = typeof payload === "string" ? encoder.encode(payload) : payload;
-  const out = new Uint8Array(bytes.length + 1);
-  out[0] = channel;
-  out.set(bytes, 1);
-  return out;
+export function keys(data: string): Uint8Array {
+  return encoder.encode(data);
 }
 
-export function resizeFrame(cols: number, rows: number): Uint8Array {
-  return frame(RESIZE, JSON.stringify({ Width: cols, Height: rows }));
+/** An empty binary message: keeps proxies from closing an idle socket; never recorded. */
+export const KEEPALIVE = new Uint8Array(0);
+
+export function resizeMessage(cols: number, rows: number): string {
+  return JSON.stringify({ resize: { cols, rows } });
+}
+
+export interface Status {
+  status?: string;
+  message?: string;
+  reason?: string;
+  code?: number;
 }
 
 export type Incoming =
   | { kind: "output"; data: Uint8Array }
-  | { kind: "status"; status: { status?: string; message?: string; reason?: string } }
+  | { kind: "connected"; recording?: { id?: string; input?: boolean } }
+  | { kind: "status"; status: Status }
   | { kind: "ignored" };
 
-/** One frame from the relay: output (1, 2), a Status (3), or nothing to act on. */
-export function parseFrame(data: ArrayBuffer | Uint8Array): Incoming {
-  const bytes = data instanceof Uint8Array ? data : new Uint8Array(data);
-  if (bytes.length <= 1) return { kind: "ignored" };
-  const channel = bytes[0];
-  if (channel === STDOUT || channel === STDERR) return { kind: "output", data: bytes.subarray(1) };
-  if (channel === ERROR) {
-    try {
-      const status = JSON.parse(new TextDecoder().decode(bytes.subarray(1))) as { status?: string; message?: string };
-      return { kind: "status", status: typeof status === "object" && status !== null ? status : {} };
-    } catch {
-      return { kind: "status", status: { status: "Failure", message: "the terminal sent an unreadable status" } };
-    }
+/** One message from the dashboard: output (binary), `connected` or a `status` (JSON text). */
+export function parseMessage(data: unknown): Incoming {
+  if (data instanceof ArrayBuffer || data instanceof Uint8Array) {
+    const bytes = data instanceof Uint8Array ? data : new Uint8Array(data);
+    return bytes.length ? { kind: "output", data: bytes } : { kind: "ignored" };
   }
+  if (typeof data !== "string") return { kind: "ignored" };
+  let msg: { connected?: { recording?: { id?: string; input?: boolean } }; status?: Status };
+  try {
+    msg = JSON.parse(data) as typeof msg;
+  } catch {
+    return { kind: "ignored" };
+  }
+  if (typeof msg !== "object" || msg === null) return { kind: "ignored" };
+  if (msg.connected) return { kind: "connected", recording: msg.connected.recording };
+  if (typeof msg.status === "object" && msg.status !== null) return { kind: "status", status: msg.status };
   return { kind: "ignored" };
 }
 

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { CHANNEL_PROTOCOL, TOKEN_PROTOCOL_PREFIX, attachUrl, base64url, frame, parseFrame, reconnectDelayMs, resizeFrame } from "./protocol.ts";
+import { TERMINAL_PROTOCOL, TOKEN_PROTOCOL_PREFIX, attachUrl, base64url, parseMessage, reconnectDelayMs, resizeMessage } from "./protocol.ts";
 import { CONNECTED, CONNECTING, CREATING, DISCONNECTED, FETCHING, type SocketLike, TerminalSession, type Timers } from "./session.ts";
 
 /** Timers that run only when the test advances them. */
@@ -48,34 +48,42 @@ const flush = () => new Promise((r) => setImmediate(r));
 class FakeSocket implements SocketLike {
   binaryType = "blob";
   readyState = 0;
-  sent: Uint8Array[] = [];
+  sent: (Uint8Array | string)[] = [];
   closedWith: number | undefined;
   onopen: SocketLike["onopen"] = null;
   onmessage: SocketLike["onmessage"] = null;
   onclose: SocketLike["onclose"] = null;
   onerror: SocketLike["onerror"] = null;
   constructor(readonly url: string, readonly protocols: string[]) {}
-  send(data: Uint8Array) {
+  send(data: Uint8Array | string) {
     this.sent.push(data);
   }
   close(code?: number) {
     this.closedWith = code;
     this.readyState = 3;
   }
-  open() {
+  /** The socket opens and the dashboard says the API server accepted the attach. */
+  open(recording = { id: "r1", input: false }) {
     this.readyState = 1;
     this.onopen?.({});
+    this.onmessage?.({ data: JSON.stringify({ connected: { protocol: "v5.channel.k8s.io", recording } }) });
+  }
+  status(status: Record<string, unknown>) {
+    this.onmessage?.({ data: JSON.stringify({ status }) });
+  }
+  texts() {
+    return this.sent.filter((m): m is string => typeof m === "string");
   }
   drop(code: number, reason = "") {
     this.readyState = 3;
     this.onclose?.({ code, reason });
   }
   output(text: string) {
-    this.onmessage?.({ data: frame(1, text).buffer });
+    this.onmessage?.({ data: new TextEncoder().encode(text).buffer });
   }
 }
 
-const text = (b: Uint8Array) => new TextDecoder().decode(b);
+const text = (b: Uint8Array | string) => (typeof b === "string" ? b : new TextDecoder().decode(b));
 
 function world(opts: { failCreate?: string; failFetch?: () => string | undefined } = {}) {
   const timers = new FakeTimers();
@@ -112,21 +120,18 @@ function world(opts: { failCreate?: string; failFetch?: () => string | undefined
 }
 
 describe("the attach protocol", () => {
-  test("frames, the token subprotocol and the attach URL", () => {
-    assert.deepEqual([...frame(0, "ab")], [0, 97, 98]);
-    assert.equal(text(resizeFrame(91, 27).subarray(1)), '{"Width":91,"Height":27}');
-    assert.equal(resizeFrame(1, 1)[0], 4);
+  test("the resize message, the token subprotocol and the attach URL", () => {
+    assert.equal(resizeMessage(91, 27), '{"resize":{"cols":91,"rows":27}}');
     assert.equal(base64url("tok/en+\u00e9"), Buffer.from("tok/en+\u00e9").toString("base64url"));
     assert.equal(attachUrl("https://h:1", "garden-p", "term-a"), "wss://h:1/api/terminals/attach/garden-p/term-a?container=terminal&stdin=true&stdout=true&tty=true");
     assert.equal(attachUrl("http://h:1", "a/b", "c?d"), "ws://h:1/api/terminals/attach/a%2Fb/c%3Fd?container=terminal&stdin=true&stdout=true&tty=true");
   });
 
-  test("incoming frames: output on 1 and 2, a Status on 3, short and unknown frames ignored", () => {
-    assert.deepEqual(parseFrame(new Uint8Array([1, 104, 105])), { kind: "output", data: new Uint8Array([104, 105]) });
-    assert.equal(parseFrame(new Uint8Array([2, 33])).kind, "output");
-    assert.deepEqual(parseFrame(frame(3, '{"status":"Failure","message":"m"}')), { kind: "status", status: { status: "Failure", message: "m" } });
-    assert.equal((parseFrame(frame(3, "{nope")) as { status: { message: string } }).status.message, "the terminal sent an unreadable status");
-    for (const f of [new Uint8Array([1]), new Uint8Array([]), new Uint8Array([9, 1])]) assert.equal(parseFrame(f).kind, "ignored");
+  test("incoming messages: binary is output, text is connected or a Status, anything else is ignored", () => {
+    assert.deepEqual(parseMessage(new Uint8Array([104, 105]).buffer), { kind: "output", data: new Uint8Array([104, 105]) });
+    assert.deepEqual(parseMessage('{"connected":{"protocol":"v5.channel.k8s.io","recording":{"id":"x","input":true}}}'), { kind: "connected", recording: { id: "x", input: true } });
+    assert.deepEqual(parseMessage('{"status":{"status":"Failure","message":"m"}}'), { kind: "status", status: { status: "Failure", message: "m" } });
+    for (const m of [new Uint8Array([]), "{nope", "null", "[1]", '{"status":"x"}', 42, undefined]) assert.equal(parseMessage(m).kind, "ignored", String(m));
   });
 
   test("reconnect backoff: at once after a live connection, else 3 s, doubling to at most 30 s", () => {
@@ -144,12 +149,16 @@ describe("a terminal pane's session", () => {
     assert.deepEqual(w.calls[1], ["fetch", { name: "term-shoot-1", namespace: "garden-p" }]);
     const ws = w.sockets[0]!;
     assert.equal(ws.url, "wss://dash.example:8443/api/terminals/attach/garden-p/term-shoot-1?container=terminal&stdin=true&stdout=true&tty=true");
-    assert.deepEqual(ws.protocols, [TOKEN_PROTOCOL_PREFIX + Buffer.from("tok/en+").toString("base64url"), CHANNEL_PROTOCOL]);
+    assert.deepEqual(ws.protocols, [TOKEN_PROTOCOL_PREFIX + Buffer.from("tok/en+").toString("base64url"), TERMINAL_PROTOCOL]);
     assert.equal(ws.binaryType, "arraybuffer");
-    ws.open();
+    ws.readyState = 1;
+    ws.onopen?.({});
+    assert.equal(w.session.state, CONNECTING, "connected only once the dashboard says so");
+    ws.open({ id: "rec", input: true });
     assert.equal(w.session.state, CONNECTED);
+    assert.deepEqual(w.session.recording, { id: "rec", input: true });
     // the forced resize: rows-1 then rows, every 200 ms, until the first output
-    assert.deepEqual(ws.sent.map((f) => text(f.subarray(1))), ['{"Width":80,"Height":23}', '{"Width":80,"Height":24}']);
+    assert.deepEqual(ws.sent, [resizeMessage(80, 23), resizeMessage(80, 24)]);
     await w.timers.advance(200);
     assert.equal(ws.sent.length, 4);
     ws.output("$ ");
@@ -158,8 +167,8 @@ describe("a terminal pane's session", () => {
     assert.deepEqual(w.written, ["$ "]);
     w.session.input("ls\r");
     w.session.resize(100, 30);
-    assert.deepEqual([...ws.sent[4]!], [0, 108, 115, 13]);
-    assert.equal(text(ws.sent[5]!), '\u0004{"Width":100,"Height":30}');
+    assert.deepEqual([...(ws.sent[4] as unknown as Uint8Array)], [108, 115, 13]);
+    assert.equal(ws.sent[5], '{"resize":{"cols":100,"rows":30}}');
   });
 
   test("the forced resize stops after 5 rounds without output", async () => {
@@ -167,10 +176,10 @@ describe("a terminal pane's session", () => {
     await w.session.open();
     w.sockets[0]!.open();
     await w.timers.advance(5000);
-    assert.equal(w.sockets[0]!.sent.filter((f) => f[0] === 4).length, 10);
+    assert.equal(w.sockets[0]!.texts().length, 10);
   });
 
-  test("heartbeat every 60 s and a keepalive ping (a lone stdin byte) every 30 s while open; none after close, which removes the Terminal", async () => {
+  test("heartbeat every 60 s and a keepalive ping (an empty binary message) every 30 s while open; none after close, which removes the Terminal", async () => {
     const w = world();
     await w.session.open();
     const ws = w.sockets[0]!;
@@ -178,7 +187,7 @@ describe("a terminal pane's session", () => {
     ws.output("$ ");
     await w.timers.advance(59_000);
     assert.equal(w.method("heartbeat").length, 0);
-    assert.equal(ws.sent.filter((f) => f.length === 1 && f[0] === 0).length, 1);
+    assert.equal(ws.sent.filter((f) => typeof f !== "string" && f.length === 0).length, 1);
     await w.timers.advance(1000);
     assert.deepEqual(w.method("heartbeat"), [["heartbeat", { name: "term-shoot-1", namespace: "garden-p" }]]);
     await w.timers.advance(120_000);
@@ -248,5 +257,16 @@ describe("a terminal pane's session", () => {
     v.sockets[0]!.drop(1006);
     await v.timers.advance(0);
     assert.deepEqual(v.states.at(-1), [DISCONNECTED, "Could not connect to terminal: Terminal term-shoot-1 did not become ready within 30s"]);
+  });
+
+  test("a refusal Status before the close is shown and not retried (Forbidden, idle Timeout)", async () => {
+    const w = world();
+    await w.session.open();
+    w.sockets[0]!.status({ status: "Failure", reason: "Forbidden", message: 'pods "term-1" is forbidden: User "u" cannot create resource "pods/attach"' });
+    w.sockets[0]!.drop(4502);
+    assert.deepEqual(w.states.at(-1), [DISCONNECTED, 'pods "term-1" is forbidden: User "u" cannot create resource "pods/attach"']);
+    await w.timers.advance(60_000);
+    assert.equal(w.sockets.length, 1);
+    assert.equal(w.timers.pending(), 0);
   });
 });

@@ -1,8 +1,9 @@
 // One terminal pane's session (docs/dashboard.md#terminal-panes): `create` -> `fetch` -> attach over
-// a WebSocket; heartbeat while the pane is open; keepalive pings and the forced resize after
-// connecting; reconnect with backoff on a dropped socket; `remove` on close. The socket, the API and
+// a WebSocket; heartbeat while the pane is open; keepalive pings and the forced resize once the
+// dashboard says `connected`; reconnect with backoff on a dropped socket (a refusal `Status` is shown
+// instead); `remove` on close. The socket, the API and
 // the timers are injected, so the state machine runs under node's test runner without a browser.
-import { STDIN, attachUrl, frame, parseFrame, reconnectDelayMs, resizeFrame, subprotocols } from "./protocol.ts";
+import { KEEPALIVE, type Status, attachUrl, keys, parseMessage, reconnectDelayMs, resizeMessage, subprotocols } from "./protocol.ts";
 
 export const DISCONNECTED = 0;
 export const CREATING = 1;
@@ -26,7 +27,7 @@ export interface SocketLike {
   onmessage: ((ev: { data: unknown }) => void) | null;
   onclose: ((ev: { code: number; reason: string }) => void) | null;
   onerror: ((ev: unknown) => void) | null;
-  send(data: Uint8Array): void;
+  send(data: Uint8Array | string): void;
   close(code?: number, reason?: string): void;
 }
 
@@ -69,7 +70,11 @@ export class TerminalSession {
   state = DISCONNECTED;
   /** The Terminal this pane uses, once `create` answered. */
   terminal: { name: string; namespace: string } | undefined;
+  /** How the dashboard records the session (from its `connected` message). */
+  recording: { id?: string; input?: boolean } | undefined;
   private socket: SocketLike | undefined;
+  /** The last failure Status of the current socket: a refusal is shown, not retried. */
+  private refusal: Status | undefined;
   private tries = 0;
   private cancelled = false;
   private hadOutput = false;
@@ -139,19 +144,22 @@ export class TerminalSession {
     ws.binaryType = "arraybuffer";
     this.socket = ws;
     this.hadOutput = keepScreen;
-    ws.onopen = () => {
-      if (attempt !== this.attempt) return;
-      this.tries = 0;
-      this.set(CONNECTED);
-      this.ping = this.o.timers.setInterval(() => this.sendRaw(new Uint8Array([STDIN])), this.o.pingMs ?? 30_000);
-      this.forceResize();
-    };
+    this.refusal = undefined;
+    ws.onopen = () => undefined;
     ws.onmessage = (ev) => {
-      const msg = parseFrame(ev.data as ArrayBuffer);
+      if (attempt !== this.attempt) return;
+      const msg = parseMessage(ev.data);
       if (msg.kind === "output") {
         this.hadOutput = true;
         this.o.write(msg.data);
+      } else if (msg.kind === "connected") {
+        this.tries = 0;
+        this.recording = msg.recording;
+        this.set(CONNECTED);
+        this.ping = this.o.timers.setInterval(() => this.sendRaw(KEEPALIVE), this.o.pingMs ?? 30_000);
+        this.forceResize();
       } else if (msg.kind === "status" && msg.status.status !== "Success") {
+        this.refusal = msg.status;
         this.log(`terminal status: ${msg.status.message ?? msg.status.status ?? ""}`);
       }
     };
@@ -166,8 +174,8 @@ export class TerminalSession {
       if (this.hadOutput || n >= 5 || this.state !== CONNECTED) return;
       n++;
       const { cols, rows } = this.o.size();
-      this.sendRaw(resizeFrame(cols, Math.max(1, rows - 1)));
-      this.sendRaw(resizeFrame(cols, rows));
+      this.sendRaw(resizeMessage(cols, Math.max(1, rows - 1)));
+      this.sendRaw(resizeMessage(cols, rows));
       this.forced = this.o.timers.setTimeout(tick, 200);
     };
     tick();
@@ -180,6 +188,10 @@ export class TerminalSession {
     this.ping = this.forced = undefined;
     this.socket = undefined;
     if (this.cancelled) return this.set(DISCONNECTED);
+    if (this.refusal) {
+      this.stopTimers();
+      return this.set(DISCONNECTED, this.refusal.message || this.refusal.reason || "Terminal connection lost");
+    }
     if (code === 1000) {
       this.stopTimers();
       return this.set(DISCONNECTED, reason ? `Terminal connection lost: ${reason}` : "Terminal connection lost");
@@ -196,18 +208,18 @@ export class TerminalSession {
     }, reconnectDelayMs(this.tries, wasConnected));
   }
 
-  private sendRaw(data: Uint8Array): void {
+  private sendRaw(data: Uint8Array | string): void {
     if (this.socket?.readyState === OPEN) this.socket.send(data);
   }
 
   /** Keystrokes from the terminal. */
   input(data: string): void {
-    if (this.state === CONNECTED) this.sendRaw(frame(STDIN, data));
+    if (this.state === CONNECTED) this.sendRaw(keys(data));
   }
 
   /** The terminal's new size (fit addon): sent as a channel 4 message while connected. */
   resize(cols: number, rows: number): void {
-    if (this.state === CONNECTED) this.sendRaw(resizeFrame(cols, rows));
+    if (this.state === CONNECTED) this.sendRaw(resizeMessage(cols, rows));
   }
 
   private stopTimers(): void {
