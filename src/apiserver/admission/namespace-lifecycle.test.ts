@@ -3,7 +3,9 @@ import { describe, it } from "node:test";
 import { rejects } from "../registry/generic/testing/assert.ts";
 import { gadgetDefinition, widget, widgetDefinition } from "../registry/generic/testing/fixtures.ts";
 import { newTestServer } from "../registry/generic/testing/server.ts";
-import { NAMESPACES } from "./namespace-lifecycle.ts";
+import type { InternalClient } from "../registry/client.ts";
+import type { AdmissionAttributes } from "./types.ts";
+import { NAMESPACES, NamespaceLifecycle } from "./namespace-lifecycle.ts";
 
 const WIDGETS = { group: "demo.io", resource: "widgets" };
 
@@ -46,5 +48,43 @@ describe("NamespaceLifecycle", () => {
     }
     await s.client.delete(NAMESPACES, undefined, "kube-node-lease");
     assert.ok((await s.client.get(NAMESPACES, undefined, "kube-node-lease"))?.metadata.deletionTimestamp);
+  });
+
+  it("reads the namespace from the watch cache as it is, and looks it up consistently only when the cache does not have it", async () => {
+    const terminating = { metadata: { name: "ns1", deletionTimestamp: "2026-01-01T00:00:00Z" } };
+    const active = { metadata: { name: "ns1" } };
+    const reads: string[] = [];
+    let cached: object | undefined;
+    let stored: object | undefined;
+    const client = {
+      get: async (_gr: unknown, _ns: unknown, _name: string, options?: { allowStale?: boolean }) => {
+        reads.push(options?.allowStale ? "stale" : "consistent");
+        return options?.allowStale ? cached : stored;
+      },
+    } as unknown as InternalClient;
+    const attrs = {
+      operation: "CREATE",
+      resource: { ...widgetDefinition(), plural: "widgets" },
+      subresource: "",
+      namespace: "ns1",
+      name: "w",
+      dryRun: false,
+    } as unknown as AdmissionAttributes;
+    const plugin = new NamespaceLifecycle();
+
+    [cached, stored] = [active, terminating];
+    await plugin.validate(attrs, client);
+    assert.deepEqual(reads.splice(0), ["stale"], "the cache's copy decides; no round trip");
+
+    [cached, stored] = [undefined, active];
+    await plugin.validate(attrs, client);
+    assert.deepEqual(reads.splice(0), ["stale", "consistent"], "a namespace the cache has not seen yet");
+
+    [cached, stored] = [undefined, undefined];
+    await rejects(plugin.validate(attrs, client), 404, "NotFound", 'namespaces "ns1" not found');
+    [cached, stored] = [undefined, terminating];
+    await rejects(plugin.validate(attrs, client), 403, "Forbidden");
+    [cached, stored] = [terminating, active];
+    await rejects(plugin.validate(attrs, client), 403, "Forbidden");
   });
 });

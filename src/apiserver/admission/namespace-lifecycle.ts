@@ -28,7 +28,12 @@ export class NamespaceLifecycle implements AdmissionPlugin {
     if (attrs.resource.virtualCreate) return;
 
     // Read-only: every create in the namespace shares one decoded copy of its stored version.
-    const ns = await client.get(NAMESPACES, undefined, attrs.namespace, { readOnly: true });
+    // As kube-apiserver's plugin reads its informer: the watch cache's copy as it is, without a
+    // round trip to etcd for the current revision on every create; a namespace the cache does not
+    // have yet is looked up consistently.
+    const ns =
+      (await client.get(NAMESPACES, undefined, attrs.namespace, { readOnly: true, allowStale: true })) ??
+      (await client.get(NAMESPACES, undefined, attrs.namespace, { readOnly: true }));
     if (!ns) throw newNotFound(NAMESPACES, attrs.namespace);
     if (isTerminating(ns)) {
       const err = newForbidden(

@@ -7,8 +7,11 @@ import type { ListOptions, PatchType, StoreDeleteOptions, WatchHandle } from "./
 import type { GroupResource } from "./types.ts";
 
 export interface InternalClient {
-  /** undefined when not found. readOnly: the caller never mutates the result (see GetOptions). */
-  get(gr: GroupResource, namespace: string | undefined, name: string, options?: { readOnly?: boolean }): Promise<KubeObject | undefined>;
+  /**
+   * undefined when not found. readOnly: the caller never mutates the result; allowStale: the watch
+   * cache may answer without catching up first (see GetOptions).
+   */
+  get(gr: GroupResource, namespace: string | undefined, name: string, options?: { readOnly?: boolean; allowStale?: boolean }): Promise<KubeObject | undefined>;
   list(gr: GroupResource, namespace: string | undefined, options?: ListOptions): Promise<KubeList>;
   /** List then watch from the list's resourceVersion: onEvent gets ADDED for every existing object first. */
   watch(

@@ -40,10 +40,10 @@ export class LocalClient implements InternalClient {
     return this.storeFor(this.resolve(gr));
   }
 
-  async get(gr: GroupResource, namespace: string | undefined, name: string, options?: { readOnly?: boolean }): Promise<KubeObject | undefined> {
+  async get(gr: GroupResource, namespace: string | undefined, name: string, options?: { readOnly?: boolean; allowStale?: boolean }): Promise<KubeObject | undefined> {
     const store = this.store(gr);
     try {
-      return await store.get(this.ctx(namespace), name, options?.readOnly ? { readOnly: true } : {});
+      return await store.get(this.ctx(namespace), name, { readOnly: options?.readOnly, allowStale: options?.allowStale });
     } catch (err) {
       if (isNotFound(err)) return undefined;
       throw err;

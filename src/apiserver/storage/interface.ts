@@ -60,6 +60,15 @@ export interface WatchHandle {
   stop(): void;
 }
 
+export interface GetOptions {
+  /**
+   * A cache in front of the storage may answer from what it has seen so far, without first
+   * catching up with the storage's current revision (kube-apiserver's resourceVersion "0"). A
+   * storage that is always current ignores it.
+   */
+  allowStale?: boolean;
+}
+
 /**
  * Prefixes given to list and watch name a directory: a prefix not ending in "/" gets one appended,
  * so "/a/b" lists "/a/b/x" but neither "/a/bc" nor "/a/b" itself (like the apiserver's storage).
@@ -69,7 +78,7 @@ export interface Storage {
   currentRevision(): Promise<number>;
   /** The highest compacted revision (0 when nothing was compacted). */
   compactedRevision(): Promise<number>;
-  get(key: string): Promise<KeyValue | undefined>;
+  get(key: string, options?: GetOptions): Promise<KeyValue | undefined>;
   list(prefix: string, options?: ListOptions): Promise<ListResult>;
   /** Fails with KeyExists when the key exists. */
   create(key: string, value: string): Promise<KeyValue>;

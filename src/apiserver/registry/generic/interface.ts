@@ -14,6 +14,11 @@ export interface GetOptions {
    * version got (decoded once per version, codec.ts decodeShared), not a fresh copy.
    */
   readOnly?: boolean;
+  /**
+   * In-process callers only: the watch cache may answer from what it has seen, without a round
+   * trip to the storage for its current revision (storage GetOptions).
+   */
+  allowStale?: boolean;
 }
 
 export interface ListOptions {

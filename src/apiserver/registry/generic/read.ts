@@ -25,15 +25,15 @@ export async function listStorage(core: StoreCore, prefix: string, options: Stor
 
 export async function get(core: StoreCore, ctx: RequestContext, name: string, options: GetOptions = {}): Promise<KubeObject> {
   const rv = parseResourceVersion(options.resourceVersion);
-  const kv = await getKey(core, objectKey(core.def, ctx.namespace, name));
+  const kv = await getKey(core, objectKey(core.def, ctx.namespace, name), options.allowStale);
   if (rv && kv && kv.modRevision < rv) await ensureRevision(core, rv);
   if (!kv) throw newNotFound(core.gr, name);
   return options.readOnly ? decodeShared(core.def, kv) : decode(core.def, kv);
 }
 
-export async function getKey(core: StoreCore, key: string): Promise<KeyValue | undefined> {
+export async function getKey(core: StoreCore, key: string, allowStale = false): Promise<KeyValue | undefined> {
   try {
-    return await core.storage.get(key);
+    return await core.storage.get(key, allowStale ? { allowStale } : undefined);
   } catch (err) {
     throw storageToStatus(err);
   }

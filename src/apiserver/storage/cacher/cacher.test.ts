@@ -117,6 +117,25 @@ void describe("Cacher", () => {
     await cacher.close();
   });
 
+  void it("a get with allowStale answers at once from the cache's state; without it, the get waits for the current revision", async () => {
+    const { inner, cacher } = await setup();
+    const a = await cacher.create("/registry/core/namespaces/a", "v1");
+    inner.hold = true;
+    const a2 = await cacher.update(a.key, "v2", a.modRevision);
+    const b = await cacher.create("/registry/core/namespaces/b", "v1");
+    assert.deepEqual(await cacher.get(a.key, { allowStale: true }), a, "the version the cache has seen");
+    assert.equal(await cacher.get(b.key, { allowStale: true }), undefined, "not seen yet");
+    let got: unknown = "pending";
+    const read = cacher.get(a.key).then((kv) => (got = kv));
+    await turn();
+    assert.equal(got, "pending");
+    inner.release();
+    await read;
+    assert.deepEqual(got, a2);
+    assert.equal(inner.calls.get, 0, "all served from memory");
+    await cacher.close();
+  });
+
   void it("lists at another explicit revision go to the inner storage", async () => {
     const { inner, cacher } = await setup();
     const a = await cacher.create("/registry/core/pods/ns1/a", "a");

@@ -11,7 +11,7 @@
 // cache; an inner storage implementing ChangeCounting lets such reads proceed without the wait.
 import type { Clock, Timer } from "../../../utils/clock.ts";
 import { realClock } from "../../../utils/clock.ts";
-import type { KeyValue, ListOptions, ListResult, Storage, StorageEvent, WatchHandle } from "../interface.ts";
+import type { GetOptions, KeyValue, ListOptions, ListResult, Storage, StorageEvent, WatchHandle } from "../interface.ts";
 import { StorageError } from "../interface.ts";
 import { normalizePrefix, rangeStart } from "../keys.ts";
 import { BucketStore, defaultBucketOf, type BucketOf } from "./buckets.ts";
@@ -110,8 +110,10 @@ export class Cacher implements Storage {
     return this.inner.compactedRevision();
   }
 
-  async get(key: string): Promise<KeyValue | undefined> {
-    if (!key.startsWith(this.root) || !(await this.fresh())) return this.inner.get(key);
+  async get(key: string, options: GetOptions = {}): Promise<KeyValue | undefined> {
+    if (!key.startsWith(this.root)) return this.inner.get(key);
+    if (options.allowStale && this.ready) return this.store.get(key);
+    if (!(await this.fresh())) return this.inner.get(key);
     return this.store.get(key);
   }
 

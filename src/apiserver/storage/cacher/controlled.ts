@@ -1,6 +1,6 @@
 // Test double: a Storage decorator that counts reads and can hold back or break its watches, to
 // play a slow or failing inner storage (like etcd) under a Cacher.
-import type { KeyValue, ListOptions, ListResult, Storage, StorageError, StorageEvent, WatchHandle } from "../interface.ts";
+import type { GetOptions, KeyValue, ListOptions, ListResult, Storage, StorageError, StorageEvent, WatchHandle } from "../interface.ts";
 
 interface ActiveWatch {
   handle: WatchHandle;
@@ -40,9 +40,9 @@ export class ControlledStorage implements Storage {
   compactedRevision(): Promise<number> {
     return this.inner.compactedRevision();
   }
-  get(key: string): Promise<KeyValue | undefined> {
+  get(key: string, options?: GetOptions): Promise<KeyValue | undefined> {
     this.calls.get++;
-    return this.inner.get(key);
+    return this.inner.get(key, options);
   }
   list(prefix: string, options?: ListOptions): Promise<ListResult> {
     this.calls.list++;
