@@ -1,35 +1,29 @@
 // Smoke test of the assembled server: starts gardener-apiserver in-process on a free port with a
-// temporary data directory and talks HTTPS to it with the admin client certificate from the
+// temporary data directory (test/support/inprocess.ts) and talks HTTPS to it with the admin client certificate from the
 // admin kubeconfig it wrote: discovery, ConfigMap create/get/list/watch, Tables, OpenAPI, and a
 // clean end of watches on stop.
 import assert from "node:assert/strict";
-import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { readFile } from "node:fs/promises";
 import { request, type RequestOptions } from "node:https";
 import type { IncomingMessage } from "node:http";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { CoreV1Api, KubeConfig } from "@kubernetes/client-node";
-import { pino } from "pino";
 import { parse as parseYaml } from "yaml";
-import { parseOptions } from "../../src/apiserver/server/options.ts";
-import { type RunningServer, startApiServer } from "../../src/apiserver/server/server.ts";
+import type { RunningServer } from "../../src/apiserver/server/server.ts";
+import { type InProcessServer, startInProcessApiServer } from "../support/inprocess.ts";
 
 interface Kubeconfig {
   clusters: { cluster: { server: string; "certificate-authority-data": string } }[];
   users: { user: { "client-certificate-data": string; "client-key-data": string } }[];
 }
 
-let dir: string;
+let inProcess: InProcessServer | undefined;
 let server: RunningServer;
 let tlsOpts: Pick<RequestOptions, "ca" | "cert" | "key">;
 
 before(async () => {
-  dir = await mkdtemp(join(tmpdir(), "apiserver-smoke-"));
-  const parsed = parseOptions(["--data-dir", dir, "--secure-port", "0", "--etcd-compaction-interval", "0"]);
-  assert.equal(parsed.kind, "options");
-  if (parsed.kind !== "options") return;
-  server = await startApiServer(parsed.options, { logger: pino({ level: "silent" }) });
+  inProcess = await startInProcessApiServer();
+  server = inProcess.server;
   const kc = parseYaml(await readFile(server.adminKubeconfigPath, "utf8")) as Kubeconfig;
   const b64 = (s: string) => Buffer.from(s, "base64").toString("utf8");
   assert.equal(kc.clusters[0]?.cluster.server, server.url);
@@ -41,8 +35,7 @@ before(async () => {
 });
 
 after(async () => {
-  await server?.stop();
-  await rm(dir, { recursive: true, force: true });
+  await inProcess?.stop();
 });
 
 interface Reply {

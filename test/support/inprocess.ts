@@ -6,9 +6,10 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pino } from "pino";
-import { parseOptions } from "../../src/apiserver/server/options.ts";
+import { type ApiServerOptions, parseOptions } from "../../src/apiserver/server/options.ts";
 import { type RunningServer, type StartDeps, startApiServer } from "../../src/apiserver/server/server.ts";
 import { Client } from "../../src/client/client.ts";
+import { gardenAdmissionPlugins } from "../../src/plugins/garden.ts";
 
 export interface InProcessOptions {
   /** Further gardener-apiserver flags, e.g. ["--enable-bootstrap-token-auth"]. */
@@ -17,7 +18,10 @@ export interface InProcessOptions {
   dataDir?: string;
   /** The admin client's field manager; default "test". */
   fieldManager?: string;
+  /** The server's log level; default TEST_APISERVER_LOG_LEVEL or "silent". */
+  logLevel?: string;
   clock?: StartDeps["clock"];
+  /** The garden's admission plugins; default: the garden's own (plugins/garden.ts) when the flags include --enable-gardener-apis. */
   gardenAdmission?: StartDeps["gardenAdmission"];
 }
 
@@ -26,6 +30,8 @@ export interface InProcessServer {
   /** A client with the server's admin kubeconfig (system:masters). */
   admin: Client;
   dataDir: string;
+  /** The parsed flags the server runs with (e.g. `certDir`, where its PKI is). */
+  options: ApiServerOptions;
   /** Closes the admin client, stops the server and removes a data directory it created. Idempotent. */
   stop(): Promise<void>;
 }
@@ -43,8 +49,9 @@ export async function startInProcessApiServer(o: InProcessOptions = {}): Promise
   }
   let server: RunningServer;
   try {
-    const logger = pino({ level: process.env.TEST_APISERVER_LOG_LEVEL ?? "silent" });
-    server = await startApiServer(parsed.options, { logger, ...(o.clock ? { clock: o.clock } : {}), ...(o.gardenAdmission ? { gardenAdmission: o.gardenAdmission } : {}) });
+    const logger = pino({ level: o.logLevel ?? process.env.TEST_APISERVER_LOG_LEVEL ?? "silent" });
+    const gardenAdmission = o.gardenAdmission ?? (parsed.options.gardenerApis ? gardenAdmissionPlugins() : undefined);
+    server = await startApiServer(parsed.options, { logger, ...(o.clock ? { clock: o.clock } : {}), ...(gardenAdmission ? { gardenAdmission } : {}) });
   } catch (err) {
     removeDir();
     throw err;
@@ -57,5 +64,5 @@ export async function startInProcessApiServer(o: InProcessOptions = {}): Promise
       await server.stop();
       removeDir();
     })());
-  return { server, admin, dataDir, stop };
+  return { server, admin, dataDir, options: parsed.options, stop };
 }

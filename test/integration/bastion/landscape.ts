@@ -15,9 +15,6 @@ import type { Bastion } from "../../../src/apis/operations/v1alpha1/types.ts";
 import { issueClientCertificate } from "../../../src/apiserver/certs/issue.ts";
 import { writeKubeconfig } from "../../../src/apiserver/certs/kubeconfig.ts";
 import { ensurePki } from "../../../src/apiserver/certs/pki.ts";
-import { parseOptions } from "../../../src/apiserver/server/options.ts";
-import { startApiServer } from "../../../src/apiserver/server/server.ts";
-import { gardenAdmissionPlugins } from "../../../src/plugins/garden.ts";
 import { readExtensionCRDs } from "../../../src/api/extensions/crds.ts";
 import { seedUserName } from "../../../src/api/gardencore/identity.ts";
 import { Namespaces } from "../../../src/client/builtins.ts";
@@ -32,6 +29,7 @@ import { type Gardenlet, createGardenlet } from "../../../src/gardenlet/app.ts";
 import { FakeClock, realClock } from "../../../src/utils/clock.ts";
 import { startApiServerProcess } from "../../support/apiserver.ts";
 import { eventually } from "../../support/http.ts";
+import { startInProcessApiServer } from "../../support/inprocess.ts";
 import { TestActuator } from "./actuator.ts";
 import { unlessNotFound } from "../../../src/client/helpers.ts";
 
@@ -156,11 +154,9 @@ export async function startLandscape(o: LandscapeOptions = {}): Promise<Landscap
  * FakeClock (object timestamps, Bastion heartbeats and the "now" of tables follow it).
  */
 async function startGardenServer(dataDir: string, clock: FakeClock) {
-  const parsed = parseOptions(["--data-dir", dataDir, "--secure-port", "0", "--etcd-compaction-interval", "0s", "--enable-gardener-apis", "--authorization-mode", "Seed,RBAC"]);
-  if (parsed.kind !== "options") throw new Error(parsed.stderr);
-  const s = await startApiServer(parsed.options, { logger: pino({ level: process.env.GARDEN_LOG_LEVEL ?? "silent" }), clock, gardenAdmission: gardenAdmissionPlugins() });
-  const pki = await ensurePki(parsed.options.certDir);
-  return { url: s.url, caPem: s.caPem, adminKubeconfigPath: s.adminKubeconfigPath, ca: { certPem: pki.ca.certPem, keyPem: pki.ca.keyPem }, stop: () => s.stop() };
+  const { server: s, options, stop } = await startInProcessApiServer({ dataDir, flags: ["--enable-gardener-apis", "--authorization-mode", "Seed,RBAC"], clock, ...(process.env.GARDEN_LOG_LEVEL ? { logLevel: process.env.GARDEN_LOG_LEVEL } : {}) });
+  const pki = await ensurePki(options.certDir);
+  return { url: s.url, caPem: s.caPem, adminKubeconfigPath: s.adminKubeconfigPath, ca: { certPem: pki.ca.certPem, keyPem: pki.ca.keyPem }, stop };
 }
 
 async function startSeedServer(dataDir: string, asProcess: boolean): Promise<{ adminKubeconfigPath: string; stop(): Promise<void> }> {
@@ -168,10 +164,8 @@ async function startSeedServer(dataDir: string, asProcess: boolean): Promise<{ a
     const p = await startApiServerProcess({ storage: "sqlite", dataDir, extraArgs: ["--etcd-compaction-interval", "0s", "--log-level", "warn"] });
     return { adminKubeconfigPath: p.kubeconfig, stop: () => p.stop() };
   }
-  const parsed = parseOptions(["--data-dir", dataDir, "--secure-port", "0", "--etcd-compaction-interval", "0s"]);
-  if (parsed.kind !== "options") throw new Error(parsed.stderr);
-  const s = await startApiServer(parsed.options, { logger: pino({ level: "silent" }) });
-  return { adminKubeconfigPath: s.adminKubeconfigPath, stop: () => s.stop() };
+  const { server, stop } = await startInProcessApiServer({ dataDir });
+  return { adminKubeconfigPath: server.adminKubeconfigPath, stop };
 }
 
 export function technicalID(shoot: string): string {

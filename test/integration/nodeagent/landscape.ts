@@ -6,9 +6,6 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pino } from "pino";
 import type { Shoot } from "../../../src/apis/gardencore/v1beta1/types.ts";
-import { parseOptions } from "../../../src/apiserver/server/options.ts";
-import { startApiServer } from "../../../src/apiserver/server/server.ts";
-import { gardenAdmissionPlugins } from "../../../src/plugins/garden.ts";
 import { Namespaces, type Secret, Secrets } from "../../../src/client/builtins.ts";
 import { Client } from "../../../src/client/client.ts";
 import type { ObjectKey } from "../../../src/client/resource.ts";
@@ -21,6 +18,7 @@ import { RecordingSshd } from "../../../src/nodeagent/sshd.ts";
 import { fixedUserManager } from "../../../src/nodeagent/users.ts";
 import { FakeClock } from "../../../src/utils/clock.ts";
 import { unlessNotFound } from "../../../src/client/helpers.ts";
+import { startInProcessApiServer } from "../../support/inprocess.ts";
 
 export const SEED = "a";
 export const PROJECT_NS = "garden-p";
@@ -29,12 +27,6 @@ export const TECHNICAL_ID = "shoot--p--s";
 export const POOL = "worker";
 
 const Seeds = resourceType({ group: "core.gardener.cloud", version: "v1beta1", kind: "Seed", plural: "seeds", namespaced: false });
-
-async function startServer(dataDir: string, extra: string[] = []) {
-  const parsed = parseOptions(["--data-dir", dataDir, "--secure-port", "0", "--etcd-compaction-interval", "0s", ...extra]);
-  if (parsed.kind !== "options") throw new Error(parsed.stderr);
-  return startApiServer(parsed.options, { logger: pino({ level: "silent" }), gardenAdmission: gardenAdmissionPlugins() });
-}
 
 export interface Landscape {
   dir: string;
@@ -56,10 +48,14 @@ export async function startLandscape(): Promise<Landscape> {
     for (const c of cleanups.splice(0).reverse()) await Promise.resolve(c()).catch(() => undefined);
   };
   try {
-    const servers = [await startServer(join(dir, "garden"), ["--enable-gardener-apis"]), await startServer(join(dir, "seed")), await startServer(join(dir, "shoot"))];
-    for (const s of servers) cleanups.push(() => s.stop());
-    const [garden, seed, shoot] = servers.map((s) => Client.fromKubeconfigFile(s.adminKubeconfigPath, { fieldManager: "test" })) as [Client, Client, Client];
-    cleanups.push(() => [garden, seed, shoot].forEach((c) => c.close()));
+    const inProcess = [
+      await startInProcessApiServer({ dataDir: join(dir, "garden"), flags: ["--enable-gardener-apis"] }),
+      await startInProcessApiServer({ dataDir: join(dir, "seed") }),
+      await startInProcessApiServer({ dataDir: join(dir, "shoot") }),
+    ];
+    for (const s of inProcess) cleanups.push(() => s.stop());
+    const servers = inProcess.map((s) => s.server);
+    const [garden, seed, shoot] = inProcess.map((s) => s.admin) as [Client, Client, Client];
 
     await garden.create(Seeds, { metadata: { name: SEED } });
     await garden.create(Namespaces, { metadata: { name: PROJECT_NS } });

@@ -9,9 +9,6 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pino } from "pino";
 import type { Shoot } from "../../../src/apis/gardencore/v1beta1/types.ts";
-import { parseOptions } from "../../../src/apiserver/server/options.ts";
-import { startApiServer } from "../../../src/apiserver/server/server.ts";
-import { gardenAdmissionPlugins } from "../../../src/plugins/garden.ts";
 import { Namespaces } from "../../../src/client/builtins.ts";
 import { Client } from "../../../src/client/client.ts";
 import { Projects, Shoots } from "../../../src/client/garden.ts";
@@ -25,18 +22,13 @@ import { type NodeAgent, createNodeAgent } from "../../../src/nodeagent/agent.ts
 import { RecordingSshd } from "../../../src/nodeagent/sshd.ts";
 import { fixedUserManager } from "../../../src/nodeagent/users.ts";
 import { type Clock, FakeClock, realClock } from "../../../src/utils/clock.ts";
+import { type InProcessServer, startInProcessApiServer } from "../../support/inprocess.ts";
 
 export const SEED = "a";
 export const PROJECT_NS = "garden-p";
 export const POOL = "worker";
 
 const Seeds = resourceType({ group: "core.gardener.cloud", version: "v1beta1", kind: "Seed", plural: "seeds", namespaced: false });
-
-async function startServer(dataDir: string, extra: string[], clock?: Clock) {
-  const parsed = parseOptions(["--data-dir", dataDir, "--secure-port", "0", "--etcd-compaction-interval", "0s", ...extra]);
-  if (parsed.kind !== "options") throw new Error(parsed.stderr);
-  return startApiServer(parsed.options, { logger: pino({ level: "silent" }), gardenAdmission: gardenAdmissionPlugins(), ...(clock ? { clock } : {}) });
-}
 
 /** The fake clock's time with real timers. */
 function readingClock(fake: FakeClock): Clock {
@@ -92,20 +84,21 @@ export async function startLandscape(o: LandscapeOptions): Promise<Landscape> {
     for (const c of cleanups.splice(0).reverse()) await Promise.resolve(c()).catch(() => undefined);
   };
   try {
-    const gardenServer = await startServer(join(dir, "garden"), ["--enable-gardener-apis"], clock);
-    cleanups.push(() => gardenServer.stop());
-    const seedServer = await startServer(join(dir, "seed"), []);
-    cleanups.push(() => seedServer.stop());
-    const shootServer = await startServer(join(dir, "shoot"), []);
-    cleanups.push(() => shootServer.stop());
+    const server = async (name: string, flags: string[], serverClock?: Clock): Promise<InProcessServer> => {
+      const s = await startInProcessApiServer({ dataDir: join(dir, name), flags, ...(serverClock ? { clock: serverClock } : {}) });
+      cleanups.push(() => s.stop());
+      return s;
+    };
+    const gardenInProcess = await server("garden", ["--enable-gardener-apis"], clock);
+    const seedInProcess = await server("seed", []);
+    const shootInProcess = await server("shoot", []);
+    const [gardenServer, seedServer, shootServer] = [gardenInProcess.server, seedInProcess.server, shootInProcess.server];
     const client = (path: string, fieldManager: string): Client => {
       const c = Client.fromKubeconfigFile(path, { fieldManager });
       cleanups.push(() => c.close());
       return c;
     };
-    const garden = client(gardenServer.adminKubeconfigPath, "test");
-    const seed = client(seedServer.adminKubeconfigPath, "test");
-    const shoot = client(shootServer.adminKubeconfigPath, "test");
+    const [garden, seed, shoot] = [gardenInProcess.admin, seedInProcess.admin, shootInProcess.admin];
     await garden.create(Seeds, { metadata: { name: SEED } });
 
     const gcm = createControllerManager({ gardenClient: client(gardenServer.adminKubeconfigPath, "gcm"), clock, cacheClock: realClock, maintenanceRandom: o.maintenanceRandom ?? (() => 0), logger: logger.child({ component: "gcm" }), server: false, defaultMetrics: false });

@@ -11,15 +11,13 @@ import { pino } from "pino";
 import { createCertificateAuthority, issueClientCertificate, issueServingCertificate } from "../../../src/apiserver/certs/issue.ts";
 import { writeKubeconfig } from "../../../src/apiserver/certs/kubeconfig.ts";
 import { ensurePki } from "../../../src/apiserver/certs/pki.ts";
-import { parseOptions } from "../../../src/apiserver/server/options.ts";
-import { startApiServer } from "../../../src/apiserver/server/server.ts";
-import { gardenAdmissionPlugins } from "../../../src/plugins/garden.ts";
 import { Namespaces, RoleBindings, Roles } from "../../../src/client/builtins.ts";
 import { Client } from "../../../src/client/client.ts";
 import { type ClusterClientFactory, gardenClusterClients } from "../../../src/terminal/clients.ts";
 import { ClusterRoleBindings, ServiceAccounts } from "../../../src/terminal/resources.ts";
 import { type TerminalControllerManager, createTerminalControllerManager } from "../../../src/terminal/app.ts";
 import { FakeClock, realClock } from "../../../src/utils/clock.ts";
+import { startInProcessApiServer } from "../../support/inprocess.ts";
 
 export const NS = "garden-p";
 export const SA = "dashboard-webterminal";
@@ -39,16 +37,14 @@ export interface Env {
 }
 
 async function server(dir: string, garden: boolean) {
-  const args = ["--data-dir", dir, "--secure-port", "0", "--etcd-compaction-interval", "0s"];
+  const flags: string[] = [];
   if (garden) {
     const file = `${dir}.tokens.csv`;
     writeFileSync(file, Object.entries(TOKENS).map(([user, token]) => `${token},${user},${user}`).join("\n") + "\n");
-    args.push("--token-auth-file", file);
+    flags.push("--token-auth-file", file, "--enable-gardener-apis");
   }
-  const parsed = parseOptions(garden ? [...args, "--enable-gardener-apis"] : args);
-  if (parsed.kind !== "options") throw new Error(parsed.stderr);
-  const s = await startApiServer(parsed.options, { logger: pino({ level: "silent" }), ...(garden ? { gardenAdmission: gardenAdmissionPlugins() } : {}) });
-  return { s, pki: await ensurePki(parsed.options.certDir) };
+  const s = await startInProcessApiServer({ dataDir: dir, flags });
+  return { s: s.server, admin: s.admin, stop: s.stop, pki: await ensurePki(s.options.certDir) };
 }
 
 /** Project namespace garden-p: alice and carol members; alice may also read ServiceAccount dashboard-webterminal and mint its tokens. */
@@ -72,12 +68,10 @@ export async function startEnv(o: { timeToLiveMs?: number; maxTerminalsPerUser?:
   };
   try {
     const garden = await server(join(dir, "garden"), true);
-    cleanups.push(() => garden.s.stop());
+    cleanups.push(() => garden.stop());
     const shoot = await server(join(dir, "shoot"), false);
-    cleanups.push(() => shoot.s.stop());
-    const gardenAdmin = Client.fromKubeconfigFile(garden.s.adminKubeconfigPath, { fieldManager: "test" });
-    const shootAdmin = Client.fromKubeconfigFile(shoot.s.adminKubeconfigPath, { fieldManager: "test" });
-    cleanups.push(() => (gardenAdmin.close(), shootAdmin.close()));
+    cleanups.push(() => shoot.stop());
+    const [gardenAdmin, shootAdmin] = [garden.admin, shoot.admin];
     await project(gardenAdmin);
 
     const clientFor = async (user: string): Promise<Client> => {

@@ -3,20 +3,16 @@
 // policies with a webhook that is down or slow, selectors, a Service reference, config changes
 // within 1 s, oversized and invalid patches refused cleanly, and custom resources.
 import assert from "node:assert/strict";
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import { pino } from "pino";
-import { parseOptions } from "../../../src/apiserver/server/options.ts";
-import { type RunningServer, startApiServer } from "../../../src/apiserver/server/server.ts";
+import type { RunningServer } from "../../../src/apiserver/server/server.ts";
 import { gadgetCrd } from "../../support/crds.ts";
+import { type InProcessServer, startInProcessApiServer } from "../../support/inprocess.ts";
 import { eventually, type RawClient, type RawResponse, rawClient } from "../../support/http.ts";
 import { kubectlFor, skipUnlessKubectl } from "../../support/kubectl.ts";
 import { jsonPatch, startWebhookServer, type WebhookServer } from "./server.ts";
 
 const ADMREG = "/apis/admissionregistration.k8s.io/v1";
-let dir: string;
+let inProcess: InProcessServer | undefined;
 let server: RunningServer;
 let hook: WebhookServer;
 let http: RawClient;
@@ -60,10 +56,8 @@ const effective = (ns: string, ok: (r: RawResponse) => boolean) =>
 const message = (r: RawResponse) => r.json<{ message: string }>().message;
 
 before(async () => {
-  dir = await mkdtemp(join(tmpdir(), "webhooks-"));
-  const parsed = parseOptions(["--data-dir", dir, "--secure-port", "0", "--etcd-compaction-interval", "0"]);
-  if (parsed.kind !== "options") throw new Error("options");
-  server = await startApiServer(parsed.options, { logger: pino({ level: "silent" }) });
+  inProcess = await startInProcessApiServer();
+  server = inProcess.server;
   hook = await startWebhookServer("hook.svcref.svc");
   http = rawClient(server.adminKubeconfigPath);
 });
@@ -71,8 +65,7 @@ before(async () => {
 after(async () => {
   http?.close();
   await hook?.close();
-  await server?.stop();
-  await rm(dir, { recursive: true, force: true });
+  await inProcess?.stop();
 });
 
 void describe("admission webhooks", { timeout: 60_000 }, () => {
