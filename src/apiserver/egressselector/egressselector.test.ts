@@ -70,6 +70,12 @@ test("a refusal is a 500 InternalError with Kubernetes' text; bytes after the an
   await assert.rejects(dialer()("10.250.0.5", 10250), /unexpected data after the proxy's answer/);
 });
 
+test("a proxy that closes without answering fails the dial at once, not after the timeout", async () => {
+  answer = "";
+  await assert.rejects(dialer()("10.250.0.5", 10250), (e: unknown) => e instanceof StatusError && e.message === `proxy error from 127.0.0.1:${proxyPort} while dialing 10.250.0.5:10250, EOF`);
+  answer = "tunnel";
+});
+
 test("the configuration file: cluster through HTTPConnect, others Direct; anything else is refused with a reason", async () => {
   const file = join(dir, "egress.yaml");
   const tls = `tlsConfig: {caBundle: ${join(dir, "ca")}, clientCert: ${join(dir, "crt")}, clientKey: ${join(dir, "key")}}`;

@@ -107,6 +107,7 @@ export function httpConnectDialer(t: HttpConnectTransport, timeoutMs = PROXY_DIA
       const done = (err?: Error) => {
         clearTimeout(timer);
         socket.off("data", onData);
+        socket.off("close", onClose);
         if (err) {
           socket.destroy();
           reject(err);
@@ -115,6 +116,7 @@ export function httpConnectDialer(t: HttpConnectTransport, timeoutMs = PROXY_DIA
         }
       };
       const timer = setTimeout(() => done(proxyError(proxy, target, `no answer within ${timeoutMs / 1000}s`)), timeoutMs);
+      const onClose = () => done(proxyError(proxy, target, "EOF"));
       const onData = (chunk: Buffer) => {
         head = Buffer.concat([head, chunk]);
         const end = head.indexOf("\r\n\r\n");
@@ -130,6 +132,8 @@ export function httpConnectDialer(t: HttpConnectTransport, timeoutMs = PROXY_DIA
       };
       socket.on("data", onData);
       socket.once("error", (err) => done(proxyError(proxy, target, err.message)));
+      // A proxy that closes without answering fails the dial at once (Go's http.ReadResponse: EOF).
+      socket.once("close", onClose);
       socket.once("secureConnect", () => socket.write(`CONNECT ${target} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`));
     });
 }

@@ -5,7 +5,7 @@ import { newBadRequest, newMethodNotSupported, newPathNotFound, newRequestEntity
 import type { Clock } from "../../utils/clock.ts";
 import { managerFromUserAgent } from "../fieldmanager/useragent.ts";
 import type { WriteOptions, WriteResult } from "../registry/generic/interface.ts";
-import type { ResourceDefinition, SubresourceHandler } from "../registry/types.ts";
+import type { ProxiedRequest, ResourceDefinition, SubresourceHandler } from "../registry/types.ts";
 import { checkObjectBody, decodeBody, readBody } from "./body.ts";
 import { verbsOf } from "./discovery.ts";
 import { type BodyFormat, bodyFormatOf, negotiateOutput, type OutputFormat, patchTypeOf } from "./negotiation.ts";
@@ -253,6 +253,8 @@ async function serveDeleteCollection(r: ResourceRequest): Promise<void> {
 async function serveSubresource(r: ResourceRequest, method: string, name: string): Promise<void> {
   const { def, info } = r;
   const sub = info.subresource;
+  const proxy = def.subresources?.[sub]?.proxy;
+  if (name && proxy) return proxy({ ctx: r.ctx, verb: info.verb, namespace: r.ctx.namespace, name, query: r.url.searchParams, http: proxiedRequest(r) });
   if (!name || info.parts.length > 3) throw newPathNotFound();
   const gr = { group: def.group, resource: `${def.plural}/${sub}` };
   if (sub === "status" && def.hasStatus) {
@@ -278,6 +280,16 @@ async function serveSubresource(r: ResourceRequest, method: string, name: string
   const decoded = hasBody ? await body(r) : undefined;
   const out = await handler.handle({ ctx: r.ctx, verb: info.verb, namespace: r.ctx.namespace, name, query: r.url.searchParams, body: decoded });
   writeObject(r.res, out.status, out.body, { format: outputFormat(r).kind === "yaml" ? { kind: "yaml" } : { kind: "json" }, pretty: pretty(r) });
+}
+
+/** The raw exchange of a proxy subresource: the still-encoded path after `<resource>/<name>/<subresource>`. */
+function proxiedRequest(r: ResourceRequest): ProxiedRequest {
+  const pathname = r.url.pathname;
+  const segments = pathname.replace(/^\/+/, "").replace(/\/+$/, "").split("/");
+  const rest = r.info.parts.length - 3;
+  const tail = rest > 0 ? `/${segments.slice(segments.length - rest).join("/")}` : "";
+  const path = tail + (pathname.endsWith("/") ? "/" : "");
+  return { req: r.req, res: r.res, path, rawQuery: r.url.search.replace(/^\?/, ""), maxBodyBytes: r.maxBodyBytes };
 }
 
 /** A streamed GET (pods/log): written as it arrives, with backpressure; the source is dropped when the client goes. */

@@ -1,6 +1,7 @@
 // What the server knows about a resource: one ResourceDefinition per group/version/resource.
 // Adding a built-in kind is one registry folder exporting a ResourceDefinition (strategy,
 // schema, table); CRDs are turned into ResourceDefinitions at run time.
+import type { IncomingMessage, ServerResponse } from "node:http";
 import type { JSONSchemaProps } from "../../apis/apiextensions/v1/types.ts";
 import type { KubeObject, TableColumnDefinition } from "../../apis/meta/v1/types.ts";
 import type { FieldError } from "../../apimachinery/field/errors.ts";
@@ -86,6 +87,24 @@ export interface SubresourceHandler {
   connect?(req: SubresourceRequest & { upgrade: unknown }): Promise<void>;
   /** A GET answered with a stream (pods/log): its content type and body (undefined: empty), sent until it ends or the client goes. */
   stream?(req: SubresourceRequest): Promise<{ contentType: string; body: AsyncIterable<Uint8Array | string> & { destroy(): void } | undefined }>;
+  /**
+   * Proxy subresources (pods/proxy, nodes/proxy, services/proxy): any method, the raw exchange and the
+   * path after the subresource (`<resource>/<name>/proxy/<path>`). Resolves when the exchange is over;
+   * throws a StatusError while nothing has been answered.
+   */
+  proxy?(req: SubresourceRequest & { http: ProxiedRequest }): Promise<void>;
+}
+
+/** The raw exchange a proxy subresource forwards. */
+export interface ProxiedRequest {
+  req: IncomingMessage;
+  res: ServerResponse;
+  /** What follows `/proxy`, still percent-encoded: "" when nothing does, "/" for a trailing slash. */
+  path: string;
+  /** The query string without `?`, passed on as it is. */
+  rawQuery: string;
+  /** The request body's limit in bytes. */
+  maxBodyBytes: number;
 }
 
 export interface SubresourceRequest {

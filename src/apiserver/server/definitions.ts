@@ -1,5 +1,6 @@
 // The resources the server serves at start: the built-in kinds (namespaces with their finalize
-// subresource, pods with binding, exec, attach and log, serviceaccounts with token), CertificateSigningRequests, shoots/adminkubeconfig (with approval), the authorization and authentication reviews, and
+// subresource, pods with binding, exec, attach, log and proxy, nodes and services with proxy,
+// serviceaccounts with token), CertificateSigningRequests, shoots/adminkubeconfig (with approval), the authorization and authentication reviews, and
 // with --enable-gardener-apis Gardener's garden kinds.
 // CRD-defined resources are added later by the CRD controller.
 import type { Admission } from "../admission/chain.ts";
@@ -13,6 +14,7 @@ import { csrDefinition } from "../registry/certificates/csr/definition.ts";
 import { withPodBinding } from "../registry/core/pod/binding.ts";
 import type { KubeletClientConfig } from "../registry/core/pod/kubelet-client.ts";
 import { withPodStreaming } from "../registry/core/pod/streaming.ts";
+import { withProxySubresource } from "../registry/core/proxy/subresources.ts";
 import { gardenDefinitions } from "../registry/garden.ts";
 import { adminKubeconfigSubresource } from "../registry/gardencore/shoot/adminkubeconfig.ts";
 import type { Clock } from "../../utils/clock.ts";
@@ -33,7 +35,7 @@ export interface DefinitionDeps {
   issuers: string[];
   authorizer: ReviewAuthorizer;
   tokenAuthenticator: TokenAuthenticator;
-  /** How pods/exec, pods/attach and pods/log reach kubelets; absent: those subresources are not served. */
+  /** How pods/exec, attach and log reach kubelets, and the proxy subresources their targets; absent: those subresources are not served. */
   kubelet?: KubeletClientConfig;
   /** The server's admission chain, for subresources that create without a store (serviceaccounts/token). */
   admission?: Admission;
@@ -42,6 +44,7 @@ export interface DefinitionDeps {
 export function serverDefinitions(d: DefinitionDeps): ResourceDefinition[] {
   const defs = builtinDefinitions().map((def) => {
     if (def.group !== "") return def;
+    if (d.kubelet && (def.plural === "pods" || def.plural === "nodes" || def.plural === "services")) def = withProxySubresource(def, d.client, d.kubelet);
     if (def.plural === "namespaces") return withNamespaceFinalize(def, d.makeStore);
     if (def.plural === "pods") {
       const bound = withPodBinding(def, d.makeStore);

@@ -137,7 +137,7 @@ export async function startApiServer(o: ApiServerOptions, deps: StartDeps = {}):
     const certificateAdmission = [new CertificateSigning(() => authz.authorizer), new CertificateSubjectRestriction()];
     const metrics = new Registry();
     collectDefaultMetrics({ register: metrics });
-    const webhooks = webhookAdmission(metrics, logger);
+    const webhooks = webhookAdmission(metrics, logger, tls.kubelet.dial);
     // NodeRestriction is always on: it only narrows node identities (docs/node-authorization.md).
     // Admission webhooks come last: after every built-in plugin in both phases (docs/admission-webhooks.md).
     const admission = new AdmissionChain([new NamespaceLifecycle(), ...podAdmission, new NodeRestriction(), ...gardenAdmission, rbacEscalation, ...certificateAdmission, webhooks.plugin]);

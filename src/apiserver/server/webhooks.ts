@@ -4,8 +4,10 @@ import type { Logger } from "pino";
 import { Counter, type Registry } from "prom-client";
 import { WebhookConfigurations } from "../admission/webhook/configs.ts";
 import { WebhookAdmission } from "../admission/webhook/plugin.ts";
+import type { Dialer } from "../egressselector/egressselector.ts";
 
-export function webhookAdmission(metrics: Registry, logger: Logger): { plugin: WebhookAdmission; configurations: WebhookConfigurations } {
+/** `dial`: the egress selector's cluster dialer, for webhooks that reference a Service. */
+export function webhookAdmission(metrics: Registry, logger: Logger, dial?: Dialer): { plugin: WebhookAdmission; configurations: WebhookConfigurations } {
   const failOpen = new Counter({
     name: "apiserver_admission_webhook_fail_open_count",
     help: "Admission webhook fail open count, identified by name and broken out for each admission type (validating or admit).",
@@ -15,6 +17,7 @@ export function webhookAdmission(metrics: Registry, logger: Logger): { plugin: W
   const configurations = new WebhookConfigurations();
   const plugin = new WebhookAdmission({
     configurations,
+    ...(dial ? { dial } : {}),
     onIgnoredFailure: (webhook, type, err) => {
       failOpen.inc({ name: webhook, type });
       logger.warn({ webhook, err: err.message }, "failed calling webhook, failing open (failurePolicy Ignore)");

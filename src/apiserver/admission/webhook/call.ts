@@ -1,8 +1,13 @@
 // One webhook call (docs/admission-webhooks.md#the-call): POST an admission.k8s.io/v1
 // AdmissionReview over HTTPS, trusting only the configuration's caBundle (the system roots when
 // none), within timeoutSeconds, reading at most MAX_RESPONSE_BYTES, and checking the answer's
-// apiVersion, kind and uid. Any failure is a CallError: the failure policy decides.
+// apiVersion, kind and uid. Any failure is a CallError: the failure policy decides. With a dialer (the
+// egress selector's `cluster`, for webhooks served in the cluster) the connection is opened through it
+// and TLS runs inside, verified the same way.
 import { request } from "node:https";
+import type { Duplex } from "node:stream";
+import { connect as tlsConnect } from "node:tls";
+import type { Dialer } from "../../egressselector/egressselector.ts";
 import type { AdmissionRequest, AdmissionResponse, AdmissionReview } from "../../../apis/admission/v1/types.ts";
 import { API_VERSION } from "../../../apis/admission/v1/types.ts";
 import type { WebhookTarget } from "./resolve.ts";
@@ -19,6 +24,8 @@ export interface CallOptions {
   ca: string | undefined;
   timeoutMs: number;
   maxResponseBytes?: number;
+  /** Opens the connection (the egress proxy); undefined: direct. */
+  dial?: Dialer;
 }
 
 export async function callWebhook(opts: CallOptions, review: AdmissionRequest): Promise<AdmissionResponse> {
@@ -47,9 +54,34 @@ export async function callWebhook(opts: CallOptions, review: AdmissionRequest): 
   return resp;
 }
 
-function post_(opts: CallOptions, body: string): Promise<string> {
+const isAddress = (name: string) => /^[\d.]+$|:/.test(name);
+
+/** The dialer's stream within the call's deadline; a stream that arrives too late is closed. */
+function dialWithin(dial: Dialer, host: string, port: number, signal: AbortSignal): Promise<Duplex> {
+  return new Promise((resolve, reject) => {
+    const onAbort = () => reject(new Error("context deadline exceeded"));
+    signal.addEventListener("abort", onAbort, { once: true });
+    dial(host, port).then(
+      (s) => {
+        signal.removeEventListener("abort", onAbort);
+        if (signal.aborted) s.destroy();
+        else resolve(s);
+      },
+      (err: Error) => {
+        signal.removeEventListener("abort", onAbort);
+        reject(err);
+      },
+    );
+  });
+}
+
+async function post_(opts: CallOptions, body: string): Promise<string> {
   const limit = opts.maxResponseBytes ?? MAX_RESPONSE_BYTES;
   const t = opts.target;
+  const signal = AbortSignal.timeout(opts.timeoutMs);
+  const servername = isAddress(t.servername) ? undefined : t.servername;
+  const raw = opts.dial ? await dialWithin(opts.dial, t.host, t.port, signal) : undefined;
+  const connection = raw ? { createConnection: () => tlsConnect({ socket: raw, host: t.host, servername, ...(opts.ca ? { ca: opts.ca } : {}) }) } : { agent: false as const };
   return new Promise((resolve, reject) => {
     const req = request(
       {
@@ -57,11 +89,11 @@ function post_(opts: CallOptions, body: string): Promise<string> {
         host: t.host,
         port: t.port,
         path: `${t.path}${t.path.includes("?") ? "&" : "?"}timeout=${Math.round(opts.timeoutMs / 1000)}s`,
-        servername: /^[\d.]+$|:/.test(t.servername) ? undefined : t.servername,
+        servername,
         ...(opts.ca ? { ca: opts.ca } : {}),
-        agent: false,
+        ...connection,
         headers: { "content-type": "application/json", accept: "application/json", "content-length": Buffer.byteLength(body) },
-        signal: AbortSignal.timeout(opts.timeoutMs),
+        signal,
       },
       (res) => {
         const chunks: Buffer[] = [];

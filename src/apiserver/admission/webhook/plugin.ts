@@ -8,6 +8,7 @@ import type { AdmissionRequest, AdmissionResponse } from "../../../apis/admissio
 import type { MutatingWebhook, Webhook } from "../../../apis/admissionregistration/v1/types.ts";
 import type { KubeObject, Status } from "../../../apis/meta/v1/types.ts";
 import { StatusError, newInternalError } from "../../../apimachinery/errors.ts";
+import type { Dialer } from "../../egressselector/egressselector.ts";
 import type { InternalClient } from "../../registry/client.ts";
 import type { AdmissionAttributes, AdmissionPlugin } from "../types.ts";
 import { callWebhook } from "./call.ts";
@@ -28,8 +29,10 @@ export interface WebhookAdmissionOptions {
   configurations: WebhookConfigurations;
   /** Calls that failed under failurePolicy Ignore (logged and counted by the caller); type "admit" or "validating" as upstream's metric. */
   onIgnoredFailure?: (webhook: string, type: "admit" | "validating", err: Error) => void;
-  /** For a shoot that reaches services through its VPN; default: the Service's EndpointSlices. */
+  /** Where a Service reference is called; default: the Service's EndpointSlices. */
   resolveService?: ServiceResolver;
+  /** The egress selector's `cluster` dialer (the shoot's VPN): webhooks given by Service are called through it, those given by URL directly. */
+  dial?: Dialer;
 }
 
 export class WebhookAdmission implements AdmissionPlugin {
@@ -91,7 +94,8 @@ export class WebhookAdmission implements AdmissionPlugin {
     try {
       const target = await resolveTarget(h.clientConfig, client, this.opts.resolveService);
       const ca = h.clientConfig.caBundle ? Buffer.from(h.clientConfig.caBundle, "base64").toString("utf8") : undefined;
-      resp = await callWebhook({ target, ca, timeoutMs: (h.timeoutSeconds ?? 10) * 1000 }, reviewRequest(attrs));
+      const dial = h.clientConfig.url === undefined ? this.opts.dial : undefined;
+      resp = await callWebhook({ target, ca, timeoutMs: (h.timeoutSeconds ?? 10) * 1000, ...(dial ? { dial } : {}) }, reviewRequest(attrs));
     } catch (err) {
       if (this.ignore(h, type, err as Error)) return undefined;
       throw failedCalling(h.name, err as Error);

@@ -1,7 +1,7 @@
 // Where a webhook is called (docs/admission-webhooks.md#client-config): a `url` as written, or a
 // Service reference resolved to the first ready EndpointSlice address on the port the Service's
-// `port` targets, with the TLS name `<name>.<namespace>.svc`. A shoot that later routes through its
-// VPN replaces only resolveService.
+// `port` targets, with the TLS name `<name>.<namespace>.svc`. With an egress selector (a shoot's VPN)
+// that address is dialled through the egress proxy (the plugin's `dial`).
 import type { WebhookClientConfig } from "../../../apis/admissionregistration/v1/types.ts";
 import type { EndpointSlice, Service } from "../../../apis/core/v1/service.ts";
 import { LABEL_SERVICE_NAME } from "../../../apis/core/v1/service.ts";
