@@ -3,6 +3,7 @@
 // in for unit tests of the operations built on it.
 import { spawn } from "node:child_process";
 import { closeSync, openSync } from "node:fs";
+import { readdir } from "node:fs/promises";
 import { readStartTime } from "./procs.ts";
 
 export interface RunOptions {
@@ -48,7 +49,24 @@ export interface DetachedProcess {
 export interface Exec {
   run(command: string, args: readonly string[], options?: RunOptions): Promise<RunResult>;
   spawnDetached(command: string, args: readonly string[], options: DetachedOptions): Promise<DetachedProcess>;
+  /**
+   * The named network namespaces (what `ip netns list` prints) without starting a process; an Exec without
+   * it is asked `ip netns list`. With a thousand namespaces `ip netns list` costs tens of milliseconds (it
+   * asks the kernel for every namespace's id), and it runs for every namespace lookup.
+   */
+  netnsNames?(): Promise<string[]>;
 }
+
+/** The names in `ip netns list` output ("name (id: 3)" lines). */
+export function parseNetnsList(stdout: string): string[] {
+  return stdout
+    .split("\n")
+    .map((l) => l.trim().split(/\s+/)[0] ?? "")
+    .filter((n) => n !== "");
+}
+
+/** Where `ip netns` keeps the named network namespaces. */
+export const NETNS_RUN_DIR = "/run/netns";
 
 /** A command that could not run or exited with an unexpected code. */
 export class CommandError extends Error {
@@ -78,6 +96,15 @@ const MAX_OUTPUT = 16 * 1024 * 1024;
 
 /** The real thing: runs commands on this host. */
 export class HostExec implements Exec {
+  async netnsNames(): Promise<string[]> {
+    try {
+      return (await readdir(NETNS_RUN_DIR)).sort();
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === "ENOENT") return [];
+      throw err;
+    }
+  }
+
   run(command: string, args: readonly string[], options: RunOptions = {}): Promise<RunResult> {
     const [cmd, argv] = inNetns(options.netns, command, args);
     const ok = options.okExitCodes ?? [0];

@@ -4,7 +4,7 @@ import type { Owned } from "./context.ts";
 import type { RunOptions, RunResult } from "./exec.ts";
 import type { BridgeSpec, RouteSpec, VethSpec } from "./links.ts";
 import type { MachineSpec } from "./machine.ts";
-import type { MachineInfo } from "./machine-status.ts";
+import type { MachineInfo, StatusOptions } from "./machine-status.ts";
 import type { OverlaySpec } from "./mounts.ts";
 import type { Names } from "./names.ts";
 import type { NatSpec } from "./nat.ts";
@@ -60,7 +60,8 @@ export interface Host {
   // Machines.
   /** Starts (or finds running) a machine; waits for readiness unless spec.wait is false. */
   startMachine(spec: MachineSpec): Promise<MachineInfo>;
-  machineStatus(name: string): Promise<MachineInfo | undefined>;
+  /** `{ sockets: false }`: `ready` trusts the machine's report that sshd listens (far cheaper; see StatusOptions). */
+  machineStatus(name: string, options?: StatusOptions): Promise<MachineInfo | undefined>;
   /** Rejects with MachineNotReadyError after timeoutMs, MachineBootError when the boot failed. */
   waitMachineReady(name: string, timeoutMs?: number): Promise<MachineInfo>;
   execInMachine(name: string, command: string, args: readonly string[], options?: Omit<RunOptions, "netns">): Promise<RunResult>;

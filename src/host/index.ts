@@ -27,7 +27,8 @@ export {
   type SetContents,
 } from "./nft-render.ts";
 export type { MachineNetwork, MachineSpec, SshdSpec } from "./machine.ts";
-export { MachineBootError, MachineNotFoundError, MachineNotReadyError, type MachineInfo, type MachineInterface } from "./machine-status.ts";
+export { MachineBootError, MachineNotFoundError, MachineNotReadyError, type MachineInfo, type MachineInterface, type StatusOptions } from "./machine-status.ts";
+export { MachineSummaries, type MachineState, type MachineSummary, type MachineSummariesOptions } from "./machine-summaries.ts";
 export { renderSshdConfig, type HostKeyType, type SshdOptionValue } from "./machine-files.ts";
 export type { HostRecord, RecordKind } from "./records.ts";
 export { HostLeakError, isEmpty, type HostInventory, type SweepOptions, type SweepReport } from "./sweep.ts";

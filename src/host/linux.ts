@@ -8,7 +8,7 @@ import type { Host } from "./host.ts";
 import { deleteBridgePort, ensureBridgePort, type BridgePortSpec } from "./bridge-port.ts";
 import * as links from "./links.ts";
 import { startMachine, stopMachine, type MachineSpec } from "./machine.ts";
-import { execInMachine, machineStatus, statusOf, waitMachineReady, type MachineInfo } from "./machine-status.ts";
+import { execInMachine, machineStatus, statusOf, waitMachineReady, type MachineInfo, type StatusOptions } from "./machine-status.ts";
 import { mountOverlay, unmount, type OverlaySpec } from "./mounts.ts";
 import { DEFAULT_PREFIX, HostSpecError, Names } from "./names.ts";
 import { deleteNat, ensureNat, type NatSpec } from "./nat.ts";
@@ -158,8 +158,8 @@ export class LinuxHost implements Host {
   startMachine(spec: MachineSpec): Promise<MachineInfo> {
     return startMachine(this.ctx, spec);
   }
-  machineStatus(name: string): Promise<MachineInfo | undefined> {
-    return machineStatus(this.ctx, name);
+  machineStatus(name: string, options?: StatusOptions): Promise<MachineInfo | undefined> {
+    return machineStatus(this.ctx, name, options);
   }
   waitMachineReady(name: string, timeoutMs?: number): Promise<MachineInfo> {
     return waitMachineReady(this.ctx, name, timeoutMs);

@@ -2,7 +2,7 @@
 // veths, the pod bridge). A machine's /sys is a read-only sysfs, so `ip -n <ns>` and `ip netns exec`, which
 // remount /sys for the namespace they switch to, fail with "mount of /sys failed". This Exec runs those
 // commands as `nsenter --net=/run/netns/<ns> ip ...` instead, which needs no sysfs of its own.
-import { HostExec, type DetachedOptions, type DetachedProcess, type Exec, type RunOptions, type RunResult } from "./exec.ts";
+import { HostExec, parseNetnsList, type DetachedOptions, type DetachedProcess, type Exec, type RunOptions, type RunResult } from "./exec.ts";
 
 /** ["ip", "-n", ns, ...rest] (also after "-4"/"-6") or ["ip", "netns", "exec", ns, cmd...] in nsenter form. */
 export function rewriteIpNetns(command: string, args: readonly string[]): [string, string[]] {
@@ -28,5 +28,10 @@ export class NestedExec implements Exec {
   spawnDetached(command: string, args: readonly string[], options: DetachedOptions): Promise<DetachedProcess> {
     const [c, a] = rewriteIpNetns(command, args);
     return this.inner.spawnDetached(c, a, options);
+  }
+
+  /** The inner Exec's (this process's /run/netns is the machine's own). */
+  netnsNames(): Promise<string[]> {
+    return this.inner.netnsNames ? this.inner.netnsNames() : this.run("ip", ["netns", "list"]).then((r) => parseNetnsList(r.stdout));
   }
 }

@@ -2,15 +2,13 @@
 // first kills the processes still inside and deletes the links, so veth peers elsewhere vanish at once
 // rather than whenever the kernel frees the namespace.
 import { deleteRecords, ipNs, ownNetns, ownedFields, recorded, type HostContext, type Owned } from "./context.ts";
-import type { Exec, RunOptions, RunResult } from "./exec.ts";
+import { parseNetnsList, type Exec, type RunOptions, type RunResult } from "./exec.ts";
 import { isAlive, ref, waitGone, type ProcessRef } from "./procs.ts";
 
+/** The named network namespaces: from the Exec without a process where it can, else `ip netns list`. */
 export async function listNetns(exec: Exec): Promise<string[]> {
-  const r = await exec.run("ip", ["netns", "list"]);
-  return r.stdout
-    .split("\n")
-    .map((l) => l.trim().split(/\s+/)[0] ?? "")
-    .filter((n) => n !== "");
+  if (exec.netnsNames) return exec.netnsNames();
+  return parseNetnsList((await exec.run("ip", ["netns", "list"])).stdout);
 }
 
 export async function netnsExists(exec: Exec, name: string): Promise<boolean> {

@@ -109,7 +109,7 @@ export function describeRecord(r: HostRecord): string {
 }
 
 /** The record id a file name stands for (the inverse of RecordStore's file naming). */
-function idOfFile(name: string): string {
+export function idOfFile(name: string): string {
   try {
     return decodeURIComponent(name.slice(0, -".json".length));
   } catch {
@@ -126,6 +126,11 @@ export class RecordStore {
 
   private file(id: string): string {
     return join(this.dir, `${encodeURIComponent(id)}.json`);
+  }
+
+  /** The file that holds the record `id` (for batch removal of many records by other means). */
+  pathOf(id: string): string {
+    return this.file(id);
   }
 
   /** Writes a record atomically; keeps createdAt of an existing record. */

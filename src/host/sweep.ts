@@ -14,7 +14,7 @@ import { deleteTable, listTables } from "./nft.ts";
 import { stopProcess } from "./processes.ts";
 import { allPids, isAlive, readCmdline, ref, type ProcessRef } from "./procs.ts";
 import { recordId, type HostRecord, type MachineRecord } from "./records.ts";
-import { stopMachines } from "./teardown.ts";
+import { lap, stopMachines, type PhaseTimes } from "./teardown.ts";
 
 /** What of this state directory exists on the host. */
 export interface HostInventory {
@@ -64,6 +64,8 @@ export interface SweepOptions {
 export interface SweepReport {
   removed: string[];
   failed: { what: string; error: string }[];
+  /** Where the time went (milliseconds per phase, in order), for reports such as `down`'s. */
+  phases?: PhaseTimes;
 }
 
 const ORDER: HostRecord["kind"][] = ["machine", "process", "mount", "nftTable", "route", "link", "netns"];
@@ -133,7 +135,8 @@ export function claims(kept: HostRecord[]) {
 }
 
 export async function sweep(ctx: HostContext, options: SweepOptions = {}): Promise<SweepReport> {
-  const report: SweepReport = { removed: [], failed: [] };
+  const report: SweepReport = { removed: [], failed: [], phases: [] };
+  const done = lap(report.phases);
   const attempt = async (what: string, fn: () => Promise<void>) => {
     try {
       await fn();
@@ -145,9 +148,11 @@ export async function sweep(ctx: HostContext, options: SweepOptions = {}): Promi
   await ctx.records.removeTempFiles();
   const all = await ctx.records.list();
   const keptIds = keptSet(all, options.keep ?? (() => false));
+  done("read records");
   // Machines first, all at once (teardown.ts): one by one, a thousand of them take minutes.
   const machines = all.filter((r): r is MachineRecord => r.kind === "machine" && r.parent === undefined && !keptIds.has(recordId(r)));
-  if (machines.length > 1) await attempt(`${machines.length} machines`, () => stopMachines(ctx, machines));
+  if (machines.length > 1) await attempt(`${machines.length} machines`, () => stopMachines(ctx, machines, report.phases));
+  const rest = lap(report.phases);
   for (const kind of ORDER) {
     // Re-read: removing a machine or namespace removes the records of its parts.
     for (const r of await ctx.records.list()) {
@@ -190,6 +195,7 @@ export async function sweep(ctx: HostContext, options: SweepOptions = {}): Promi
     if (claimed.dirs.has(d) || (await mountsBelow(d)).length > 0) continue;
     await attempt(`dir ${d}`, () => rm(d, { recursive: true, force: true }));
   }
+  rest("other objects and leftovers");
   return report;
 }
 

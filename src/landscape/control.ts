@@ -76,6 +76,7 @@ export function supervisorEnv(o: Pick<UpOptions, "bastionTimeToLive" | "nodeMoni
 }
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+const seconds = (ms: number): string => `${(ms / 1000).toFixed(1)} s`;
 
 /** Starts the landscape; resolves with the status once Ready, rejects when it failed or timed out. */
 export async function up(layout: Layout, o: UpOptions): Promise<LandscapeStatus> {
@@ -144,15 +145,18 @@ export function status(layout: Layout): string {
 export async function down(layout: Layout, prefix: string | undefined, out: (line: string) => void): Promise<SweepReport> {
   const pid = supervisorPid(layout);
   if (pid !== undefined) {
+    const start = performance.now();
     out(`stopping supervisor (pid ${pid})`);
     process.kill(pid, "SIGTERM");
     const deadline = Date.now() + 20_000;
     while (supervisorPid(layout) !== undefined && existsSync(`/proc/${pid}`) && Date.now() < deadline) await sleep(100);
     if (existsSync(`/proc/${pid}`)) process.kill(pid, "SIGKILL");
+    out(`supervisor stopped in ${seconds(performance.now() - start)}`);
   }
   const killed = killRecorded(layout);
   if (killed.length > 0) out(`killed ${killed.length} leftover processes`);
   const report = await new LinuxHost({ stateDir: layout.hostState, ...(prefix !== undefined ? { prefix } : {}) }).removeAll();
-  out(`removed ${report.removed.length} host objects`);
+  const phases = (report.phases ?? []).map(([phase, ms]) => `${phase} ${seconds(ms)}`).join(", ");
+  out(`removed ${report.removed.length} host objects${phases ? ` (${phases})` : ""}`);
   return report;
 }

@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { httpConnectDialer } from "../apiserver/egressselector/egressselector.ts";
 import { Namespaces } from "../client/builtins.ts";
 import type { Client } from "../client/client.ts";
-import type { LinuxHost } from "../host/index.ts";
+import { MachineSummaries, type LinuxHost } from "../host/index.ts";
 import { DEFAULT_NODE_CIDR } from "../provider-local/network/networks.ts";
 import { adminKubeconfigOf, componentContext, prepareHost, type RunOptions, seedNodeName, shootNodeName, startWorkers, writeKubeconfigs } from "./bringup.ts";
 import * as c from "./components.ts";
@@ -137,20 +137,39 @@ function stopper(supervisor: Supervisor, status: Status, report: () => void, run
   };
 }
 
-/** Every second: the components' and machines' state into status.json (until stopping). */
-function refreshStatus(supervisor: Supervisor, host: LinuxHost, status: Status, report: () => void, running: { stopping: boolean }): void {
+/**
+ * Every second, status.json when a component's or a machine's state changed (until stopping). The machines
+ * are followed incrementally (host's MachineSummaries): with a thousand of them, a refresh reads only what
+ * changed, and one refresh never overlaps the next.
+ */
+function refreshStatus(supervisor: Supervisor, host: LinuxHost, status: Status, report: () => void, running: Running): void {
+  const machines = new MachineSummaries(host.ctx);
+  let busy = false;
+  let reported = "";
   const refresh = setInterval(() => {
-    if (running.stopping) return;
-    status.components = supervisor.status();
-    void host.listMachines().then(
-      (ms) => {
-        status.machines = ms.map((m) => ({ name: m.name, state: m.failed ? "Failed" : m.ready ? "Ready" : m.running ? "Booting" : "Stopped", addresses: m.interfaces.map((i) => i.address) }));
-        if (!running.stopping) report();
-      },
-      () => undefined,
-    );
+    if (running.stopping || busy) return;
+    busy = true;
+    void machines
+      .refresh()
+      .then((machinesChanged) => {
+        if (running.stopping) return;
+        const components = supervisor.status();
+        const text = JSON.stringify(components);
+        if (!machinesChanged && text === reported) return;
+        reported = text;
+        status.components = components;
+        status.machines = machines.list();
+        report();
+      })
+      .catch(() => undefined)
+      .finally(() => (busy = false));
   }, 1000);
   refresh.unref();
+  running.inProcess.push(() => {
+    clearInterval(refresh);
+    machines.close();
+    return Promise.resolve();
+  });
 }
 
 /**

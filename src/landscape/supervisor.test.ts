@@ -63,3 +63,18 @@ test("stop terminates the component's whole process group", async () => {
   assert.equal(existsSync(join(d, "long.pid")), false);
   await until("grandchild gone", () => !existsSync(`/proc/${grandchild}`) || readFileSync(`/proc/${grandchild}/stat`, "utf8").split(" ")[2] === "Z");
 });
+
+test("stop terminates every component at once: two that ignore SIGTERM are killed after one grace period, not two", { timeout: 20_000 }, async () => {
+  const d = dir();
+  const clock = new FakeClock();
+  const s = new Supervisor({ pidDir: d, clock });
+  for (const name of ["a", "b"]) s.start({ name, command: "sh", args: ["-c", `trap "" TERM; echo > ${join(d, `${name}.trapped`)}; sleep 60`], logFile: join(d, `${name}.log`) });
+  await until("both ignore SIGTERM", () => existsSync(join(d, "a.trapped")) && existsSync(join(d, "b.trapped")));
+  const stopping = s.stop(1000);
+  clock.step(999);
+  assert.deepEqual(s.status().map((c) => c.state), ["running", "running"], "both are in their grace period");
+  // One grace period for both: with one component after the other, the second's would never end here.
+  clock.step(1);
+  await stopping;
+  assert.deepEqual(s.status().map((c) => c.state), ["stopped", "stopped"]);
+});

@@ -48,7 +48,7 @@ export async function syncBastionAccess(host: Host, net: NodeNetwork, exclude: R
   const result: SyncResult = { updated: [], failed: [] };
   for (const w of await shootMachines(host, "worker", net.namespace)) {
     try {
-      const st = await host.machineStatus(w.name);
+      const st = await host.machineStatus(w.name, { sockets: false });
       if (!st?.running) continue;
       await host.replaceSetElements(w.netns, BASTION_ACCESS_TABLE, sets);
       result.updated.push(w.name);

@@ -83,7 +83,7 @@ export class LocalBastionActuator implements Actuator {
     // addresses come from the address book atomically); the workers' bastion sets do.
     // A bastion of this name reconciled again is wanted (a forced removal may have left its name behind).
     networks.leavingBastions.delete(machine);
-    const existing = await host.machineStatus(machine);
+    const existing = await host.machineStatus(machine, { sockets: false });
     if (existing?.running) {
       const tables = await host.listTables(existing.netns);
       if (tables.some((t) => t.family === BASTION_TABLE.family && t.name === BASTION_TABLE.name)) {
