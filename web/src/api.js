@@ -33,3 +33,24 @@ export const getShoots = (namespace) => request(`/api/namespaces/${encodeURIComp
 /** `POST /api/terminals` with `{method, params}`. */
 export const terminals = (method, params) =>
   request("/api/terminals", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ method, params }) });
+
+/** The recordings the user may read in a project namespace (newest first). */
+export const listRecordings = (namespace) => terminals("listRecordings", { coordinate: { namespace } });
+
+/** A recording's `.cast` text. */
+export async function getRecording(namespace, id) {
+  const res = await fetch(`/api/terminals/recordings/${encodeURIComponent(namespace)}/${encodeURIComponent(id)}`, {
+    headers: { authorization: `Bearer ${auth.token()}`, "x-requested-with": "XMLHttpRequest" },
+  });
+  const text = await res.text();
+  if (!res.ok) {
+    let message = `the dashboard answered ${res.status}`;
+    try {
+      message = JSON.parse(text).message || message;
+    } catch {
+      /* not a Status */
+    }
+    throw new ApiError(res.status, message);
+  }
+  return text;
+}

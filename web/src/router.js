@@ -1,5 +1,5 @@
 // A hash router of a few routes: #/login, #/projects, #/namespace/<ns>, #/pod?namespace=..&pod=..,
-// #/recordings/<ns>. Old links with ?pod= in the query open the pod page.
+// #/recordings/<ns>, #/recordings/<ns>/<id>. Old links with ?pod= in the query open the pod page.
 import { ref } from "vue";
 
 function parse() {

@@ -178,4 +178,54 @@ describe("the dashboard's browser terminal", { skip, timeout: 90_000 }, () => {
     assert.equal(await page.evaluate('sessionStorage.getItem("dashboard.token")'), null);
     await page.close();
   });
+  test("recordings: the list and a replay in xterm (resize, output across a capped idle gap, input beside it, seeking)", async () => {
+    // the frontend alone: the dashboard's recording answers are stood in by the page's router
+    const id = "20261127T040000Z-member-term-shoot-1-0a1b2c3d";
+    const cast = [
+      { version: 2, width: 100, height: 30, timestamp: 1795000000, title: `${NS}/term-shoot-1`, env: { TERM: "xterm-256color" } },
+      [0.1, "r", "91x27"], [0.3, "o", "$ "], [0.8, "i", "echo replayed\r"], [1.0, "o", "echo replayed\r\nreplayed\r\n$ "], [90, "o", "after-the-gap\r\n"],
+    ].map((l) => JSON.stringify(l)).join("\n") + "\n";
+    const seen: string[] = [];
+    const page = await browser.newPage({ viewport: { width: 1400, height: 800 } });
+    await page.route("**/api/terminals", async (route) => {
+      const body = JSON.parse(route.request().postData() ?? "{}") as { method?: string; params?: { coordinate?: { namespace?: string } } };
+      if (body.method !== "listRecordings") return route.continue();
+      seen.push(`list ${body.params?.coordinate?.namespace} ${route.request().headers().authorization === `Bearer ${member}`}`);
+      await route.fulfill({ contentType: "application/json", body: JSON.stringify([{ id, namespace: NS, terminal: { name: "term-shoot-1" }, user: `system:serviceaccount:${NS}:member`, startedAt: "2026-11-27T04:00:00Z", endedAt: "2026-11-27T04:01:30Z", durationSeconds: 90, bytes: 2048, input: true, truncated: false }]) });
+    });
+    await page.route("**/api/terminals/recordings/**", async (route) => {
+      seen.push(`get ${new URL(route.request().url()).pathname} ${route.request().headers().authorization === `Bearer ${member}`}`);
+      if (route.request().url().endsWith(id)) return route.fulfill({ contentType: "application/x-asciicast", body: cast });
+      await route.fulfill({ status: 404, contentType: "application/json", body: JSON.stringify({ kind: "Status", status: "Failure", reason: "NotFound", code: 404, message: 'recording "nope" not found' }) });
+    });
+    await login(page, dashboard, member, `/#/recordings/${NS}`);
+    await page.waitForSelector(`[data-testid=recording][data-id="${id}"]`);
+    await page.click(`[data-testid=recording][data-id="${id}"] [data-testid=replay-recording]`);
+    await page.waitForSelector("[data-testid=replay-terminal] .xterm");
+    await page.selectOption("[data-testid=replay-speed]", "4");
+    const replayed = () => page.evaluate(() => {
+      const r = (globalThis as unknown as { dashboardReplay?: { term: { cols: number; rows: number; buffer: { active: { length: number; getLine(i: number): { translateToString(t: boolean): string } | undefined } } } } }).dashboardReplay;
+      if (!r) return { size: "", text: "" };
+      const b = r.term.buffer.active;
+      const lines: string[] = [];
+      for (let i = 0; i < b.length; i++) lines.push(b.getLine(i)?.translateToString(true) ?? "");
+      return { size: `${r.term.cols}x${r.term.rows}`, text: lines.join("\n") };
+    });
+    await until("the output after the gap", async () => (await replayed()).text.includes("after-the-gap"), 10_000);
+    const done = await replayed();
+    assert.equal(done.size, "91x27");
+    assert.match(done.text, /^replayed$/m);
+    assert.match((await page.textContent("[data-testid=replay-notes]")) ?? "", /input: "echo replayed\\r"/);
+    await until("the replay ended", async () => (await page.getAttribute("[data-testid=replay]", "data-state")) === "paused");
+    await page.locator("[data-testid=replay-seek]").fill("0.5");
+    await until("the screen redrawn up to 0.5 s", async () => {
+      const r = await replayed();
+      return r.text.includes("$") && !r.text.includes("replayed");
+    });
+    await page.goto(`${dashboard.url}/#/recordings/${NS}/nope`);
+    await page.waitForSelector("[data-testid=whoami]");
+    assert.equal(await page.textContent("[data-testid=replay-error]"), 'recording "nope" not found');
+    assert.deepEqual(seen, [`list ${NS} true`, `get /api/terminals/recordings/${NS}/${id} true`, `get /api/terminals/recordings/${NS}/nope true`]);
+    await page.close();
+  });
 });
