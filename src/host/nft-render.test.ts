@@ -181,3 +181,12 @@ test("MSS clamping renders nft's statement on SYNs, with or without a verdict; a
   assert.equal(renderRule(table, { oif: "tun*", clampMssToRouteMtu: true, verdict: "accept" }), 'oifname "tun*" tcp flags syn tcp option maxseg size set rt mtu accept');
   assert.throws(() => renderRule(table, { iif: "eth0" }), (e: unknown) => e instanceof HostSpecError && /needs a verdict or a statement/.test(e.message));
 });
+
+test("DNAT renders a destination address and port in ip tables; other families, addresses and ports are refused", () => {
+  const table: NftTable = { family: "ip", name: "svc", chains: [{ name: "prerouting", base: { type: "nat", hook: "prerouting", priority: "dstnat", policy: "accept" }, rules: [] }] };
+  assert.equal(renderRule(table, { iif: "br-nodes", daddr: "198.18.0.2", protocol: "tcp", dport: 443, dnatTo: { address: "198.18.0.2", port: 7445 } }), 'iifname "br-nodes" ip daddr 198.18.0.2 tcp dport 443 dnat to 198.18.0.2:7445');
+  for (const dnatTo of [{ address: "198.18.0.2;drop", port: 1 }, { address: "300.1.1.1", port: 1 }, { address: "fd00::1", port: 1 }, { address: "10.0.0.1", port: 0 }, { address: "10.0.0.1", port: 70000 }]) {
+    assert.throws(() => renderRule(table, { dnatTo }), HostSpecError, JSON.stringify(dnatTo));
+  }
+  assert.throws(() => renderRule({ ...table, family: "inet" }, { dnatTo: { address: "10.0.0.1", port: 1 } }), HostSpecError);
+});

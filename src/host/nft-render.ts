@@ -37,6 +37,8 @@ export interface NftRule {
    * a tunnel with a smaller MTU never send segments it must fragment. A rule with it may omit the verdict.
    */
   clampMssToRouteMtu?: boolean;
+  /** Destination NAT to an IPv4 address and port (nat chains on prerouting/output): a Service's port to its endpoint. */
+  dnatTo?: { address: string; port: number };
   /** Omitted: the packet continues to the next rule (only with a statement such as clampMssToRouteMtu). */
   verdict?: NftVerdict;
   comment?: string;
@@ -134,7 +136,13 @@ export function renderRule(table: NftTable, rule: NftRule): string {
   }
   if (rule.ct !== undefined && rule.ct.length > 0) parts.push(`ct state ${rule.ct.join(",")}`);
   if (rule.clampMssToRouteMtu) parts.push("tcp flags syn tcp option maxseg size set rt mtu");
-  if (rule.verdict === undefined && !rule.clampMssToRouteMtu) throw new HostSpecError(`table ${table.name}: a rule needs a verdict or a statement`);
+  if (rule.dnatTo !== undefined) {
+    const { address, port } = rule.dnatTo;
+    if (table.family !== "ip" || !/^(\d{1,3})(\.\d{1,3}){3}$/.test(address) || address.split(".").some((o) => Number(o) > 255)) throw new HostSpecError(`table ${table.name}: dnat needs an IPv4 address in an ip table, not ${JSON.stringify(address)}`);
+    if (!Number.isInteger(port) || port < 1 || port > 65535) throw new HostSpecError(`table ${table.name}: invalid dnat port ${JSON.stringify(port)}`);
+    parts.push(`dnat to ${address}:${port}`);
+  }
+  if (rule.verdict === undefined && !rule.clampMssToRouteMtu && rule.dnatTo === undefined) throw new HostSpecError(`table ${table.name}: a rule needs a verdict or a statement`);
   if (rule.verdict !== undefined) parts.push(rule.verdict);
   if (rule.comment !== undefined) {
     if (!/^[A-Za-z0-9 _.,:/()+=-]{1,128}$/.test(rule.comment)) throw new HostSpecError(`invalid comment ${JSON.stringify(rule.comment)}`);

@@ -17,6 +17,7 @@ import * as c from "./components.ts";
 import { writeGardenctlConfig } from "./gardenctl.ts";
 import { type Layout, type Ports, killRecorded, MEMBER_USER, PROJECT_NAMESPACE, SEED_NODE_CIDR, SEED_NODE_NETWORK, SEED_POD_CIDR, SEED_WORKERS, SHOOT, SHOOT_POD_CIDR, SHOOT_TECHNICAL_ID, WORKER_POOL, WORKERS } from "./layout.ts";
 import { startClusterNodes } from "./nodes.ts";
+import { forwardApiServerService } from "./services.ts";
 import { clusterOf, workerBootstrapKubeconfig } from "./nodetokens.ts";
 
 export interface RunOptions {
@@ -120,6 +121,9 @@ export async function startWorkers(o: RunOptions, prepared: PreparedHost, client
   if (!pool) throw new Error(`shoot ${SHOOT} has no worker pool ${WORKER_POOL}`);
   const secretName = oscSecretNameOf(shootObject, pool);
   await networks.ensureNodeNetwork(SEED_NODE_NETWORK, SEED_NODE_CIDR);
+  // Pods reach their API server as kubernetes.default.svc:443 (web terminals' kubeconfigs do).
+  await forwardApiServerService(prepared.host, networks, SHOOT_TECHNICAL_ID, hostAddress, o.ports.shoot);
+  await forwardApiServerService(prepared.host, networks, SEED_NODE_NETWORK, hostAddress, o.ports.seed);
   const seedKubeconfig = readFileSync(adminKubeconfigOf(layout, "seed"), "utf8");
   await Promise.all([
     startClusterNodes(networks, hostAddress, {

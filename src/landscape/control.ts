@@ -8,6 +8,7 @@ import { BASTION_TTL_ENV, MAX_RESTART_BACKOFF_ENV, NODE_GRACE_ENV, REPO, SSH_KEY
 import { type Layout, killRecorded, pidOfOurs } from "./layout.ts";
 import { readStatus, formatStatus, type LandscapeStatus } from "./status.ts";
 import { runInheritingSync, startLogged } from "../host/spawn.ts";
+import { ensureWebDist } from "./webdist.ts";
 
 export class NotRootError extends Error {
   constructor(command: string) {
@@ -92,6 +93,8 @@ export async function up(layout: Layout, o: UpOptions): Promise<LandscapeStatus>
     }
     throw new Error(`a supervisor (pid ${running}) is still ${s?.phase ?? "starting"}; run \`gardener-local down\` first`);
   }
+  // The dashboard the supervisor starts serves web/dist: built before, with Vite's progress.
+  ensureWebDist(o.out);
   const logFile = join(layout.logs, "supervisor.log");
   rmSync(layout.status, { force: true });
   const offset = existsSync(logFile) ? statSync(logFile).size : 0;

@@ -1,10 +1,10 @@
 import assert from "node:assert/strict";
-import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
 import { DEFAULT_PORTS, Layout } from "./layout.ts";
-import { dashboard, gardenTokenFile, memberTokenPath, terminalControllerManager, terminalPorts, writeMemberToken } from "./terminals.ts";
+import { dashboard, dashboardUrlPath, gardenTokenFile, memberShootTerminal, memberTokenPath, terminalControllerManager, terminalPorts, terminalsReady, writeMemberToken } from "./terminals.ts";
 
 test("the member token is private, kept across runs and named for local-member in the garden's token file", () => {
   const dir = mkdtempSync(join(tmpdir(), "terminals-"));
@@ -32,4 +32,33 @@ test("the terminal components listen on 127.0.0.1 beside the garden and register
   const d = dashboard(c).args.join(" ");
   assert.match(d, /--api-server https:\/\/127.0.0.1:7443 /);
   assert.match(d, new RegExp(`--address 127.0.0.1 --port ${p.dashboard} `));
+});
+
+test("the terminals' readiness fails with the step that did not work and where the logs are", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "terminals-"));
+  try {
+    const layout = new Layout(dir);
+    writeMemberToken(layout);
+    mkdirSync(join(layout.apiServerDir("garden"), "pki"), { recursive: true });
+    writeFileSync(join(layout.apiServerDir("garden"), "pki", "ca.crt"), "");
+    // Nothing listens on these ports: the controller's /readyz is the first step that fails.
+    const ports = { garden: 1, seed: 2, shoot: 3 };
+    await assert.rejects(terminalsReady(layout, ports, () => undefined, 300), (err: Error) => {
+      assert.match(err.message, /^web terminals are not ready: timed out after 300 ms waiting for the terminal-controller-manager's \/readyz: connect ECONNREFUSED 127\.0\.0\.1:8 /);
+      assert.match(err.message, /logs\/terminal-controller-manager\.log and .*logs\/dashboard\.log\)$/);
+      return true;
+    });
+    assert.equal(existsSync(dashboardUrlPath(layout)), false, "no dashboard.url while not ready");
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("the readiness Terminal is what the dashboard creates for a member's shoot terminal: host and target the shoot", () => {
+  const t = memberShootTerminal("x");
+  assert.equal(t.metadata.namespace, "garden-local");
+  assert.deepEqual(t.spec.host.credentials, { shootRef: { namespace: "garden-local", name: "local" } });
+  assert.deepEqual(t.spec.target.credentials, t.spec.host.credentials);
+  assert.equal(t.spec.host.temporaryNamespace, true);
+  assert.equal(t.spec.target.authorization?.roleBindings?.[0]?.roleRef.name, "cluster-admin");
 });

@@ -7,10 +7,13 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node
 import { request } from "node:https";
 import { request as httpRequest } from "node:http";
 import { join } from "node:path";
+import { API_VERSION, GROUP, KIND_TERMINAL, RESOURCE_TERMINALS, type Terminal, VERSION } from "../apis/dashboard/v1alpha1/types.ts";
 import { issueServingCertificate } from "../apiserver/certs/issue.ts";
+import { Client } from "../client/client.ts";
+import { resourceType } from "../client/resource.ts";
 import { type ComponentContext, bin } from "./components.ts";
 import type { ComponentSpec } from "./supervisor.ts";
-import { type Layout, type Ports, MEMBER_USER } from "./layout.ts";
+import { type Layout, type Ports, MEMBER_USER, PROJECT_NAMESPACE, SHOOT } from "./layout.ts";
 import { waitFor } from "./readiness.ts";
 
 /** Beside the API servers' ports (7443-7445 by default): dashboard 7448, webhooks 7449, the TCM's health 7450. */
@@ -73,30 +76,91 @@ export function dashboard(c: ComponentContext): ComponentSpec {
   return { name: "dashboard", command: process.execPath, args: [bin("dashboard"), ...args], logFile: join(c.layout.logs, "dashboard.log") };
 }
 
-function status(url: string, caPem?: string): Promise<number> {
+/** One HTTP(S) request; answers the status and at most 64 KiB of the body. */
+function call(url: string, o: { method?: string; caPem?: string; headers?: Record<string, string>; body?: string } = {}): Promise<{ code: number; body: string }> {
   return new Promise((resolve, reject) => {
     const send = url.startsWith("https:") ? request : httpRequest;
-    const req = send(url, { method: "GET", timeout: 5000, ...(caPem ? { ca: caPem } : {}) }, (res) => {
-      res.resume();
-      resolve(res.statusCode ?? 0);
+    const req = send(url, { method: o.method ?? "GET", timeout: 5000, headers: o.headers, ...(o.caPem ? { ca: o.caPem } : {}) }, (res) => {
+      let body = "";
+      res.on("data", (d: Buffer) => (body.length < 65536 ? (body += d.toString("utf8")) : undefined));
+      res.on("end", () => resolve({ code: res.statusCode ?? 0, body }));
+      res.on("error", reject);
     });
     req.on("timeout", () => req.destroy(new Error(`${url}: timed out`)));
     req.on("error", reject);
-    req.end();
+    req.end(o.body);
   });
 }
 
+const Terminals = resourceType<Terminal>({ group: GROUP, version: VERSION, kind: KIND_TERMINAL, plural: RESOURCE_TERMINALS, namespaced: true });
+
+/** The Terminal a member's shoot terminal is (the dashboard's spec for target `shoot`, host the shoot). */
+export function memberShootTerminal(name: string): Terminal {
+  const shootRef = { namespace: PROJECT_NAMESPACE, name: SHOOT };
+  return {
+    apiVersion: API_VERSION,
+    kind: KIND_TERMINAL,
+    metadata: { name, namespace: PROJECT_NAMESPACE },
+    spec: {
+      identifier: "",
+      host: { credentials: { shootRef }, temporaryNamespace: true, pod: { container: { image: "busybox:1.36" } } },
+      target: {
+        credentials: { shootRef },
+        temporaryNamespace: true,
+        kubeconfigContextNamespace: "default",
+        authorization: { roleBindings: [{ nameSuffix: "", bindingKind: "ClusterRoleBinding", roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: "cluster-admin" } }] },
+      },
+    },
+  };
+}
+
 /**
- * Until the terminal-controller-manager is ready (its /readyz answers once its webhooks serve and are
- * registered) and the dashboard answers over TLS the garden CA verifies; then writes dashboard.url.
+ * The garden's Terminal webhooks admit a member's terminal: a dry-run create as the member passes the
+ * mutating webhook (it sets spec.identifier) and the validating one (the access reviews included).
  */
-export async function terminalsReady(layout: Layout, ports: Ports, log: (line: string) => void): Promise<string> {
+async function webhooksAdmit(layout: Layout): Promise<true> {
+  const member = Client.fromKubeconfigFile(layout.memberKubeconfig, { fieldManager: "gardener-local" });
+  try {
+    const t = await member.create(Terminals, memberShootTerminal("readiness-check"), { dryRun: true });
+    if (!t.spec.identifier) throw new Error("the dry-run Terminal came back without spec.identifier: the mutating webhook did not run");
+    return true;
+  } finally {
+    member.close();
+  }
+}
+
+/** The dashboard answers the member's `config` (the first call of a terminal pane) with an image. */
+async function dashboardAnswers(url: string, caPem: string, token: string): Promise<true> {
+  const body = JSON.stringify({ method: "config", params: { coordinate: { namespace: PROJECT_NAMESPACE, name: SHOOT, target: "shoot" } } });
+  const r = await call(new URL("api/terminals", url).toString(), {
+    method: "POST", caPem, body,
+    headers: { authorization: `Bearer ${token}`, "content-type": "application/json", "x-requested-with": "XMLHttpRequest" },
+  });
+  if (r.code !== 200) throw new Error(`POST /api/terminals config answered ${r.code}: ${r.body.slice(0, 300)}`);
+  if (!(JSON.parse(r.body) as { container?: { image?: string } }).container?.image) throw new Error(`POST /api/terminals config answered no image: ${r.body.slice(0, 300)}`);
+  return true;
+}
+
+/**
+ * Until a member's next step works: the terminal-controller-manager is ready (its /readyz answers once
+ * its webhooks serve and are registered), the garden's webhooks admit a member's Terminal (dry run),
+ * and the dashboard answers the member's `config` over TLS the garden CA verifies. Then writes
+ * dashboard.url. Fails with what did not work and where the logs are.
+ */
+export async function terminalsReady(layout: Layout, ports: Ports, log: (line: string) => void, timeoutMs = 60_000): Promise<string> {
   const p = terminalPorts(ports);
   rmSync(dashboardUrlPath(layout), { force: true });
-  await waitFor("the terminal-controller-manager", async () => ((await status(`http://127.0.0.1:${p.health}/readyz`)) === 200 ? true : undefined), 60_000);
   const url = `https://127.0.0.1:${p.dashboard}/`;
   const ca = readFileSync(gardenCa(layout), "utf8");
-  await waitFor("the dashboard", async () => ((await status(url, ca)) > 0 ? true : undefined), 60_000);
+  const token = readFileSync(memberTokenPath(layout), "utf8").trim();
+  const logs = `see ${join(layout.logs, "terminal-controller-manager.log")} and ${join(layout.logs, "dashboard.log")}`;
+  try {
+    await waitFor("the terminal-controller-manager's /readyz", async () => ((await call(`http://127.0.0.1:${p.health}/readyz`)).code === 200 ? true : undefined), timeoutMs);
+    await waitFor("the garden's Terminal webhooks to admit a member's Terminal (dry run)", () => webhooksAdmit(layout), timeoutMs);
+    await waitFor(`the dashboard at ${url} to answer the member's POST /api/terminals config`, () => dashboardAnswers(url, ca, token), timeoutMs);
+  } catch (err) {
+    throw new Error(`web terminals are not ready: ${(err as Error).message} (${logs})`);
+  }
   writeFileSync(dashboardUrlPath(layout), `${url}\n`);
   log(`terminal-controller-manager and dashboard ready; dashboard ${url}`);
   return url;

@@ -38,8 +38,12 @@ export function hostPort(host: string, port: number): string {
   return isIP(host) === 6 ? `[${host}]:${port}` : `${host}:${port}`;
 }
 
+/** The `kubernetes` Service's DNS names, in every API server's serving certificate. */
+export const KUBERNETES_SERVICE_NAMES = ["kubernetes", "kubernetes.default", "kubernetes.default.svc", "kubernetes.default.svc.cluster.local"];
+
 export async function loadTls(o: ApiServerOptions): Promise<TlsMaterial> {
-  const hosts = [o.bindAddress, o.advertiseAddress].filter((h): h is string => !!h && !isWildcard(h));
+  // As kube-apiserver: pods reach it as the `kubernetes` Service of `default` (docs/kubelet.md).
+  const hosts = [o.bindAddress, o.advertiseAddress].filter((h): h is string => !!h && !isWildcard(h)).concat(KUBERNETES_SERVICE_NAMES);
   const pki = await ensurePki(o.certDir, { hosts });
   const clientCAs = [pki.ca.certPem];
   if (o.clientCaFile) clientCAs.push(await readFile(o.clientCaFile, "utf8"));

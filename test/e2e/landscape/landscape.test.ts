@@ -19,6 +19,9 @@ import { hostSnapshot, skipUnlessRoot } from "../support/landscape.ts";
 import { ShellChecks, shellSkip } from "../gardenctl-shell/shell.ts";
 import { auditSkip, checkAuditTrail } from "./audit.ts";
 import { kubectl, latestKubectl, skipUnlessKubectl } from "../../support/kubectl.ts";
+import { Layout } from "../../../src/landscape/layout.ts";
+import { ensureWebDist } from "../../../src/landscape/webdist.ts";
+import { checkMemberShootTerminal } from "./terminal.ts";
 
 const skip = skipUnlessRoot;
 const PREFIX = "gle-";
@@ -64,6 +67,8 @@ describe("gardener-local e2e", { skip, timeout: 420_000 }, () => {
   };
 
   before(() => {
+    // The dashboard's frontend, built before the CPU load (up builds it when missing or stale).
+    ensureWebDist((line) => process.stderr.write(`${line}\n`));
     dir = mkdtempSync(join(tmpdir(), "gardener-local-e2e-"));
     home = join(dir, "home");
     before0 = snapshot(dir);
@@ -89,6 +94,7 @@ describe("gardener-local e2e", { skip, timeout: 420_000 }, () => {
     assert.match(r.stdout, /2 nodes registered/);
     assert.match(r.stdout, /node key pair applied by every node/);
     assert.match(r.stdout, /landscape ready/);
+    assert.match(r.stdout, /dashboard: https:\/\/127\.0\.0\.1:17448\/ .*log in with the token in .*garden-member\.token/);
     for (const f of ["garden.kubeconfig", "garden-member.kubeconfig", "shoot-local.kubeconfig"]) assert.ok(existsSync(join(dir, f)), f);
     assert.match(r.stdout, /gardenctl: configured garden local in .*\/home\/\.garden\/gardenctl-v2\.yaml/);
     assert.equal(await nodesWithHostKeys(), 2);
@@ -164,6 +170,11 @@ describe("gardener-local e2e", { skip, timeout: 420_000 }, () => {
     assert.equal(admin.code, 0, admin.stderr);
     const nodes = await kubectl(latestKubectl, ["get", "nodes"], { kubeconfig: join(dir, "shoot-local.kubeconfig") });
     assert.equal(nodes.stdout.split("\n").filter((l) => l.includes("worker-w")).length, 2);
+  });
+
+  test("a member's web terminal through the dashboard: create on the shoot, fetch until ready, attach, kubectl get nodes finds the workers, remove; nothing left on any cluster or the worker", async () => {
+    const ms = await checkMemberShootTerminal(new Layout(dir), PREFIX);
+    process.stderr.write(`member shoot terminal: create -> ready in ${Math.round(ms)} ms\n`);
   });
 
   test("the audit log answers who opened a bastion to which shoot, from which CIDR, and when it ended", { skip: auditSkip }, () => checkAuditTrail(dir, userEnv));
