@@ -12,6 +12,8 @@ export function processCpuMs(pid: number): number {
 
 export interface ServerFigures {
   createsPerSec: number;
+  /** Raw etcd puts/s measured in slices alternating with this server's creates (the reference of every ratio). */
+  rawPutsPerSec: number;
   /** The server process's CPU per create, in ms: moves less with other load on the machine than the rates. */
   cpuMsPerCreate: number;
   updatesPerSec: number;
@@ -25,6 +27,8 @@ export interface ServerFigures {
 export interface PhaseOptions {
   clients: number;
   durationMs: number;
+  /** The create phase alternates this many slices of raw etcd puts and of the server's creates. */
+  slices: number;
   watchers: number;
   watchWrites: number;
 }
@@ -44,19 +48,59 @@ function rvOf(json: Record<string, unknown>): string {
   return (json.metadata as { resourceVersion: string }).resourceVersion;
 }
 
-export async function measureServer(kubeconfig: string, serverPid: number, o: PhaseOptions): Promise<ServerFigures> {
+/** Runs `clients` loops of an operation for `durationMs`; returns how many completed and how long it took. */
+export type Slice = (durationMs: number) => Promise<{ ops: number; ms: number }>;
+
+/** Loops of `worker` over `clients` connections, numbering operations from `next()`. */
+function slice(clients: number, next: () => number, worker: (i: number) => Promise<void>): Slice {
+  return async (durationMs) => {
+    const started = performance.now();
+    let ops = 0;
+    await rate(clients, durationMs, async () => {
+      await worker(next());
+      ops++;
+    });
+    return { ops, ms: performance.now() - started };
+  };
+}
+
+/**
+ * Creates/s, alternating o.slices slices of raw etcd puts (`reference`) and of the server's creates,
+ * so that the load of other processes on a shared machine hits both figures alike, after an
+ * unmeasured warm-up of each; the server's CPU counts during its own slices only.
+ */
+async function interleavedCreates(c: BenchClient, serverPid: number | undefined, o: PhaseOptions, reference: Slice, onCreated: (i: number, rv: string) => void) {
+  let seq = 0;
+  const creates = slice(o.clients, () => seq++, async (i) => {
+    const r = await c.call("POST", cmPath("bench"), configMap(`cm-${i}`, { k: "v" }));
+    expectStatus(r, [201], "create");
+    onCreated(i, rvOf(r.json));
+  });
+  // One unmeasured half slice of each first: JIT and connections warm on both sides.
+  await reference(o.durationMs / o.slices / 2);
+  await creates(o.durationMs / o.slices / 2);
+  const raw = { ops: 0, ms: 0 };
+  const own = { ops: 0, ms: 0, cpuMs: 0 };
+  for (let s = 0; s < o.slices; s++) {
+    const ref = await reference(o.durationMs / o.slices);
+    raw.ops += ref.ops;
+    raw.ms += ref.ms;
+    const cpuBefore = serverPid === undefined ? 0 : processCpuMs(serverPid);
+    const mine = await creates(o.durationMs / o.slices);
+    own.cpuMs += serverPid === undefined ? 0 : processCpuMs(serverPid) - cpuBefore;
+    own.ops += mine.ops;
+    own.ms += mine.ms;
+  }
+  return { createsPerSec: (own.ops * 1000) / own.ms, rawPutsPerSec: (raw.ops * 1000) / raw.ms, cpuMsPerCreate: own.cpuMs / Math.max(1, own.ops) };
+}
+
+export async function measureServer(kubeconfig: string, serverPid: number, o: PhaseOptions, reference: Slice): Promise<ServerFigures> {
   const c = benchClient(kubeconfig, o.clients);
   try {
     await namespace(c, "bench");
     const versions: string[] = [];
-    const cpuBefore = processCpuMs(serverPid);
-    const createsPerSec = await rate(o.clients, o.durationMs, async (i) => {
-      const r = await c.call("POST", cmPath("bench"), configMap(`cm-${i}`, { k: "v" }));
-      expectStatus(r, [201], "create");
-      versions[i] = rvOf(r.json);
-    });
+    const { createsPerSec, rawPutsPerSec, cpuMsPerCreate } = await interleavedCreates(c, serverPid, o, reference, (i, rv) => (versions[i] = rv));
     const created = versions.length;
-    const cpuMsPerCreate = (processCpuMs(serverPid) - cpuBefore) / created;
     // Each client updates its own slice of the objects, so PUTs with resourceVersion never conflict.
     const cursor = Array.from({ length: o.clients }, (_, w) => w);
     let worker = 0;
@@ -77,20 +121,18 @@ export async function measureServer(kubeconfig: string, serverPid: number, o: Ph
       expectStatus(await c.call("GET", cmPath("bench-list")), [200], "list");
     });
     const watch = await measureWatch(c, o);
-    return { createsPerSec, cpuMsPerCreate, updatesPerSec, getsPerSec, listsPerSec, watchP50Ms: watch.p50, watchP99Ms: watch.p99, watchEvents: watch.n };
+    return { createsPerSec, rawPutsPerSec, cpuMsPerCreate, updatesPerSec, getsPerSec, listsPerSec, watchP50Ms: watch.p50, watchP99Ms: watch.p99, watchEvents: watch.n };
   } finally {
     c.close();
   }
 }
 
-/** Creates/s alone (for a server run that measures nothing else). */
-export async function measureCreates(kubeconfig: string, o: PhaseOptions): Promise<number> {
+/** Creates/s alone, interleaved with raw etcd puts as in measureServer (for a server run that measures nothing else). */
+export async function measureCreates(kubeconfig: string, o: PhaseOptions, reference: Slice): Promise<{ createsPerSec: number; rawPutsPerSec: number }> {
   const c = benchClient(kubeconfig, o.clients);
   try {
     await namespace(c, "bench");
-    return await rate(o.clients, o.durationMs, async (i) => {
-      expectStatus(await c.call("POST", cmPath("bench"), configMap(`cm-${i}`, { k: "v" })), [201], "create");
-    });
+    return await interleavedCreates(c, undefined, o, reference, () => undefined);
   } finally {
     c.close();
   }
