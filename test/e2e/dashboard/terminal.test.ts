@@ -7,7 +7,8 @@ import { request } from "node:https";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { fileURLToPath } from "node:url";
-import { chromium, type Browser, type Page } from "playwright-core";
+import { chromium, type Browser, type Page, type WebSocketRoute } from "playwright-core";
+import { WebSocket } from "ws";
 import { build } from "vite";
 import type { KubeObject } from "../../../src/apis/meta/v1/types.ts";
 import { startDashboard, type Dashboard } from "../../../src/dashboard/server.ts";
@@ -226,6 +227,64 @@ describe("the dashboard's browser terminal", { skip, timeout: 90_000 }, () => {
     await page.waitForSelector("[data-testid=whoami]");
     assert.equal(await page.textContent("[data-testid=replay-error]"), 'recording "nope" not found');
     assert.deepEqual(seen, [`list ${NS} true`, `get /api/terminals/recordings/${NS}/${id} true`, `get /api/terminals/recordings/${NS}/nope true`]);
+    await page.close();
+  });
+  test("a terminal pane end to end in the browser: connected, typing, resize, a dropped socket reconnected, close removes the Terminal", async () => {
+    // No terminal-controller-manager here: the page's router answers create/fetch/heartbeat/remove,
+    // and hands the pane's socket to the dashboard's pod relay (same protocol) for the tty pod.
+    const calls: string[] = [];
+    const routes: WebSocketRoute[] = [];
+    const page = await browser.newPage({ viewport: { width: 1300, height: 700 } });
+    await page.route("**/api/terminals", async (route) => {
+      const { method, params } = JSON.parse(route.request().postData() ?? "{}") as { method: string; params: { coordinate?: { target?: string; name?: string }; name?: string } };
+      calls.push(`${method} ${params.coordinate ? `${params.coordinate.target}/${params.coordinate.name}` : params.name}`);
+      const meta = { name: "term-shoot-e2e", namespace: NS };
+      await route.fulfill({ contentType: "application/json", body: JSON.stringify(method === "remove" ? meta : method === "heartbeat" ? { ok: true } : { metadata: meta, hostCluster: { namespace: NS } }) });
+    });
+    await page.routeWebSocket(/\/api\/terminals\/attach\//, (route) => {
+      routes.push(route);
+      const url = new URL(route.url());
+      calls.push(`attach ${url.pathname}${url.search}`);
+      const upstream = new WebSocket(`${dashboard.url.replace(/^http/, "ws")}/api/terminal/attach?namespace=${NS}&pod=tty&container=c`, ["terminal.dashboard.gardener.cloud", `base64url.bearer.authorization.k8s.io.${Buffer.from(member).toString("base64url")}`]);
+      const queued: (string | Buffer)[] = [];
+      upstream.on("open", () => queued.splice(0).forEach((m) => upstream.send(m)));
+      upstream.on("message", (data: Buffer, binary: boolean) => route.send(binary ? data : data.toString("utf8")));
+      upstream.on("close", (code) => route.close({ code: code === 1005 ? 1000 : code }));
+      route.onMessage((m) => (upstream.readyState === WebSocket.OPEN ? upstream.send(m) : queued.push(m)));
+      route.onClose(() => upstream.close());
+    });
+    await login(page, dashboard, member, `/#/namespace/${NS}`);
+    await page.click("[data-testid=shoot][data-name=s] [data-testid=open-shoot-terminal]");
+    const pane = page.locator("[data-testid=terminal-pane]");
+    await until("Connected", async () => (await pane.getAttribute("data-state")) === "Connected");
+    const identifier = (await pane.getAttribute("data-identifier")) ?? "";
+    assert.deepEqual(calls.slice(0, 3), ["create shoot/s", "fetch term-shoot-e2e", `attach /api/terminals/attach/${NS}/term-shoot-e2e?container=terminal&stdin=true&stdout=true&tty=true`]);
+    const paneScreen = () => page.evaluate((id) => {
+      const t = (globalThis as unknown as { dashboardPanes: Record<string, { term: { buffer: { active: { length: number; getLine(i: number): { translateToString(t: boolean): string } | undefined } } } }> }).dashboardPanes[id]!.term;
+      const b = t.buffer.active;
+      const lines: string[] = [];
+      for (let i = 0; i < b.length; i++) lines.push(b.getLine(i)?.translateToString(true) ?? "");
+      return lines.join("\n");
+    }, identifier);
+    await page.locator("[data-testid=pane-terminal] .xterm-helper-textarea").focus();
+    await page.keyboard.type("echo pane-$((6*7))\n");
+    await until("pane-42 on screen", async () => /^pane-42$/m.test(await paneScreen()));
+    await page.evaluate((id) => (globalThis as unknown as { dashboardPanes: Record<string, { resize(c: number, r: number): void }> }).dashboardPanes[id]!.resize(77, 19), identifier);
+    await page.keyboard.type("stty size\n");
+    await until("19 77 on screen", async () => /^19 77$/m.test(await paneScreen()));
+
+    // the socket drops (not a clean close): the pane fetches again and reattaches, keeping the screen
+    routes[0]!.close({ code: 4000, reason: "dropped" });
+    await until("a second attach", async () => routes.length === 2 && (await pane.getAttribute("data-state")) === "Connected");
+    assert.deepEqual(calls.filter((c) => c.startsWith("fetch")).length, 2);
+    assert.match(await paneScreen(), /^pane-42$/m, "the screen stays");
+    await page.keyboard.type("echo again-$((2*3))\n");
+    await until("again-6 on screen", async () => /^again-6$/m.test(await paneScreen()));
+
+    await page.click("[data-testid=pane-close]");
+    await until("remove called", async () => calls.includes("remove term-shoot-e2e"));
+    await until("the session ended on the server", async () => dashboard.sessions().size === 0);
+    assert.equal(await pane.count(), 0);
     await page.close();
   });
 });
