@@ -274,7 +274,7 @@ describe("the dashboard's browser terminal", { skip, timeout: 90_000 }, () => {
     await until("19 77 on screen", async () => /^19 77$/m.test(await paneScreen()));
 
     // the socket drops (not a clean close): the pane fetches again and reattaches, keeping the screen
-    routes[0]!.close({ code: 4000, reason: "dropped" });
+    await routes[0]!.close({ code: 4000, reason: "dropped" });
     await until("a second attach", async () => routes.length === 2 && (await pane.getAttribute("data-state")) === "Connected");
     assert.deepEqual(calls.filter((c) => c.startsWith("fetch")).length, 2);
     assert.match(await paneScreen(), /^pane-42$/m, "the screen stays");
