@@ -43,7 +43,7 @@ describe("gardener-controller-manager and gardenlet commands", () => {
     gcm = run("gardener-controller-manager.js", ["--kubeconfig", ls.garden.adminKubeconfigPath, "--metrics-bind-address", "127.0.0.1:0", "--bastion-max-lifetime", "8h"]);
     const gardenKubeconfig = await ls.kubeconfigFor(seedUserName("a"), [SEEDS_GROUP]);
     gardenlet = run("gardenlet.js", ["--garden-kubeconfig", gardenKubeconfig, "--seed-kubeconfig", ls.seed.adminKubeconfigPath, "--seed-name", "a", "--metrics-bind-address", "127.0.0.1:0"]);
-    await eventually("both started", () => (metricsUrl(gcm) && metricsUrl(gardenlet) ? true : undefined), 30_000);
+    await eventually("both started", () => (metricsUrl(gcm) && metricsUrl(gardenlet) ? true : undefined), 90_000); // two cold tsx starts on a loaded machine
   });
   after(async () => {
     for (const p of [gcm, gardenlet]) if (p && p.child.exitCode === null) p.child.kill("SIGKILL");

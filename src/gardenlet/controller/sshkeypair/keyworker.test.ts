@@ -19,6 +19,7 @@ function threadNices(): number[] {
 
 describe("keyWorker", () => {
   it("generates valid, distinct RSA key pairs on a thread with a lower CPU priority", async () => {
+    const mainPriority = getPriority(); // not 0 when the suite itself runs under nice
     const w = keyWorker({ bits: 1024, nice: 7 });
     try {
       assert.ok(!threadNices().includes(7), "no thread of this process runs at nice 7 before");
@@ -26,7 +27,7 @@ describe("keyWorker", () => {
       for (const pair of [a!, b!]) assert.equal(keyPairProblem(pair), undefined);
       assert.notEqual(a!.privateKey, b!.privateKey);
       assert.ok(threadNices().includes(7), "the generating thread runs at nice 7");
-      assert.equal(getPriority(), 0, "the main thread keeps its priority");
+      assert.equal(getPriority(), mainPriority, "the main thread keeps its priority");
     } finally {
       await w.stop();
     }
