@@ -118,10 +118,11 @@ export async function unmount(ctx: HostContext, target: string): Promise<void> {
   for (let round = 0; round < 8; round++) {
     const below = await mountsBelow(t);
     if (below.length === 0) break;
-    for (const m of below) {
-      const r = await ctx.exec.run("umount", [m], { okExitCodes: [0, 1, 32] });
-      if (r.exitCode !== 0) await ctx.exec.run("umount", ["-l", m], { okExitCodes: [0, 1, 32] });
-    }
+    // Deepest first, in one process; what is busy then lazily. umount(8) would parse the whole mount
+    // table once per mount point (docs/machines.md#removing-a-thousand-machines).
+    const tool = await nsutil(ctx.exec);
+    const r = await ctx.exec.run(tool, ["umount", ...below], { okExitCodes: [0, 1] });
+    if (r.exitCode !== 0) await ctx.exec.run(tool, ["umount", "-l", ...below], { okExitCodes: [0, 1] });
   }
   if ((await mountsBelow(t)).length > 0) throw new Error(`could not unmount ${t}`);
   await deleteRecords(ctx, (r) => r.kind === "mount" && isBelow(t, r.target));

@@ -170,7 +170,8 @@ export async function sweep(ctx: HostContext, options: SweepOptions = {}): Promi
   // Processes inside kept namespaces belong to their owners.
   const keptNsPids = new Set<number>();
   for (const n of claimed.netns) for (const pid of await netnsPids(ctx.exec, n).catch(() => [])) keptNsPids.add(pid);
-  const kill = strays.filter((p) => !keptNsPids.has(p.pid));
+  // A process that ended meanwhile (a machine's short-lived boot helper in a kept namespace) is no stray.
+  const kill = strays.filter((p) => !keptNsPids.has(p.pid) && isAlive(p));
   if (kill.length > 0) await attempt(`processes ${kill.map((p) => p.pid).join(",")}`, () => killProcesses(ctx.exec, kill));
   for (const m of inv.mounts) {
     if (claimed.mounts.some((k) => isBelow(k, m))) continue;

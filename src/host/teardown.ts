@@ -9,13 +9,14 @@ import { join } from "node:path";
 import { deleteRecords, type HostContext } from "./context.ts";
 import { macFor, unguardPorts, type GuardedPort } from "./guard.ts";
 import { isBelow, mountsBelow } from "./mounts.ts";
+import { nsutil } from "./native.ts";
 import { killProcesses, listLinks, listNetns } from "./netns.ts";
 import { childrenOf, isAlive, ref, supervisorsOf, type ProcessRef } from "./procs.ts";
 import { recordId, type MachineRecord } from "./records.ts";
 
 /** How many `rm` processes remove machine directories and records at once. */
 const PARALLEL_RM = 16;
-/** How many `umount` processes detach machine roots at once. */
+/** How many processes detach machine roots at once. */
 const PARALLEL_UMOUNT = 8;
 
 /** Runs fn over items, at most `limit` at a time. */
@@ -103,10 +104,11 @@ export async function stopMachines(ctx: HostContext, machines: readonly MachineR
   const mounts = (await mountsBelow(join(ctx.stateDir, "machines"))).filter((p) => dirs.some((d) => isBelow(d, p)));
   // A lazy unmount detaches the whole tree below its mount point: only the topmost mounts (each machine's
   // root) are named, not every bind below them. The machines are dead, so nothing keeps a mount busy.
-  // Several `umount` processes at once: each reads the whole mount table per target and waits for the
-  // kernel per unmount, so one process over a thousand targets takes many seconds.
-  await forEachLimit(chunks(topmost(mounts), 25), PARALLEL_UMOUNT, async (part) => {
-    await ctx.exec.run("umount", ["-l", ...part], { okExitCodes: [0, 1, 32] });
+  // umount2() itself (nsutil), not umount(8), which parses the whole mount table for each target; several
+  // processes at once, as each unmount waits a few milliseconds for the kernel.
+  const tool = await nsutil(ctx.exec);
+  await forEachLimit(chunks(topmost(mounts), 50), PARALLEL_UMOUNT, async (part) => {
+    await ctx.exec.run(tool, ["umount", "-l", ...part], { okExitCodes: [0, 1] });
   });
   done("unmount");
 
