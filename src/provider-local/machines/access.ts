@@ -8,10 +8,15 @@ import { BASTION_ACCESS_TABLE, familySets } from "./tables.ts";
 
 type MachineRecord = Extract<HostRecord, { kind: "machine" }>;
 
-/** Machine records of one kind of one shoot, by owner. */
+/**
+ * Machine records of one kind of one shoot, by owner. Only the records whose names can be theirs are read
+ * (machineName: `<namespace>.<kind>-...`): a sync of a shoot's two workers' sets reads the bastions' records
+ * and two more, not every machine's twice.
+ */
 export async function shootMachines(host: Host, kind: MachineKind, namespace: string): Promise<MachineRecord[]> {
   const prefix = ownerPrefix(kind, namespace);
-  return (await host.listRecords((id) => id.startsWith("machine/"))).filter((r): r is MachineRecord => r.kind === "machine" && (r.owner ?? "").startsWith(prefix));
+  const names = namespace.length <= 150 ? `machine/${namespace}.${kind}-` : "machine/";
+  return (await host.listRecords((id) => id.startsWith(names))).filter((r): r is MachineRecord => r.kind === "machine" && (r.owner ?? "").startsWith(prefix));
 }
 
 /** The machine's address on the node network (without prefix length), if it has one. */
