@@ -104,21 +104,20 @@ describe("sshkeypair controller and node agent", { timeout: 120_000 }, () => {
     assert.equal(node.sshd.last, true);
   });
 
-  it("a changed OSC Secret is applied and reported within a second", async (t) => {
+  it("a changed OSC Secret is applied and reported from the watch, long before the full resync", async (t) => {
+    // The agent's clock does not move here, so no resync can have applied it (bench/rotation measures how fast).
     // The gardenlet would put its own OSC back (it watches the Secrets): it looks away meanwhile.
     t.after(ls.detachShoot());
     const other = (await generateRSAKeyPair(2048)).publicKey;
     const yaml = renderOSC({ authorizedKeys: [publicKey, other] });
     const osc = (await oscSecret(ls))!;
     const sshdCalls = node.sshd.calls.length;
-    const started = Date.now();
     await ls.shoot.update(Secrets, { ...osc, metadata: { ...osc.metadata, annotations: { [ANNOTATION_CHECKSUM_DATA_SCRIPT]: checksumOf(yaml) } }, data: { "osc.yaml": b64(yaml) } });
     const ak = join(node.root, "home/gardener/.ssh/authorized_keys");
     await eventually("new keys installed and reported", async () => {
       const n = await ls.shoot.get(Nodes, { name: "node-0" });
       return readFileSync(ak, "utf8") === `${publicKey}\n${other}` && n.metadata.annotations?.[ANNOTATION_CHECKSUM_CLOUD_CONFIG] === checksumOf(yaml) ? true : undefined;
-    }, 1000, 10);
-    assert.ok(Date.now() - started < 1000);
+    }, 20_000, 10);
     assert.equal(mode(ak), 0o600);
     assert.equal(node.sshd.calls.length, sshdCalls, "only keys changed: sshd is not touched before the report");
   });
