@@ -2,6 +2,9 @@
 // itself. The dashboard counts sessions per user by this name; the browser's claims are not used.
 import { request } from "node:https";
 import { request as httpRequest } from "node:http";
+import type { KubeObject } from "../apis/meta/v1/types.ts";
+import { resourceType } from "../client/resource.ts";
+import { clientFor } from "./terminals/service.ts";
 
 export type Identity = { kind: "user"; username: string } | { kind: "error"; code: number; reason: string; message: string };
 
@@ -46,4 +49,17 @@ export function whoAmI(api: { url: string; caPem?: string }, token: string): Pro
     req.on("error", (err) => resolve({ kind: "error", code: 503, reason: "ServiceUnavailable", message: `cannot reach the API server: ${err.message}` }));
     req.end(body);
   });
+}
+
+const SelfSubjectAccessReviews = resourceType<KubeObject & { spec: unknown; status?: { allowed?: boolean } }>({ group: "authorization.k8s.io", version: "v1", kind: "SelfSubjectAccessReview", plural: "selfsubjectaccessreviews", namespaced: false });
+
+/** An operator, as the dashboard counts them: the garden allows the token `get` on secrets everywhere. */
+export async function isAdmin(api: { url: string; caPem?: string }, token: string): Promise<boolean> {
+  const c = clientFor(api, { token });
+  try {
+    const r = await c.create(SelfSubjectAccessReviews, { metadata: {}, spec: { resourceAttributes: { verb: "get", group: "", resource: "secrets" } } });
+    return r.status?.allowed === true;
+  } finally {
+    c.close();
+  }
 }

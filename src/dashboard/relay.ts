@@ -23,6 +23,19 @@ export interface Upstream {
   token: string;
 }
 
+/** Sees the session as it passes (the recording): output, keystrokes and resizes. */
+export interface Tap {
+  output(channel: number, payload: Uint8Array): void;
+  input(payload: Uint8Array): void;
+  resize(cols: number, rows: number): void;
+}
+
+export interface RelayHooks {
+  tap?: Tap;
+  /** Merged into the `connected` message (e.g. how the session is recorded). */
+  connected?: Record<string, unknown>;
+}
+
 export interface RelayLimits {
   maxMessageBytes: number;
   idleMs: number;
@@ -45,7 +58,8 @@ function sendJSON(ws: WebSocket, v: unknown): void {
 }
 
 /** Relays until either side ends; resolves when both sockets are closed. */
-export function relay(browser: WebSocket, up: Upstream, target: Target, limits: RelayLimits, clock: Clock): Promise<void> {
+export function relay(browser: WebSocket, up: Upstream, target: Target, limits: RelayLimits, clock: Clock, hooks: RelayHooks = {}): Promise<void> {
+  const tap = hooks.tap;
   return new Promise((resolve) => {
     const api = new WebSocket(attachURL(up.url, target), [...SUPPORTED_PROTOCOLS], {
       headers: { authorization: `Bearer ${up.token}` },
@@ -111,13 +125,14 @@ export function relay(browser: WebSocket, up: Upstream, target: Target, limits: 
       finish(CLOSE_UPSTREAM, "API server unreachable");
     });
     api.on("open", () => {
-      sendJSON(browser, { connected: { protocol: api.protocol } });
+      sendJSON(browser, { connected: { protocol: api.protocol, ...hooks.connected } });
       touch();
     });
     api.on("message", (data: Buffer, isBinary) => {
       if (!isBinary || data.length === 0) return;
       const f = decodeFrame(data);
       if ((f.channel === STDOUT || f.channel === STDERR) && f.payload.length > 0) {
+        tap?.output(f.channel, f.payload);
         if (browser.readyState === WebSocket.OPEN) browser.send(f.payload, { binary: true });
       } else if (f.channel === ERROR) {
         try {
@@ -134,6 +149,7 @@ export function relay(browser: WebSocket, up: Upstream, target: Target, limits: 
       touch();
       if (isBinary) {
         api.send(encodeFrame(STDIN, data));
+        tap?.input(data);
         return;
       }
       let msg: { resize?: { cols?: unknown; rows?: unknown } };
@@ -145,6 +161,7 @@ export function relay(browser: WebSocket, up: Upstream, target: Target, limits: 
       const cols = Number(msg.resize?.cols), rows = Number(msg.resize?.rows);
       if (Number.isInteger(cols) && Number.isInteger(rows) && cols > 0 && rows > 0 && cols <= 1000 && rows <= 1000) {
         api.send(encodeFrame(RESIZE, JSON.stringify({ Width: cols, Height: rows })));
+        tap?.resize(cols, rows);
       }
     });
   });

@@ -11,13 +11,17 @@ import { realClock, type Clock } from "../utils/clock.ts";
 import { isBrowsePath, serveBrowse } from "./browse.ts";
 import { whoAmI } from "./identity.ts";
 import { relay, type RelayLimits, type Target } from "./relay.ts";
+import { RECORDINGS_PREFIX, serveRecording } from "./recordings/http.ts";
+import { type RecordingOptions, RecordingStore } from "./recordings/store.ts";
 import { serveStatic, writeStatus } from "./static.ts";
+import { ATTACH_PREFIX, attachTerminal } from "./terminal-attach.ts";
 import { type TerminalConfig, terminalConfig } from "./terminals/config.ts";
 import { serveTerminals } from "./terminals/http.ts";
 import { type HostResolver, TerminalService, adminKubeconfigHosts } from "./terminals/service.ts";
 
-export const TOKEN_PROTOCOL_PREFIX = "base64url.bearer.authorization.k8s.io.";
-export const TERMINAL_PROTOCOL = "terminal.dashboard.gardener.cloud";
+import { TERMINAL_PROTOCOL, TOKEN_PROTOCOL_PREFIX, reject, tokenFrom } from "./upgrade.ts";
+
+export { TERMINAL_PROTOCOL, TOKEN_PROTOCOL_PREFIX };
 
 export interface DashboardOptions {
   /** The API server the terminals' pods live on, and the CA that signed its serving certificate. */
@@ -32,6 +36,8 @@ export interface DashboardOptions {
   clock?: Clock;
   /** `POST /api/terminals` (docs/dashboard.md#terminals); the garden is `apiServer`. */
   terminals?: { config?: Partial<Omit<TerminalConfig, "garden">>; hosts?: HostResolver };
+  /** Where sessions are recorded (docs/dashboard.md#recordings); without it nothing is recorded. */
+  recordings?: RecordingOptions;
 }
 
 export interface Dashboard {
@@ -42,11 +48,6 @@ export interface Dashboard {
 }
 
 const NAME = /^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/;
-
-function reject(socket: Duplex, code: number, reason: string, message: string): void {
-  const body = JSON.stringify({ kind: "Status", apiVersion: "v1", metadata: {}, status: "Failure", reason, message, code });
-  socket.end(`HTTP/1.1 ${code} ${reason}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
-}
 
 function parseTarget(url: URL): Target | string {
   const namespace = url.searchParams.get("namespace") ?? "";
@@ -62,14 +63,6 @@ function parseTarget(url: URL): Target | string {
   return { namespace, pod, container, mode, command: command.length ? command : ["sh"] };
 }
 
-function tokenFrom(req: IncomingMessage): string | undefined {
-  const offered = String(req.headers["sec-websocket-protocol"] ?? "").split(",").map((p) => p.trim());
-  const entry = offered.find((p) => p.startsWith(TOKEN_PROTOCOL_PREFIX));
-  if (!entry) return undefined;
-  const token = Buffer.from(entry.slice(TOKEN_PROTOCOL_PREFIX.length), "base64url").toString("utf8");
-  return token.length > 0 && token.length <= 16 * 1024 && !/[\s]/.test(token) ? token : undefined;
-}
-
 export async function startDashboard(opts: DashboardOptions): Promise<Dashboard> {
   const limits = { maxMessageBytes: 64 * 1024, idleMs: 30 * 60_000, sessionsPerUser: 5, ...opts.limits };
   const clock = opts.clock ?? realClock;
@@ -81,41 +74,73 @@ export async function startDashboard(opts: DashboardOptions): Promise<Dashboard>
     maxPayload: limits.maxMessageBytes,
     handleProtocols: (protocols) => (protocols.has(TERMINAL_PROTOCOL) ? TERMINAL_PROTOCOL : false),
   });
+  const recordings = opts.recordings ? new RecordingStore(opts.recordings, clock) : undefined;
   const terminals = new TerminalService(terminalConfig({ ...opts.terminals?.config, garden: opts.apiServer }), opts.terminals?.hosts ?? adminKubeconfigHosts(opts.apiServer), clock);
   const onRequest = (req: IncomingMessage, res: import("node:http").ServerResponse) => {
     const path = req.url?.split("?")[0] ?? "/";
-    if (path === "/api/terminals") return serveTerminals(opts.apiServer, terminals, req, res);
+    if (path === "/api/terminals") return serveTerminals(opts.apiServer, terminals, req, res, recordings);
+    if (path.startsWith(RECORDINGS_PREFIX)) return serveRecording(opts.apiServer, recordings, req, res);
     if (isBrowsePath(path)) return serveBrowse(opts.apiServer, req, res, path);
-    if (req.url?.startsWith("/api/")) return writeStatus(res, 404, "NotFound", "the terminal endpoint is a WebSocket: /api/terminal/attach");
+    if (path.startsWith("/api/")) return writeStatus(res, 404, "NotFound", `${path.slice(0, 200)} not found`);
     serveStatic(opts.webRoot, req, res).catch(() => writeStatus(res, 500, "InternalError", "cannot read the frontend"));
   };
   const server: Server = opts.tls ? createHttpsServer({ cert: opts.tls.certPem, key: opts.tls.keyPem }, onRequest) : createHttpServer(onRequest);
   const sockets = new Set<WebSocket>();
+  const ending = new Set<Promise<unknown>>();
+
+  /** One of the user's session slots, or why not. */
+  const admit = (user: string): (() => void) | string => {
+    const open = sessions.get(user) ?? 0;
+    if (open >= limits.sessionsPerUser) return `user ${user} already has ${open} open terminal sessions (at most ${limits.sessionsPerUser})`;
+    sessions.set(user, open + 1);
+    return () => {
+      const n = (sessions.get(user) ?? 1) - 1;
+      if (n > 0) sessions.set(user, n);
+      else sessions.delete(user);
+    };
+  };
+  const upgrade = (req: IncomingMessage, socket: Duplex, head: Buffer, run: (ws: WebSocket) => Promise<unknown>) => {
+    wss.handleUpgrade(req, socket, head, (ws) => {
+      sockets.add(ws);
+      const session = run(ws).catch(() => undefined).finally(() => {
+        sockets.delete(ws);
+        ending.delete(session);
+      });
+      ending.add(session);
+    });
+  };
+  const attachCtx = { garden: opts.apiServer, terminals, recordings, limits, clock, admit, upgrade };
+
+  /** /api/terminal/attach: a pod the browser names, as the user. */
+  const attachPod = async (req: IncomingMessage, socket: Duplex, head: Buffer, url: URL) => {
+    const target = parseTarget(url);
+    if (typeof target === "string") return reject(socket, 400, "BadRequest", target);
+    const token = tokenFrom(req);
+    if (!token) return reject(socket, 401, "Unauthorized", `a bearer token is required (WebSocket subprotocol ${TOKEN_PROTOCOL_PREFIX}<base64url token>)`);
+    const who = await whoAmI(opts.apiServer, token);
+    if (who.kind === "error") return reject(socket, who.code, who.reason, who.message);
+    const release = admit(who.username);
+    if (typeof release === "string") return reject(socket, 429, "TooManyRequests", release);
+    const rec = await recordings?.start({ namespace: target.namespace, user: who.username, host: { namespace: target.namespace, pod: target.pod } }).catch(() => null);
+    if (rec === null) {
+      release();
+      return reject(socket, 503, "ServiceUnavailable", "the session cannot be recorded");
+    }
+    upgrade(req, socket, head, (ws) => {
+      const connected = rec ? { recording: { id: rec.meta.id, input: rec.meta.input } } : undefined;
+      return relay(ws, { ...opts.apiServer, token }, target, limits, clock, { tap: rec, connected }).finally(() => {
+        release();
+        return rec?.close();
+      });
+    });
+  };
 
   server.on("upgrade", (req: IncomingMessage, socket: Duplex, head: Buffer) => {
-    void (async () => {
-      const url = new URL(req.url ?? "/", "http://x");
-      if (url.pathname !== "/api/terminal/attach") return reject(socket, 404, "NotFound", `${url.pathname} not found`);
-      const target = parseTarget(url);
-      if (typeof target === "string") return reject(socket, 400, "BadRequest", target);
-      const token = tokenFrom(req);
-      if (!token) return reject(socket, 401, "Unauthorized", `a bearer token is required (WebSocket subprotocol ${TOKEN_PROTOCOL_PREFIX}<base64url token>)`);
-      const who = await whoAmI(opts.apiServer, token);
-      if (who.kind === "error") return reject(socket, who.code, who.reason, who.message);
-      const user = who.username;
-      const open = sessions.get(user) ?? 0;
-      if (open >= limits.sessionsPerUser) return reject(socket, 429, "TooManyRequests", `user ${user} already has ${open} open terminal sessions (at most ${limits.sessionsPerUser})`);
-      sessions.set(user, open + 1);
-      wss.handleUpgrade(req, socket, head, (ws) => {
-        sockets.add(ws);
-        void relay(ws, { ...opts.apiServer, token }, target, limits, clock).finally(() => {
-          sockets.delete(ws);
-          const n = (sessions.get(user) ?? 1) - 1;
-          if (n > 0) sessions.set(user, n);
-          else sessions.delete(user);
-        });
-      });
-    })().catch(() => reject(socket, 500, "InternalError", "the terminal could not be opened"));
+    const url = new URL(req.url ?? "/", "http://x");
+    const run = url.pathname === "/api/terminal/attach" ? attachPod(req, socket, head, url)
+      : url.pathname.startsWith(ATTACH_PREFIX) ? attachTerminal(attachCtx, req, socket, head, url)
+      : Promise.resolve(reject(socket, 404, "NotFound", `${url.pathname.slice(0, 200)} not found`));
+    run.catch(() => reject(socket, 500, "InternalError", "the terminal could not be opened"));
   });
 
   await new Promise<void>((resolve, rejectListen) => {
@@ -129,6 +154,7 @@ export async function startDashboard(opts: DashboardOptions): Promise<Dashboard>
     sessions: () => new Map(sessions),
     async close() {
       for (const ws of sockets) ws.terminate();
+      await Promise.all([...ending]);
       wss.close();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));

@@ -3,15 +3,16 @@
 // they are an operator is the garden's answer to a SelfSubjectAccessReview (`get` secrets everywhere).
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { StatusError } from "../../apimachinery/errors.ts";
-import { resourceType } from "../../client/resource.ts";
-import type { KubeObject } from "../../apis/meta/v1/types.ts";
-import { whoAmI } from "../identity.ts";
+import { isAdmin, whoAmI } from "../identity.ts";
+
+export { isAdmin };
+import { listRecordings } from "../recordings/http.ts";
+import type { RecordingStore } from "../recordings/store.ts";
 import { writeStatus } from "../static.ts";
-import { type TerminalService, type User, clientFor } from "./service.ts";
+import type { TerminalService, User } from "./service.ts";
 
 const MAX_BODY = 64 * 1024;
-const METHODS = new Set(["create", "fetch", "list", "remove", "heartbeat", "config"]);
-const SelfSubjectAccessReviews = resourceType<KubeObject & { spec: unknown; status?: { allowed?: boolean } }>({ group: "authorization.k8s.io", version: "v1", kind: "SelfSubjectAccessReview", plural: "selfsubjectaccessreviews", namespaced: false });
+const METHODS = new Set(["create", "fetch", "list", "remove", "heartbeat", "config", "listRecordings"]);
 
 function bearer(req: IncomingMessage): string | undefined {
   const m = /^Bearer ([^\s]{1,16384})$/.exec(String(req.headers.authorization ?? ""));
@@ -51,17 +52,7 @@ function checkNames(params: Record<string, unknown>): void {
   }
 }
 
-export async function isAdmin(api: { url: string; caPem?: string }, token: string): Promise<boolean> {
-  const c = clientFor(api, { token });
-  try {
-    const r = await c.create(SelfSubjectAccessReviews, { metadata: {}, spec: { resourceAttributes: { verb: "get", group: "", resource: "secrets" } } });
-    return r.status?.allowed === true;
-  } finally {
-    c.close();
-  }
-}
-
-async function handle(api: { url: string; caPem?: string }, service: TerminalService, req: IncomingMessage): Promise<unknown> {
+async function handle(api: { url: string; caPem?: string }, service: TerminalService, req: IncomingMessage, recordings?: RecordingStore): Promise<unknown> {
   if (req.method !== "POST") throw new StatusError(405, "MethodNotAllowed", `${req.method} is not allowed: POST {method, params}`);
   if (req.headers["x-requested-with"] !== "XMLHttpRequest") throw new StatusError(403, "Forbidden", "Request has been blocked by CSRF protection");
   const token = bearer(req);
@@ -80,13 +71,14 @@ async function handle(api: { url: string; caPem?: string }, service: TerminalSer
     case "list": return service.list(user, params);
     case "remove": return service.remove(user, params);
     case "heartbeat": return service.heartbeat(user, params);
+    case "listRecordings": return listRecordings(recordings, user, params);
     default: return service.config(user);
   }
 }
 
 /** Answers one `/api/terminals` request; never a stack trace. */
-export function serveTerminals(api: { url: string; caPem?: string }, service: TerminalService, req: IncomingMessage, res: ServerResponse): void {
-  handle(api, service, req).then(
+export function serveTerminals(api: { url: string; caPem?: string }, service: TerminalService, req: IncomingMessage, res: ServerResponse, recordings?: RecordingStore): void {
+  handle(api, service, req, recordings).then(
     (out) => {
       const text = JSON.stringify(out ?? {});
       res.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(text), "cache-control": "no-store" });

@@ -76,11 +76,11 @@ export function adminKubeconfigHosts(garden: { url: string; caPem?: string }): H
   };
 }
 
-function creator(t: Terminal): string | undefined {
+export function creator(t: Terminal): string | undefined {
   return t.metadata.annotations?.[ANNOTATION_CREATED_BY];
 }
 
-function ready(t: Terminal): boolean {
+export function ready(t: Terminal): boolean {
   return Boolean(t.status?.podName && t.status.attachServiceAccountName && t.status.lastOperation?.state === "Succeeded" && t.status.lastOperation.type === "Reconcile");
 }
 
@@ -215,44 +215,55 @@ export class TerminalService {
       if (creator(obj) !== user.name) return { fail: new StatusError(403, "Forbidden", "You are not the user who created the terminal resource") };
       return ready(obj) ? { done: obj } : { reason: obj.status?.lastError?.description ?? "" };
     }, { atMs, clock: this.clock, timeout: deadline }));
+    const host = await this.attachSession(user, t, this.cfg.serviceAccountTokenExpiration);
+    const { token } = host;
+    const hostNs = t.spec.host.namespace ?? "";
+    const podName = t.status?.podName ?? "";
+    const attach = clientFor({ url: host.url, caPem: host.caPem }, { token });
+    let nodeName: string | undefined;
+    try {
+      await waitFor(attach, Pods, { namespace: hostNs, name: podName }, (type, pod) => {
+        if (type === "DELETED") return { fail: new StatusError(500, "InternalError", "Pod deleted") };
+        const s = pod.status ?? {};
+        if (s.phase === "Failed" || s.phase === "Succeeded") return { fail: new StatusError(500, "InternalError", `Pod is in phase ${s.phase}`) };
+        const c = s.containerStatuses?.find((x) => x.name === "terminal");
+        nodeName = (pod as { spec?: { nodeName?: string } }).spec?.nodeName;
+        if (s.phase === "Running" && c?.ready) return { done: true };
+        const w = c?.state?.waiting;
+        const unscheduled = s.conditions?.find((x) => x.type === "PodScheduled" && x.status === "False")?.message;
+        return { reason: w?.reason ? `${w.reason}: ${w.message ?? ""}` : (unscheduled ?? "") };
+      }, { atMs, clock: this.clock, timeout: deadline });
+    } finally {
+      attach.close();
+    }
+    const pod = t.spec.host.pod;
+    return {
+      ...summary(t),
+      hostCluster: {
+        token,
+        namespace: hostNs,
+        pod: { name: podName, container: "terminal", nodeName, image: pod.container?.image, privileged: pod.container?.privileged ?? false, hostPID: pod.hostPID ?? false, hostNetwork: pod.hostNetwork ?? false },
+      },
+    };
+  }
+
+  /**
+   * The ready Terminal's host API server (its `shootRef` resolved as the user) and a token of its
+   * attach ServiceAccount, requested there as the user.
+   */
+  async attachSession(user: User, t: Terminal, expirationSeconds: number): Promise<{ url: string; caPem?: string; token: string }> {
     const shootRef = t.spec.host.credentials.shootRef;
     if (!shootRef) throw bad("shootRef is required");
     const host = await this.hosts(user, shootRef);
     try {
-      const hostNs = t.spec.host.namespace ?? "";
-      const podName = t.status?.podName ?? "";
       const out = await host.client.transport.request<{ status?: { token?: string } }>({
         method: "POST",
-        path: resourcePath(ServiceAccounts, hostNs, t.status?.attachServiceAccountName ?? "", "token"),
-        body: { apiVersion: "authentication.k8s.io/v1", kind: "TokenRequest", spec: { expirationSeconds: this.cfg.serviceAccountTokenExpiration } },
+        path: resourcePath(ServiceAccounts, t.spec.host.namespace ?? "", t.status?.attachServiceAccountName ?? "", "token"),
+        body: { apiVersion: "authentication.k8s.io/v1", kind: "TokenRequest", spec: { expirationSeconds } },
       });
-      const token = out.status?.token ?? "";
-      const attach = clientFor({ url: host.url, caPem: host.caPem }, { token });
-      let nodeName: string | undefined;
-      try {
-        await waitFor(attach, Pods, { namespace: hostNs, name: podName }, (type, pod) => {
-          if (type === "DELETED") return { fail: new StatusError(500, "InternalError", "Pod deleted") };
-          const s = pod.status ?? {};
-          if (s.phase === "Failed" || s.phase === "Succeeded") return { fail: new StatusError(500, "InternalError", `Pod is in phase ${s.phase}`) };
-          const c = s.containerStatuses?.find((x) => x.name === "terminal");
-          nodeName = (pod as { spec?: { nodeName?: string } }).spec?.nodeName;
-          if (s.phase === "Running" && c?.ready) return { done: true };
-          const w = c?.state?.waiting;
-          const unscheduled = s.conditions?.find((x) => x.type === "PodScheduled" && x.status === "False")?.message;
-          return { reason: w?.reason ? `${w.reason}: ${w.message ?? ""}` : (unscheduled ?? "") };
-        }, { atMs, clock: this.clock, timeout: deadline });
-      } finally {
-        attach.close();
-      }
-      const pod = t.spec.host.pod;
-      return {
-        ...summary(t),
-        hostCluster: {
-          token,
-          namespace: hostNs,
-          pod: { name: podName, container: "terminal", nodeName, image: pod.container?.image, privileged: pod.container?.privileged ?? false, hostPID: pod.hostPID ?? false, hostNetwork: pod.hostNetwork ?? false },
-        },
-      };
+      const token = out.status?.token;
+      if (!token) throw new StatusError(503, "ServiceUnavailable", "the host cluster answered no token for the attach ServiceAccount");
+      return { url: host.url, caPem: host.caPem, token };
     } finally {
       host.close();
     }

@@ -30,7 +30,8 @@ export interface Env {
   shootAdmin: Client;
   gardenUrl: string;
   gardenCaPem: string;
-  shoot: { url: string; caPem: string; adminKubeconfigPath: string };
+  /** The shoot (the terminals' host); `ca` is its cluster CA, which also verifies its kubelets. */
+  shoot: { url: string; caPem: string; adminKubeconfigPath: string; ca: { certPem: string; keyPem: string } };
   tcm: TerminalControllerManager;
   clientFor(user: string): Promise<Client>;
   stop(): Promise<void>;
@@ -109,7 +110,7 @@ export async function startEnv(o: { timeToLiveMs?: number; maxTerminalsPerUser?:
     });
     cleanups.push(() => tcm.stop());
     await tcm.start();
-    return { clock, gardenAdmin, shootAdmin, gardenUrl: garden.s.url, gardenCaPem: garden.s.caPem, shoot: { url: shoot.s.url, caPem: shoot.s.caPem, adminKubeconfigPath: shoot.s.adminKubeconfigPath }, tcm, clientFor, stop };
+    return { clock, gardenAdmin, shootAdmin, gardenUrl: garden.s.url, gardenCaPem: garden.s.caPem, shoot: { url: shoot.s.url, caPem: shoot.s.caPem, adminKubeconfigPath: shoot.s.adminKubeconfigPath, ca: shoot.pki.ca }, tcm, clientFor, stop };
   } catch (err) {
     await stop();
     throw err;

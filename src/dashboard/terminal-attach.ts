@@ -1,0 +1,121 @@
+// `/api/terminals/attach/<namespace>/<name>` (docs/dashboard.md#attaching-to-a-terminal): the browser
+// attaches to a Terminal's pod on its host cluster through the dashboard. Who may is decided from the
+// garden's stored Terminal, read with the user's own token: its `gardener.cloud/created-by`
+// annotation (set by the mutating webhook from the authenticated creator) must name the user the
+// garden says the token belongs to. The attach itself uses a short-lived token of the Terminal's
+// attach ServiceAccount, which never leaves the dashboard. Every session is recorded.
+import type { IncomingMessage } from "node:http";
+import type { Duplex } from "node:stream";
+import type { WebSocket } from "ws";
+import type { Terminal } from "../apis/dashboard/v1alpha1/types.ts";
+import { StatusError } from "../apimachinery/errors.ts";
+import { Terminals } from "../client/garden.ts";
+import type { Clock } from "../utils/clock.ts";
+import { whoAmI } from "./identity.ts";
+import type { RecordingStore } from "./recordings/store.ts";
+import { type RelayLimits, relay } from "./relay.ts";
+import { ANNOTATION_IDENTIFIER, type TerminalService, clientFor, creator } from "./terminals/service.ts";
+import { TOKEN_PROTOCOL_PREFIX, originAllowed, reject, tokenFrom } from "./upgrade.ts";
+
+export const ATTACH_PREFIX = "/api/terminals/attach/";
+/** The attach ServiceAccount's token lives this long (TokenRequest's minimum). */
+const ATTACH_TOKEN_SECONDS = 600;
+const NAMESPACE = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
+const NAME = /^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/;
+
+export interface AttachContext {
+  garden: { url: string; caPem?: string };
+  terminals: TerminalService;
+  recordings?: RecordingStore;
+  limits: RelayLimits;
+  clock: Clock;
+  /** Takes one of the user's session slots: a release function, or the refusal's message. */
+  admit(user: string): (() => void) | string;
+  /** Completes the WebSocket upgrade and runs the session on it. */
+  upgrade(req: IncomingMessage, socket: Duplex, head: Buffer, run: (ws: WebSocket) => Promise<void>): void;
+}
+
+function parsePath(url: URL): { namespace: string; name: string } | string {
+  const parts = url.pathname.slice(ATTACH_PREFIX.length).split("/");
+  if (parts.length !== 2) return `the path is ${ATTACH_PREFIX}<namespace>/<name>`;
+  const [namespace = "", name = ""] = parts.map((p) => {
+    try {
+      return decodeURIComponent(p);
+    } catch {
+      return "";
+    }
+  });
+  if (!NAMESPACE.test(namespace)) return "namespace must be a DNS label";
+  if (!NAME.test(name)) return "name must be a DNS subdomain";
+  const container = url.searchParams.get("container");
+  if (container !== null && container !== "terminal") return "container must be terminal";
+  return { namespace, name };
+}
+
+/** The Terminal, read as the user, if it is theirs and ready; else the refusal. */
+async function ownReadyTerminal(ctx: AttachContext, token: string, user: string, key: { namespace: string; name: string }): Promise<Terminal> {
+  const c = clientFor(ctx.garden, { token });
+  let t: Terminal;
+  try {
+    t = await c.get(Terminals, key);
+  } finally {
+    c.close();
+  }
+  if (creator(t) !== user) throw new StatusError(403, "Forbidden", "You are not the user who created the terminal resource");
+  if (!t.status?.podName || !t.status.attachServiceAccountName || t.metadata.deletionTimestamp) throw new StatusError(409, "Conflict", `Terminal ${key.name} is not ready`);
+  return t;
+}
+
+export async function attachTerminal(ctx: AttachContext, req: IncomingMessage, socket: Duplex, head: Buffer, url: URL): Promise<void> {
+  if (!originAllowed(req)) return reject(socket, 403, "Forbidden", "Origin not allowed");
+  const key = parsePath(url);
+  if (typeof key === "string") return reject(socket, 400, "BadRequest", key);
+  const token = tokenFrom(req);
+  if (!token) return reject(socket, 401, "Unauthorized", `a bearer token is required (WebSocket subprotocol ${TOKEN_PROTOCOL_PREFIX}<base64url token>)`);
+  const who = await whoAmI(ctx.garden, token);
+  if (who.kind === "error") return reject(socket, who.code, who.reason, who.message);
+  const user = who.username;
+  const slot = ctx.admit(user);
+  if (typeof slot === "string") return reject(socket, 429, "TooManyRequests", slot);
+  let released = false;
+  const release = () => {
+    if (!released) slot();
+    released = true;
+  };
+  let handedOff = false;
+  try {
+    const t = await ownReadyTerminal(ctx, token, user, key);
+    const host = await ctx.terminals.attachSession({ name: user, token, isAdmin: false }, t, ATTACH_TOKEN_SECONDS);
+    const hostNs = t.spec.host.namespace ?? "";
+    const pod = t.status?.podName ?? "";
+    const rec = await ctx.recordings?.start({
+      namespace: key.namespace,
+      terminal: { name: key.name, uid: t.metadata.uid, identifier: t.metadata.annotations?.[ANNOTATION_IDENTIFIER] },
+      user,
+      host: { namespace: hostNs, pod },
+    }).catch(() => Promise.reject(new StatusError(503, "ServiceUnavailable", "the session cannot be recorded")));
+    let upgraded = false;
+    // an upgrade that never completes (the browser went away) still frees the slot and ends the recording
+    socket.once("close", () => {
+      if (upgraded) return;
+      release();
+      void rec?.close();
+    });
+    handedOff = true;
+    ctx.upgrade(req, socket, head, (ws) => {
+      upgraded = true;
+      const connected = rec ? { recording: { id: rec.meta.id, input: rec.meta.input } } : undefined;
+      const target = { namespace: hostNs, pod, container: "terminal", mode: "attach" as const, command: [] };
+      return relay(ws, { url: host.url, caPem: host.caPem, token: host.token }, target, ctx.limits, ctx.clock, { tap: rec, connected }).finally(() => {
+        release();
+        return rec?.close();
+      });
+    });
+  } catch (err) {
+    if (err instanceof StatusError && err.code >= 400 && err.code < 500) return reject(socket, err.code, err.reason || "BadRequest", err.message);
+    if (err instanceof StatusError && err.code === 503) return reject(socket, 503, "ServiceUnavailable", err.message);
+    return reject(socket, 503, "ServiceUnavailable", "the terminal's host cluster cannot be reached");
+  } finally {
+    if (!handedOff) release();
+  }
+}
