@@ -45,6 +45,26 @@ function fail(message: string): never {
 
 /** Reads and validates the file; only `cluster` may be HTTPConnect (over TCP with TLS), everything else is Direct. */
 export async function loadEgressSelector(file: string): Promise<EgressSelector> {
+  const out: EgressSelector = {};
+  const seen = new Set<string>();
+  for (const s of await readSelections(file)) {
+    const name = s?.name;
+    if (typeof name !== "string" || !NAMES.has(name)) fail(`unknown egress selection name ${JSON.stringify(name)}`);
+    if (seen.has(name)) fail(`duplicate egress selection ${name}`);
+    seen.add(name);
+    const protocol = s.connection?.proxyProtocol;
+    if (protocol === "Direct") continue;
+    if (protocol !== "HTTPConnect") fail(`${name}: proxyProtocol ${JSON.stringify(protocol)} is not supported (Direct, HTTPConnect)`);
+    if (name !== "cluster") fail(`${name}: only the cluster selection may use a proxy`);
+    const { url, files } = proxyTransport(name, s);
+    const [caPem, certPem, keyPem] = await Promise.all(files.map((f) => readFile(f, "utf8")));
+    out.cluster = httpConnectDialer({ url, caPem: caPem!, certPem: certPem!, keyPem: keyPem! });
+  }
+  return out;
+}
+
+/** The file's egressSelections, after its size, YAML, apiVersion and kind are checked. */
+async function readSelections(file: string): Promise<Selection[]> {
   const text = await readFile(file, "utf8");
   if (text.length > MAX_FILE_BYTES) fail(`${file} exceeds ${MAX_FILE_BYTES} bytes`);
   let doc: { apiVersion?: unknown; kind?: unknown; egressSelections?: unknown };
@@ -56,27 +76,19 @@ export async function loadEgressSelector(file: string): Promise<EgressSelector> 
   if (doc.apiVersion !== "apiserver.k8s.io/v1beta1" && doc.apiVersion !== "apiserver.k8s.io/v1alpha1") fail(`unsupported apiVersion ${JSON.stringify(doc.apiVersion)}`);
   if (doc.kind !== "EgressSelectorConfiguration") fail(`kind must be EgressSelectorConfiguration, not ${JSON.stringify(doc.kind)}`);
   if (!Array.isArray(doc.egressSelections)) fail("egressSelections must be a list");
-  const out: EgressSelector = {};
-  const seen = new Set<string>();
-  for (const s of doc.egressSelections as Selection[]) {
-    const name = s?.name;
-    if (typeof name !== "string" || !NAMES.has(name)) fail(`unknown egress selection name ${JSON.stringify(name)}`);
-    if (seen.has(name)) fail(`duplicate egress selection ${name}`);
-    seen.add(name);
-    const protocol = s.connection?.proxyProtocol;
-    if (protocol === "Direct") continue;
-    if (protocol !== "HTTPConnect") fail(`${name}: proxyProtocol ${JSON.stringify(protocol)} is not supported (Direct, HTTPConnect)`);
-    if (name !== "cluster") fail(`${name}: only the cluster selection may use a proxy`);
-    const tcp = s.connection?.transport?.tcp;
-    if (!tcp || s.connection?.transport?.uds !== undefined) fail(`${name}: HTTPConnect needs transport.tcp (uds is not supported)`);
-    const url = typeof tcp.url === "string" ? tcp.url : fail(`${name}: transport.tcp.url is required`);
-    const tls = tcp.tlsConfig;
-    const files = [tls?.caBundle, tls?.clientCert, tls?.clientKey];
-    if (!url.startsWith("https://") || files.some((f) => typeof f !== "string" || f === "")) fail(`${name}: the proxy must be https:// with tlsConfig caBundle, clientCert and clientKey`);
-    const [caPem, certPem, keyPem] = await Promise.all(files.map((f) => readFile(f as string, "utf8")));
-    out.cluster = httpConnectDialer({ url, caPem: caPem!, certPem: certPem!, keyPem: keyPem! });
-  }
-  return out;
+  return doc.egressSelections as Selection[];
+}
+
+/** An HTTPConnect selection's proxy: an https:// URL over TCP, and its CA, client certificate and key files. */
+function proxyTransport(name: string, s: Selection): { url: string; files: [string, string, string] } {
+  const tcp = s.connection?.transport?.tcp;
+  if (!tcp || s.connection?.transport?.uds !== undefined) fail(`${name}: HTTPConnect needs transport.tcp (uds is not supported)`);
+  const url = typeof tcp.url === "string" ? tcp.url : fail(`${name}: transport.tcp.url is required`);
+  const tls = tcp.tlsConfig;
+  const files = [tls?.caBundle, tls?.clientCert, tls?.clientKey];
+  const isFile = (f: unknown): f is string => typeof f === "string" && f !== "";
+  if (!url.startsWith("https://") || !files.every(isFile)) fail(`${name}: the proxy must be https:// with tlsConfig caBundle, clientCert and clientKey`);
+  return { url, files: files as [string, string, string] };
 }
 
 /** host and port of an https:// URL with an IP or name. */

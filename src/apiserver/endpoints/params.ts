@@ -86,23 +86,32 @@ export function parseListOptions(q: URLSearchParams, forceWatch = false): Parsed
   const sie = parseBool(q.get("sendInitialEvents"));
   if (sie !== undefined) opts.sendInitialEvents = sie;
   const rvm = str("resourceVersionMatch");
+  if (rvm === "Exact" || rvm === "NotOlderThan") opts.resourceVersionMatch = rvm;
+  const errs = listOptionsErrors(opts, rvm);
+  if (errs.length) throw newInvalid({ group: META_GROUP, kind: "ListOptions" }, "", errs);
+  if (opts.continue !== undefined && opts.resourceVersion !== undefined && opts.resourceVersion !== "0") {
+    throw newBadRequest("specifying resource version is not allowed when using continue");
+  }
+  for (const k of Object.keys(opts) as (keyof ParsedListOptions)[]) if (opts[k] === undefined) delete opts[k];
+  return opts;
+}
 
+/** apimachinery's ValidateListOptions: how resourceVersionMatch and sendInitialEvents go with watch, resourceVersion and continue. */
+function listOptionsErrors(opts: ParsedListOptions, rvm: string | undefined): FieldError[] {
   const errs: FieldError[] = [];
-  if (rvm !== undefined) {
-    if (rvm !== "Exact" && rvm !== "NotOlderThan") {
-      errs.push(notSupported("resourceVersionMatch", rvm, ["Exact", "NotOlderThan", ""]));
-    } else {
-      opts.resourceVersionMatch = rvm;
-      if (watch && !(rvm === "NotOlderThan" && opts.sendInitialEvents !== undefined)) {
-        errs.push(forbidden("resourceVersionMatch", "resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided"));
-      }
-      if (!watch && opts.resourceVersion === undefined) {
-        errs.push(forbidden("resourceVersionMatch", "resourceVersionMatch is forbidden unless resourceVersion is provided"));
-      }
-      if (opts.continue !== undefined) errs.push(forbidden("resourceVersionMatch", "resourceVersionMatch is forbidden when continue is provided"));
-      if (rvm === "Exact" && opts.resourceVersion === "0") {
-        errs.push(forbidden("resourceVersionMatch", 'resourceVersionMatch "exact" is forbidden for resourceVersion "0"'));
-      }
+  const { watch } = opts;
+  if (rvm !== undefined && rvm !== "Exact" && rvm !== "NotOlderThan") {
+    errs.push(notSupported("resourceVersionMatch", rvm, ["Exact", "NotOlderThan", ""]));
+  } else if (rvm !== undefined) {
+    if (watch && !(rvm === "NotOlderThan" && opts.sendInitialEvents !== undefined)) {
+      errs.push(forbidden("resourceVersionMatch", "resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided"));
+    }
+    if (!watch && opts.resourceVersion === undefined) {
+      errs.push(forbidden("resourceVersionMatch", "resourceVersionMatch is forbidden unless resourceVersion is provided"));
+    }
+    if (opts.continue !== undefined) errs.push(forbidden("resourceVersionMatch", "resourceVersionMatch is forbidden when continue is provided"));
+    if (rvm === "Exact" && opts.resourceVersion === "0") {
+      errs.push(forbidden("resourceVersionMatch", 'resourceVersionMatch "exact" is forbidden for resourceVersion "0"'));
     }
   }
   if (opts.sendInitialEvents !== undefined) {
@@ -111,12 +120,7 @@ export function parseListOptions(q: URLSearchParams, forceWatch = false): Parsed
       errs.push(forbidden("resourceVersionMatch", "sendInitialEvents requires setting resourceVersionMatch to NotOlderThan"));
     }
   }
-  if (errs.length) throw newInvalid({ group: META_GROUP, kind: "ListOptions" }, "", errs);
-  if (opts.continue !== undefined && opts.resourceVersion !== undefined && opts.resourceVersion !== "0") {
-    throw newBadRequest("specifying resource version is not allowed when using continue");
-  }
-  for (const k of Object.keys(opts) as (keyof ParsedListOptions)[]) if (opts[k] === undefined) delete opts[k];
-  return opts;
+  return errs;
 }
 
 /** Just the options the ObjectStore's list takes. */

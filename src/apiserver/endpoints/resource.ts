@@ -114,7 +114,12 @@ export async function serveResource(r: ResourceRequest): Promise<void> {
   if (info.parts.length > 2) throw newPathNotFound();
   if (clusterWide && name) throw newPathNotFound();
   if (clusterWide && method !== "GET" && method !== "HEAD") throw newMethodNotSupported({ group: def.group, resource: def.plural }, info.verb);
+  return serveMethod(r, method, name);
+}
 
+/** A main resource's request by method: get, list and watch, create, update, patch, delete and deletecollection. */
+async function serveMethod(r: ResourceRequest, method: string, name: string): Promise<void> {
+  const { info, def } = r;
   switch (method) {
     case "GET":
     case "HEAD":

@@ -7,7 +7,7 @@ import { applyJsonPatch } from "../../apimachinery/patch/json-patch.ts";
 import { mergePatch } from "../../apimachinery/patch/merge-patch.ts";
 import { type Scale, type ScalePaths, scaleOf, validateScale, withReplicas } from "../registry/apiextensions/scale.ts";
 import { decodeBody, readBody } from "./body.ts";
-import { bodyFormatOf, negotiateOutput, patchTypeOf } from "./negotiation.ts";
+import { bodyFormatOf, negotiateOutput, type PatchContentType, patchTypeOf } from "./negotiation.ts";
 import { parseWriteOptions } from "./params.ts";
 import type { ResourceRequest } from "./request.ts";
 import { writeObject } from "./responses.ts";
@@ -25,17 +25,23 @@ function setsResourceVersion(type: string, patch: unknown): boolean {
   return isRecord(patch) && isRecord(patch.metadata) && patch.metadata.resourceVersion !== undefined;
 }
 
-export async function serveScale(r: ResourceRequest, method: string, name: string, paths: ScalePaths): Promise<void> {
-  const gr = { group: r.def.group, resource: `${r.def.plural}/scale` };
-  if (method === "GET" || method === "HEAD") return respond(r, scaleOf(await r.store.get(r.ctx, name), paths));
-  if (method !== "PUT" && method !== "PATCH") throw newMethodNotSupported(gr, r.info.verb);
-
+/** A PUT's Scale or a PATCH's patch (JSON, merge or strategic merge; apply is not served on /scale), and the patch type. */
+async function readScaleWrite(r: ResourceRequest, method: string): Promise<{ patchType: PatchContentType | undefined; input: unknown }> {
   const strict = r.url.searchParams.get("fieldValidation") === "Strict";
   const patchType = method === "PATCH" ? patchTypeOf(r.req.headers["content-type"], true) : undefined;
   if (patchType === "apply") throw newUnsupportedMediaType(r.req.headers["content-type"] ?? "", ["application/json-patch+json", "application/merge-patch+json", "application/strategic-merge-patch+json"]);
   const input = decodeBody(await readBody(r.req, r.maxBodyBytes), patchType ? "json" : bodyFormatOf(r.req.headers["content-type"]), strict);
   if (input === undefined) throw newBadRequest("the body of the request is empty");
   if (patchType === "json" ? !Array.isArray(input) : !isRecord(input)) throw newBadRequest(`the body of a scale ${method === "PUT" ? "update" : "patch"} is not valid`);
+  return { patchType, input };
+}
+
+export async function serveScale(r: ResourceRequest, method: string, name: string, paths: ScalePaths): Promise<void> {
+  const gr = { group: r.def.group, resource: `${r.def.plural}/scale` };
+  if (method === "GET" || method === "HEAD") return respond(r, scaleOf(await r.store.get(r.ctx, name), paths));
+  if (method !== "PUT" && method !== "PATCH") throw newMethodNotSupported(gr, r.info.verb);
+
+  const { patchType, input } = await readScaleWrite(r, method);
   const opts = parseWriteOptions(r.url.searchParams, method === "PUT" ? "UpdateOptions" : "PatchOptions");
   const desired = (current: Scale): unknown => {
     if (!patchType) return input;

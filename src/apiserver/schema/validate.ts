@@ -127,7 +127,14 @@ function validateArray(node: SchemaNode, a: unknown[], path: string, errs: Field
 }
 
 function validateObject(node: SchemaNode, o: Record<string, unknown>, path: string, errs: FieldError[], resource: ResourceKind): void {
-  const n = bodyName(path);
+  objectConstraints(node, o, path, errs, resource);
+  for (const [k, v] of Object.entries(o)) {
+    if (v !== undefined) validateProperty(node, k, v, path, errs, resource);
+  }
+}
+
+/** required (and an embedded resource's apiVersion and kind), minProperties, maxProperties. */
+function objectConstraints(node: SchemaNode, o: Record<string, unknown>, path: string, errs: FieldError[], resource: ResourceKind): void {
   const { minProperties, maxProperties } = node.schema;
   for (const r of node.schema.required ?? []) {
     if (o[r] === undefined) errs.push(required(childPath(path, r)));
@@ -142,29 +149,29 @@ function validateObject(node: SchemaNode, o: Record<string, unknown>, path: stri
   if (maxProperties !== undefined && count > maxProperties) {
     errs.push({ type: "FieldValueTooMany", field: path, value: count, detail: `must have at most ${maxProperties} items` });
   }
-  if (minProperties !== undefined && count < minProperties) errs.push(invalid(path, count, `${n} in body should have at least ${minProperties} properties`));
+  if (minProperties !== undefined && count < minProperties) errs.push(invalid(path, count, `${bodyName(path)} in body should have at least ${minProperties} properties`));
+}
 
-  for (const [k, v] of Object.entries(o)) {
-    if (v === undefined) continue;
-    const p = childPath(path, k);
-    const prop = node.properties?.get(k);
-    if (resource && !prop) {
-      if (k === "apiVersion" || k === "kind") {
-        if (typeof v !== "string") errs.push(typeError(p, ["string"], jsonTypeOf(v)));
-        continue;
-      }
-      if (k === "metadata") {
-        validateNode(objectMetaNode(), v, p, errs, undefined);
-        continue;
-      }
+/** One property: by its schema, else additionalProperties; a resource's apiVersion, kind and metadata without a schema of their own are checked as kube's. */
+function validateProperty(node: SchemaNode, k: string, v: unknown, path: string, errs: FieldError[], resource: ResourceKind): void {
+  const p = childPath(path, k);
+  const prop = node.properties?.get(k);
+  if (resource && !prop) {
+    if (k === "apiVersion" || k === "kind") {
+      if (typeof v !== "string") errs.push(typeError(p, ["string"], jsonTypeOf(v)));
+      return;
     }
-    if (prop) {
-      validateNode(prop, v, p, errs, prop.embedded ? "embedded" : undefined);
-    } else if (typeof node.additional === "object") {
-      validateNode(node.additional, v, p, errs, node.additional.embedded ? "embedded" : undefined);
-    } else if (node.additional === false && !node.preserveUnknown) {
-      errs.push(invalid(p, v, `${p} in body is a forbidden property`));
+    if (k === "metadata") {
+      validateNode(objectMetaNode(), v, p, errs, undefined);
+      return;
     }
+  }
+  if (prop) {
+    validateNode(prop, v, p, errs, prop.embedded ? "embedded" : undefined);
+  } else if (typeof node.additional === "object") {
+    validateNode(node.additional, v, p, errs, node.additional.embedded ? "embedded" : undefined);
+  } else if (node.additional === false && !node.preserveUnknown) {
+    errs.push(invalid(p, v, `${p} in body is a forbidden property`));
   }
 }
 

@@ -1,7 +1,7 @@
 // What the kubelet resolves from the API before the runtime runs a pod (docs/kubelet.md): env values
 // (fieldRef, secretKeyRef, configMapKeyRef, envFrom) and the files of secret, configMap, projected and
 // downwardAPI volumes, with the kubelet's error messages. Pure apart from the sources it is handed.
-import type { Container, KeyToPath, Pod, ServiceAccountTokenProjection, Volume, VolumeProjection } from "../../apis/core/v1/pod.ts";
+import type { Container, KeySelector, KeyToPath, Pod, ServiceAccountTokenProjection, Volume, VolumeProjection } from "../../apis/core/v1/pod.ts";
 import type { ConfigMap, Secret } from "../../client/builtins.ts";
 import type { PodInputs } from "./runtime/types.ts";
 
@@ -96,11 +96,10 @@ export async function resolveEnv(pod: Pod, c: Container, src: InputSources, ctx:
   const out: Record<string, string> = {};
   for (const from of c.envFrom ?? []) {
     const ref = from.secretRef ?? from.configMapRef;
-    const optional = (ref as { optional?: boolean } | undefined)?.optional === true;
     if (!ref?.name) continue;
-    const data = from.secretRef ? await src.secret(ns, ref.name).then((s) => s && secretData(s)) : await src.configMap(ns, ref.name).then((m) => m && configMapData(m));
+    const data = await sourceData(src, ns, from.secretRef !== undefined, ref.name);
     if (!data) {
-      if (optional) continue;
+      if ((ref as { optional?: boolean }).optional === true) continue;
       throw new ContainerConfigError(`${from.secretRef ? "secret" : "configmap"} "${ref.name}" not found`);
     }
     for (const [k, v] of Object.entries(data)) out[`${from.prefix ?? ""}${k}`] = v;
@@ -111,25 +110,37 @@ export async function resolveEnv(pod: Pod, c: Container, src: InputSources, ctx:
       delete out[e.name];
       continue;
     }
-    if (vf.fieldRef) out[e.name] = fieldValue(pod, vf.fieldRef.fieldPath, ctx);
-    else if (vf.secretKeyRef || vf.configMapKeyRef) {
-      const isSecret = vf.secretKeyRef !== undefined;
-      const ref = (vf.secretKeyRef ?? vf.configMapKeyRef)!;
-      const name = ref.name ?? "";
-      const data = isSecret ? await src.secret(ns, name).then((s) => s && secretData(s)) : await src.configMap(ns, name).then((m) => m && configMapData(m));
-      if (!data) {
-        if (ref.optional) continue;
-        throw new ContainerConfigError(`${isSecret ? "secret" : "configmap"} "${name}" not found`);
-      }
-      const v = data[ref.key];
-      if (v === undefined) {
-        if (ref.optional) continue;
-        throw new ContainerConfigError(`couldn't find key ${ref.key} in ${isSecret ? "Secret" : "ConfigMap"} ${ns}/${name}`);
-      }
-      out[e.name] = v;
-    } else if (vf.resourceFieldRef) out[e.name] = "0";
+    let v: string | undefined;
+    if (vf.fieldRef) v = fieldValue(pod, vf.fieldRef.fieldPath, ctx);
+    else if (vf.secretKeyRef) v = await keyRefValue(src, ns, vf.secretKeyRef, true);
+    else if (vf.configMapKeyRef) v = await keyRefValue(src, ns, vf.configMapKeyRef, false);
+    else if (vf.resourceFieldRef) v = "0";
+    if (v !== undefined) out[e.name] = v;
   }
   return out;
+}
+
+/** The data of Secret or ConfigMap `name` in `ns`, undefined when it does not exist. */
+async function sourceData(src: InputSources, ns: string, isSecret: boolean, name: string): Promise<Record<string, string> | undefined> {
+  if (isSecret) {
+    const s = await src.secret(ns, name);
+    return s ? secretData(s) : undefined;
+  }
+  const m = await src.configMap(ns, name);
+  return m ? configMapData(m) : undefined;
+}
+
+/** A secretKeyRef's or configMapKeyRef's value; undefined when an optional one is missing. */
+async function keyRefValue(src: InputSources, ns: string, ref: KeySelector, isSecret: boolean): Promise<string | undefined> {
+  const name = ref.name ?? "";
+  const data = await sourceData(src, ns, isSecret, name);
+  if (!data) {
+    if (ref.optional) return undefined;
+    throw new ContainerConfigError(`${isSecret ? "secret" : "configmap"} "${name}" not found`);
+  }
+  const v = data[ref.key];
+  if (v === undefined && !ref.optional) throw new ContainerConfigError(`couldn't find key ${ref.key} in ${isSecret ? "Secret" : "ConfigMap"} ${ns}/${name}`);
+  return v;
 }
 
 function project(volume: string, kind: "secret" | "configmap", data: Record<string, string>, items: KeyToPath[] | undefined, mode: number, into: Files): void {

@@ -25,7 +25,7 @@ import type { Clock } from "../../../utils/clock.ts";
 import { Bastions, Shoots } from "../../../client/garden.ts";
 import { namespaceFromClusters } from "./clusters.ts";
 import { MESSAGE_DELETING, MESSAGE_RECONCILED, REASON_DELETING, REASON_FAILED, REASON_RECONCILED, type ReadyUpdate } from "./conditions.ts";
-import { type DesiredSpec, desiredSpec, hostKeysOf, ingressPatch, observe } from "./extension.ts";
+import { type DesiredSpec, desiredSpec, hostKeysOf, ingressPatch, type Observation, observe } from "./extension.ts";
 import { rfc3339Nano } from "../../../utils/time.ts";
 import { GardenStatusWriter } from "./status.ts";
 
@@ -58,6 +58,8 @@ export const EVENT_RECONCILING = "Reconciling";
 function readyCondition(b: Bastion): { status?: string; reason?: string } | undefined {
   return b.status?.conditions?.find((c) => c.type === CONDITION_BASTION_READY);
 }
+type ExtensionKey = { namespace: string; name: string };
+
 const isReady = (b: Bastion): boolean => readyCondition(b)?.status === "True";
 const readyReason = (b: Bastion): string | undefined => readyCondition(b)?.reason;
 
@@ -99,26 +101,8 @@ export class BastionReconciler implements Reconciler {
     const ext = await unlessNotFound(this.d.seedCache.get(ExtensionBastions, extKey, signal));
     const seen = observe(ext, desired);
 
-    if (seen.observedError !== undefined) {
-      const message = `Error while waiting for Bastion ${seedNamespace}/${extKey.name} to become ready: ${seen.observedError}`;
-      this.d.recorder?.event(bastion, "Warning", REASON_FAILED, message);
-      await this.status
-        .write(bastion, { status: "False", reason: REASON_FAILED, message, ...(seen.observedCodes ? { codes: seen.observedCodes } : {}) }, ext)
-        .catch((err: unknown) => rc.log.error({ err }, "could not report the extension's error on the bastion"));
-    }
-    if (seen.mustCreate || seen.mustPatch) {
-      try {
-        await this.ensureExtension(extKey, desired, seen.mustCreate, signal);
-      } catch (err) {
-        const text = err instanceof Error ? err.message : String(err);
-        this.d.recorder?.event(bastion, "Warning", REASON_FAILED, `failed to ensure bastion extension resource: ${text}`);
-        await this.status.write(bastion, { status: "False", reason: REASON_FAILED, message: text }, ext).catch(() => undefined);
-        throw new Error(`failed to ensure bastion extension resource: ${text}`, { cause: err });
-      }
-      rc.log.info({ extension: `${extKey.namespace}/${extKey.name}`, created: seen.mustCreate }, "extension bastion written");
-      this.d.recorder?.event(bastion, "Normal", EVENT_RECONCILING, `Extension Bastion ${extKey.namespace}/${extKey.name} ${seen.mustCreate ? "created" : "updated"}`);
-      return;
-    }
+    if (seen.observedError !== undefined) await this.reportExtensionError(bastion, seen, ext, extKey, rc);
+    if (seen.mustCreate || seen.mustPatch) return this.writeExtension(bastion, extKey, desired, seen.mustCreate, ext, rc, signal);
     if (seen.observedError === undefined && ext?.status?.lastOperation?.state === "Succeeded" && !behind(ext)) {
       if (!isReady(bastion)) this.d.recorder?.event(bastion, "Normal", REASON_RECONCILED, MESSAGE_RECONCILED);
       await this.status.write(bastion, { status: "True", reason: REASON_RECONCILED, message: MESSAGE_RECONCILED }, ext, {
@@ -130,8 +114,31 @@ export class BastionReconciler implements Reconciler {
     }
   }
 
+  /** The extension's error as a Warning event and BastionReady False (best effort: the reconcile goes on). */
+  private async reportExtensionError(bastion: Bastion, seen: Observation, ext: ExtensionBastion | undefined, extKey: ExtensionKey, rc: ReconcileContext): Promise<void> {
+    const message = `Error while waiting for Bastion ${extKey.namespace}/${extKey.name} to become ready: ${seen.observedError}`;
+    this.d.recorder?.event(bastion, "Warning", REASON_FAILED, message);
+    await this.status
+      .write(bastion, { status: "False", reason: REASON_FAILED, message, ...(seen.observedCodes ? { codes: seen.observedCodes } : {}) }, ext)
+      .catch((err: unknown) => rc.log.error({ err }, "could not report the extension's error on the bastion"));
+  }
+
+  /** ensureExtension with its events; a failure is reported on the Bastion and thrown (the request is retried). */
+  private async writeExtension(bastion: Bastion, extKey: ExtensionKey, desired: DesiredSpec, create: boolean, ext: ExtensionBastion | undefined, rc: ReconcileContext, signal: AbortSignal): Promise<void> {
+    try {
+      await this.ensureExtension(extKey, desired, create, signal);
+    } catch (err) {
+      const text = err instanceof Error ? err.message : String(err);
+      this.d.recorder?.event(bastion, "Warning", REASON_FAILED, `failed to ensure bastion extension resource: ${text}`);
+      await this.status.write(bastion, { status: "False", reason: REASON_FAILED, message: text }, ext).catch(() => undefined);
+      throw new Error(`failed to ensure bastion extension resource: ${text}`, { cause: err });
+    }
+    rc.log.info({ extension: `${extKey.namespace}/${extKey.name}`, created: create }, "extension bastion written");
+    this.d.recorder?.event(bastion, "Normal", EVENT_RECONCILING, `Extension Bastion ${extKey.namespace}/${extKey.name} ${create ? "created" : "updated"}`);
+  }
+
   /** Creates the extension Bastion, or merge-patches it to the desired spec; both ask the extension to reconcile. */
-  private async ensureExtension(key: { namespace: string; name: string }, desired: DesiredSpec, create: boolean, signal: AbortSignal): Promise<void> {
+  private async ensureExtension(key: ExtensionKey, desired: DesiredSpec, create: boolean, signal: AbortSignal): Promise<void> {
     const annotations = { [ANNOTATION_OPERATION]: OPERATION_RECONCILE, [ANNOTATION_TIMESTAMP]: rfc3339Nano(this.d.clock.nowMs()) };
     if (create) {
       try {

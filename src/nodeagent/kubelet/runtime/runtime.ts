@@ -7,12 +7,13 @@ import { existsSync } from "node:fs";
 import { mkdir, readFile, readdir, rename, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { Readable } from "node:stream";
-import { attachContainer, containerInfo, prepareContainers, refreshContainerInfo, execInContainer, removeContainer, startContainer, stopContainer, type ContainerInfo, type ContainerMount, type ContainerStream } from "../../../host/containers.ts";
+import { attachContainer, containerInfo, prepareContainers, refreshContainerInfo, execInContainer, removeContainer, startContainer, stopContainer, type ContainerInfo, type ContainerStream } from "../../../host/containers.ts";
 import type { LinuxHost } from "../../../host/index.ts";
 import { KUBELET_BACKOFF, nextRestart, type BackoffPolicy } from "./backoff.ts";
 import { logStream, readLogLines } from "./logs.ts";
 import { PodNetwork } from "./network.ts";
-import { BUILTIN_PROFILES, STANDARD_PATH, commandLine, profileFor, type ToolboxProfile } from "./profiles.ts";
+import { containerEnv, containerMounts } from "./container-config.ts";
+import { BUILTIN_PROFILES, commandLine, profileFor, type ToolboxProfile } from "./profiles.ts";
 import { phaseOf, statusOf, terminatedOf, type ContainerRecord } from "./status.ts";
 import type { Container, Pod, PodInputs, PodRuntimeStatus } from "./types.ts";
 import { prepareVolume } from "./volumes.ts";
@@ -283,25 +284,9 @@ export class PodRuntime {
     const attempt = rec.attempt + 1;
     const dir = this.podDir(uid);
     const hostname = pod.spec.hostname ?? pod.metadata.name;
-    const volumes = new Map((pod.spec.volumes ?? []).map((v) => [v.name, v]));
-    const mounts: ContainerMount[] = [
-      { source: join(dir, "etc", "hosts"), target: "/etc/hosts" },
-      { source: join(dir, "etc", "hostname"), target: "/etc/hostname" },
-    ];
-    for (const m of c.volumeMounts ?? []) {
-      const v = volumes.get(m.name);
-      if (!v) throw new Error(`container ${c.name} mounts volume ${m.name}, which the pod does not have`);
-      const source = v.hostPath ? v.hostPath.path : join(dir, "volumes", v.name);
-      mounts.push({ source: m.subPath ? join(source, m.subPath) : source, target: m.mountPath, readOnly: m.readOnly ?? false, recursive: v.hostPath !== undefined });
-    }
-    const env = new Map<string, string>([["PATH", [...(profile.path ?? []), STANDARD_PATH].join(":")], ["HOSTNAME", hostname]]);
-    if (this.options.apiServer) {
-      env.set("KUBERNETES_SERVICE_HOST", this.options.apiServer.host);
-      env.set("KUBERNETES_SERVICE_PORT", String(this.options.apiServer.port));
-    }
-    if (c.tty) env.set("TERM", "xterm");
-    for (const [k, v] of Object.entries(profile.env ?? {})) env.set(k, v);
-    for (const e of c.env ?? []) env.set(e.name, e.value ?? p.rec.inputs.env?.[c.name]?.[e.name] ?? "");
+    const mounts = containerMounts(pod, c, dir);
+    const resolved = p.rec.inputs.env?.[c.name];
+    const env = containerEnv(c, { profile, hostname, ...(this.options.apiServer ? { apiServer: this.options.apiServer } : {}), ...(resolved ? { resolved } : {}) });
     await mkdir(join(dir, "logs", c.name), { recursive: true });
     const pidMode = pod.spec.hostPID ? ("node" as const) : p.sandbox?.init ? { join: p.sandbox.init } : ("new" as const);
     const info = await startContainer(this.host.ctx, {
