@@ -39,3 +39,40 @@ test("--ssh-keypair-pool-size: default, a bounded whole number, else a flag erro
     if (e.kind === "exit") assert.match(e.stderr, /--ssh-keypair-pool-size/);
   }
 });
+
+test("--vpn-server-addresses is repeatable per control-plane namespace and enables the vpn flags' defaults", () => {
+  const def = parseGardenletFlags(base);
+  assert.ok(def.kind === "options");
+  if (def.kind !== "options") return;
+  assert.equal(def.options.vpnServerAddresses.size, 0);
+  assert.equal(def.options.vpnKeyAlgorithm, "rsa-3072");
+  assert.equal(def.options.vpnEgressSecretsDir, "/srv/kubernetes/vpn");
+  const r = parseGardenletFlags([...base, "--vpn-server-addresses", "shoot--local--local=10.1.255.2,10.1.255.3", "--vpn-server-addresses", "shoot--p--s=10.1.255.4", "--vpn-key-algorithm", "ecdsa-p256", "--vpn-egress-secrets-dir", "/var/lib/x/vpn"]);
+  assert.ok(r.kind === "options");
+  if (r.kind !== "options") return;
+  assert.deepEqual([...r.options.vpnServerAddresses], [["shoot--local--local", ["10.1.255.2", "10.1.255.3"]], ["shoot--p--s", ["10.1.255.4"]]]);
+  assert.equal(r.options.vpnKeyAlgorithm, "ecdsa-p256");
+  assert.equal(r.options.vpnEgressSecretsDir, "/var/lib/x/vpn");
+});
+
+test("a malformed, repeated or oversized --vpn-server-addresses, an unknown key algorithm or a relative egress directory is a flag error (exit 2)", () => {
+  const cases: [string[], RegExp][] = [
+    [["--vpn-server-addresses", "shoot--a=10.0.0.1", "--vpn-server-addresses", "shoot--a=10.0.0.2"], /--vpn-server-addresses: namespace shoot--a given twice/],
+    [["--vpn-server-addresses", "10.0.0.1"], /--vpn-server-addresses/],
+    [["--vpn-server-addresses", "Shoot=10.0.0.1"], /--vpn-server-addresses/],
+    [["--vpn-server-addresses", "s=10.0.0.1,10.0.0.2,10.0.0.3"], /one or two distinct IPv4/],
+    [["--vpn-server-addresses", "s=10.0.0.1,10.0.0.1"], /one or two distinct IPv4/],
+    [["--vpn-server-addresses", "s=::1"], /one or two distinct IPv4/],
+    [["--vpn-server-addresses", "s=host.example"], /one or two distinct IPv4/],
+    [["--vpn-key-algorithm", "rsa-1024"], /--vpn-key-algorithm/],
+    [["--vpn-egress-secrets-dir", "relative/dir"], /--vpn-egress-secrets-dir: expected an absolute path/],
+  ];
+  for (const [args, message] of cases) {
+    const r = parseGardenletFlags([...base, ...args]);
+    assert.equal(r.kind, "exit", args.join(" "));
+    if (r.kind === "exit") {
+      assert.equal(r.code, 2);
+      assert.match(r.stderr, message);
+    }
+  }
+});

@@ -2,7 +2,9 @@
 import { fileURLToPath } from "node:url";
 import { join } from "node:path";
 import type { ComponentSpec } from "./supervisor.ts";
-import { type Layout, type Ports, PROJECT_NAMESPACE, SHOOT } from "./layout.ts";
+import { type Layout, type Ports, PROJECT_NAMESPACE, SHOOT, SHOOT_TECHNICAL_ID } from "./layout.ts";
+import { LANDSCAPE_VPN_HA, vpnServerAddresses } from "./vpn.ts";
+import { egressSecretsDirOf, egressSelectorConfigOf } from "./vpnegress.ts";
 
 export const REPO = fileURLToPath(new URL("../..", import.meta.url));
 export const bin = (name: string): string => join(REPO, "bin", `${name}.js`);
@@ -70,9 +72,13 @@ const nodeGrace = (c: ComponentContext): string[] => (c.nodeMonitorGracePeriod ?
 // The seed and shoot API servers bind and advertise the host's public address: their node agents reach them
 // from their machines through the node networks' NAT, and they reach the kubelets over the host's routes.
 export const seedApiServer = (c: ComponentContext): ComponentSpec => apiserver(c, "seed", ["--bind-address", c.hostAddress, "--advertise-address", c.hostAddress, ...nodeGrace(c)]);
-// The shoot API server reaches its nodes only through the reversed VPN's egress proxy (src/landscape/vpn.ts).
-export const shootApiServer = (c: ComponentContext): ComponentSpec =>
-  apiserver(c, "shoot", ["--bind-address", c.hostAddress, "--advertise-address", c.hostAddress, "--enable-bootstrap-token-auth", "--egress-selector-config-file", join(c.layout.path("vpn"), "egress-selector.yaml"), ...nodeGrace(c)]);
+/**
+ * The shoot API server reaches its nodes only through the reversed VPN's egress proxy (src/landscape/vpn.ts), with
+ * the files the landscape writes from the gardenlet's ConfigMap and Secrets. Before the gardenlet wrote them (the
+ * first `up` of a state directory, when no shoot node exists yet) it starts without, and is restarted with them.
+ */
+export const shootApiServer = (c: ComponentContext, egress = true): ComponentSpec =>
+  apiserver(c, "shoot", ["--bind-address", c.hostAddress, "--advertise-address", c.hostAddress, "--enable-bootstrap-token-auth", ...(egress ? ["--egress-selector-config-file", egressSelectorConfigOf(c.layout)] : []), ...nodeGrace(c)]);
 
 /** The seed CONNECT proxy on the host's public address (docs/reversed-vpn.md#seed-connect-proxy). */
 export const vpnSeedProxy = (c: ComponentContext): ComponentSpec =>
@@ -92,6 +98,10 @@ export const gardenlet = (c: ComponentContext): ComponentSpec =>
     "--seed-name", "local",
     "--shoot-kubeconfig", `${PROJECT_NAMESPACE}/${SHOOT}=${c.layout.shootKubeconfig}`,
     ...(c.sshKeypairPoolSize ? ["--ssh-keypair-pool-size", c.sshKeypairPoolSize] : []),
+    // The reversed VPN's credentials, Services and Endpoints (docs/reversed-vpn.md#the-local-landscape): the VPN
+    // namespace's addresses on the landscape's seed network; ECDSA keys (RSA 3072 takes seconds per key on a busy machine).
+    "--vpn-server-addresses", `${SHOOT_TECHNICAL_ID}=${vpnServerAddresses(LANDSCAPE_VPN_HA).join(",")}`,
+    "--vpn-key-algorithm", "ecdsa-p256", "--vpn-egress-secrets-dir", egressSecretsDirOf(c.layout),
     "--metrics-bind-address", c.gardenletMetricsAddress ?? "0", "--log-level", "warn",
   ]);
 

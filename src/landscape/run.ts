@@ -4,7 +4,6 @@
 // status.json, then keeps the components running until SIGTERM.
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { httpConnectDialer } from "../apiserver/egressselector/egressselector.ts";
 import { Namespaces } from "../client/builtins.ts";
 import type { Client } from "../client/client.ts";
 import { MachineSummaries, type LinuxHost } from "../host/index.ts";
@@ -18,7 +17,8 @@ import { applySeedCRDs, createGardenObjects, createShoot, publishShootCredential
 import { apiServerClient, kubeletsServing, nodeKeysApplied, nodesRegistered, waitFor, workloadsSchedulable } from "./readiness.ts";
 import { writeStatus, type LandscapeStatus } from "./status.ts";
 import { Supervisor } from "./supervisor.ts";
-import { EGRESS_PORT, LANDSCAPE_VPN_HA, prepareVpn, startVpn, VPN_SERVER_ADDRESS } from "./vpn.ts";
+import { LANDSCAPE_VPN_HA, startVpn, VPN_SERVER_ADDRESS } from "./vpn.ts";
+import { egressDialer, egressWritten } from "./vpnegress.ts";
 import { ANNOTATION_HA_VPN, isVpnHighAvailability, vpnShootRanges } from "../api/gardencore/vpn.ts";
 import { parsePositiveDuration } from "../utils/duration.ts";
 
@@ -51,10 +51,11 @@ export async function runLandscape(o: RunOptions, status: Status, hooks: RunHook
   hooks.onStop(stop);
   refreshStatus(supervisor, prepared.host, status, report, running);
 
-  // Before the shoot API server starts: its egress selector configuration names the VPN's egress proxy.
-  const vpnCreds = await prepareVpn(layout, LANDSCAPE_VPN_HA);
   writeMemberToken(layout);
-  const { garden, seed, shoot } = await startApiServers(o, supervisor, ctx);
+  // The shoot API server's egress files come from the gardenlet's Secrets: an earlier `up` left them, or it is
+  // restarted with them once the gardenlet wrote them (startVpn).
+  const shootApiServerHasEgress = egressWritten(layout);
+  const { garden, seed, shoot } = await startApiServers(o, supervisor, ctx, shootApiServerHasEgress);
   supervisor.start(c.vpnSeedProxy(ctx));
   await writeKubeconfigs(o, prepared.networks);
   await writeTerminalCertificates(layout);
@@ -80,7 +81,14 @@ export async function runLandscape(o: RunOptions, status: Status, hooks: RunHook
   log(`shoot local created; node network ${nodeCidr}`);
   const shootCidrs = vpnShootRanges(shootObject);
   if (isVpnHighAvailability(shootObject) !== LANDSCAPE_VPN_HA) throw new Error(`shoot ${SHOOT}: its annotation ${ANNOTATION_HA_VPN} must be "${LANDSCAPE_VPN_HA}"`);
-  const vpn = await startVpn({ layout, networks: prepared.networks, seed, creds: vpnCreds, hostAddress: prepared.hostAddress, nodeCidr, shootCidrs, highAvailability: LANDSCAPE_VPN_HA });
+  const restartShootApiServer = async (): Promise<void> => {
+    await supervisor.restart(c.shootApiServer(ctx, true));
+    (await apiServerClient("shoot", adminKubeconfigOf(layout, "shoot"))).close();
+  };
+  const vpn = await startVpn({
+    layout, networks: prepared.networks, seed, shoot, hostAddress: prepared.hostAddress, nodeCidr, shootCidrs, highAvailability: LANDSCAPE_VPN_HA,
+    shootApiServerHasEgress, restartShootApiServer, log,
+  });
   running.inProcess.push(() => vpn.stop());
   log(`reversed VPN: vpn-seed-server at ${VPN_SERVER_ADDRESS}, vpn-shoot-client at ${vpn.clientAddress}`);
 
@@ -89,8 +97,7 @@ export async function runLandscape(o: RunOptions, status: Status, hooks: RunHook
   await nodesRegistered(clusters, log);
   await nodeKeysApplied(clusters, log);
   await workloadsSchedulable(clusters, log);
-  const egress = httpConnectDialer({ url: `https://${VPN_SERVER_ADDRESS}:${EGRESS_PORT}`, caPem: vpnCreds.bundle, certPem: vpnCreds.egressClient.certPem, keyPem: vpnCreds.egressClient.keyPem }, 5000);
-  await kubeletsServing(clusters, layout, egress, log);
+  await kubeletsServing(clusters, layout, await egressDialer(layout), log);
   // A member's first web terminal works: the dashboard, the webhooks and the controller answer.
   await terminalsReady(layout, o.ports, log);
   for (const cl of [garden, seed, shoot]) cl.close();
@@ -101,8 +108,8 @@ export async function runLandscape(o: RunOptions, status: Status, hooks: RunHook
 }
 
 /** Starts the three API servers, each followed by its scheduler once it answers; returns their admin clients. */
-async function startApiServers(o: RunOptions, supervisor: Supervisor, ctx: c.ComponentContext): Promise<Record<"garden" | "seed" | "shoot", Client>> {
-  for (const start of [c.gardenApiServer, c.seedApiServer, c.shootApiServer]) supervisor.start(start(ctx));
+async function startApiServers(o: RunOptions, supervisor: Supervisor, ctx: c.ComponentContext, shootEgress: boolean): Promise<Record<"garden" | "seed" | "shoot", Client>> {
+  for (const spec of [c.gardenApiServer(ctx), c.seedApiServer(ctx), c.shootApiServer(ctx, shootEgress)]) supervisor.start(spec);
   const clients: Partial<Record<"garden" | "seed" | "shoot", Client>> = {};
   for (const name of ["garden", "seed", "shoot"] as const) {
     clients[name] = await apiServerClient(name, adminKubeconfigOf(o.layout, name));

@@ -78,3 +78,23 @@ test("stop terminates every component at once: two that ignore SIGTERM are kille
   await stopping;
   assert.deepEqual(s.status().map((c) => c.state), ["stopped", "stopped"]);
 });
+
+test("restart replaces a running component with its new command line at once: no backoff, no failure, the old process group gone", async () => {
+  const d = dir();
+  const clock = new FakeClock();
+  const lines: string[] = [];
+  const s = new Supervisor({ pidDir: d, clock, log: (l) => lines.push(l) });
+  s.start({ name: "r", command: "sh", args: ["-c", "echo one; exec sleep 60"], logFile: join(d, "r.log") });
+  await until("first running", () => existsSync(join(d, "r.pid")));
+  const first = s.status()[0]!.pid;
+  await s.restart({ name: "r", command: "sh", args: ["-c", "echo two; exec sleep 60"], logFile: join(d, "r.log") });
+  assert.equal(s.status()[0]!.state, "running", "started again without waiting for the clock");
+  assert.notEqual(s.status()[0]!.pid, first);
+  assert.equal(s.status()[0]!.restarts, 1);
+  assert.ok(!lines.some((l) => /restarting in/.test(l)), "the replaced process's exit is no failure");
+  await until("second started", () => readFileSync(join(d, "r.log"), "utf8") === "one\ntwo\n");
+  await until("first gone", () => !existsSync(`/proc/${first}`) || readFileSync(`/proc/${first}/stat`, "utf8").split(" ")[2] === "Z");
+  await s.stop();
+  await s.restart({ name: "r", command: "sh", args: ["-c", "echo three"], logFile: join(d, "r.log") });
+  assert.equal(s.status()[0]!.state, "stopped", "nothing is started after stop");
+});

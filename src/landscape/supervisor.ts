@@ -42,6 +42,8 @@ interface Entry {
   timer?: Timer;
   lastExit?: string;
   exited?: Promise<void>;
+  /** Set while restart() replaces the process: its exit is no failure and schedules nothing. */
+  replacing?: boolean;
 }
 
 /** The backoff before restart number `failures` (1-based): initial * 2^(failures-1), capped. */
@@ -83,7 +85,7 @@ export class Supervisor {
         entry.lastExit = signal ? `signal ${signal}` : `exit code ${code}`;
         rmSync(join(this.o.pidDir, `${spec.name}.pid`), { force: true });
         resolve();
-        if (this.stopping) return;
+        if (this.stopping || entry.replacing) return;
         entry.failures = this.clock.nowMs() - entry.startedAt >= (this.o.stableMs ?? 60_000) ? 1 : entry.failures + 1;
         const delay = backoffMs(entry.failures, this.o.initialBackoffMs ?? 500, this.o.maxBackoffMs ?? 30_000);
         this.o.log?.(`${spec.name} exited (${entry.lastExit}); restarting in ${delay} ms`);
@@ -94,6 +96,30 @@ export class Supervisor {
         });
       });
     });
+  }
+
+  /**
+   * Replaces a running component's process with one of `spec` (same name; e.g. other flags, or files it reads
+   * at its start): SIGTERM to its process group, SIGKILL after graceMs, then started at once. Counts as a
+   * restart, not a failure. A component not started yet is started.
+   */
+  async restart(spec: ComponentSpec, graceMs = 10_000): Promise<void> {
+    const entry = this.entries.get(spec.name);
+    if (!entry) return this.start(spec);
+    if (this.stopping) return;
+    entry.spec = spec;
+    entry.timer?.cancel();
+    entry.timer = undefined;
+    entry.replacing = true;
+    try {
+      await this.stopOne(entry, graceMs);
+    } finally {
+      entry.replacing = false;
+    }
+    if (this.stopping) return;
+    entry.restarts++;
+    this.o.log?.(`${spec.name} restarted`);
+    this.launch(entry);
   }
 
   status(): ComponentStatus[] {

@@ -1,26 +1,24 @@
 // The landscape's reversed VPN (docs/reversed-vpn.md#the-local-landscape): the shoot's control plane reaches its
-// nodes only through a tunnel the shoot opens. On the host: the seed network (a bridge, SEED_VPN_CIDR), the
-// control plane's VPN namespace on it with the vpn-seed-server (OpenVPN server, egress proxy), and the
-// seed's Service and Endpoints `vpn-seed-server` that make it known to the seed CONNECT proxy (a component,
-// on the host's public address). In the shoot's node network: the vpn-shoot-client's namespace, which dials
-// the proxy through the router's NAT. The shoot API server sends its kubelet traffic to the egress proxy
-// (--egress-selector-config-file); no host route and no router exception reach the shoot's nodes.
-import { mkdirSync, writeFileSync } from "node:fs";
+// nodes only through a tunnel the shoot opens. On the host: the seed network (a bridge, SEED_VPN_CIDR) and the
+// control plane's VPN namespace on it with the vpn-seed-server (OpenVPN servers, egress proxy); the seed CONNECT
+// proxy (a component, on the host's public address) knows it from the gardenlet's Endpoints. In the shoot's node
+// network: the vpn-shoot-client's namespace, which dials the proxy through the router's NAT. The shoot API server
+// sends its kubelet traffic to the egress proxy (--egress-selector-config-file); no host route and no router
+// exception reach the shoot's nodes. The gardenlet owns the credentials, Services and Endpoints; the landscape
+// runs the processes from its Secrets (as a kubelet mounts them) and gives the gardenlet the addresses.
 import { join } from "node:path";
-import { EC_P256 } from "../apiserver/certs/keys.ts";
-import type { KubeObject } from "../apis/meta/v1/types.ts";
-import { Endpoints, Services } from "../client/builtins.ts";
 import type { Client } from "../client/client.ts";
-import { unlessNotFound } from "../client/helpers.ts";
 import { formatCidr, parseCidr } from "../host/cidr.ts";
 import type { LocalNetworks } from "../provider-local/network/networks.ts";
-import { issueVpnCredentials, type VpnCredentials } from "../vpn/credentials.ts";
 import { SeedServerDeployment } from "../vpn/deployment.ts";
-import { DEFAULT_TRANSFER_NETWORK, haName, SEED_SERVER_CN, SHOOT_CLIENT_CN } from "../vpn/openvpn-config.ts";
-import { SERVER_LABEL, VPN_PORT } from "../vpn/servers.ts";
+import { DEFAULT_TRANSFER_NETWORK, haName, SHOOT_CLIENT_CN } from "../vpn/openvpn-config.ts";
+import type { ServerCredentials } from "../vpn/openvpn-server.ts";
 import { ShootClient, ShootHealthProcess } from "../vpn/shootclient.ts";
 import type { Layout } from "./layout.ts";
 import { SHOOT_TECHNICAL_ID } from "./layout.ts";
+import { vpnDir, writeEgress } from "./vpnegress.ts";
+import { SecretFollower, waitForSecrets } from "./vpnfollow.ts";
+import { type EgressCredentials, type ShootClientCredentials, readEgressCredentials, readServerCredentials, readShootClientCredentials } from "./vpnsecrets.ts";
 
 /** The seed network: the last /24 of the seed's pod network (SEED_POD_CIDR), never a worker's. */
 export const SEED_VPN_CIDR = "10.1.255.0/24";
@@ -39,34 +37,7 @@ export const CONNECT_PROXY_PORT = 8132;
 const OWNER = "landscape/vpn";
 
 
-export const vpnDir = (layout: Layout): string => layout.path("vpn");
-export const egressSelectorConfigOf = (layout: Layout): string => join(vpnDir(layout), "egress-selector.yaml");
-
-/**
- * Issues the control plane's VPN credentials and writes what the shoot API server needs at its start: the
- * egress client's certificate and the EgressSelectorConfiguration whose `cluster` traffic goes through the
- * egress proxy. ECDSA keys: RSA 3072 takes seconds per key on a busy machine; OpenVPN takes either.
- */
-export async function prepareVpn(layout: Layout, highAvailability: boolean): Promise<VpnCredentials> {
-  const creds = await issueVpnCredentials({ namespace: SHOOT_TECHNICAL_ID, serverAddresses: serverAddresses(highAvailability), highAvailability, alg: EC_P256 });
-  const dir = join(vpnDir(layout), "egress");
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
-  const file = (name: string, text: string): string => (writeFileSync(join(dir, name), text, { mode: 0o600 }), join(dir, name));
-  const tls = { caBundle: file("ca.crt", creds.bundle), clientCert: file("tls.crt", creds.egressClient.certPem), clientKey: file("tls.key", creds.egressClient.keyPem) };
-  // Serialised, not pasted together: JSON is YAML, and no path (a state directory may hold any character) can break it.
-  const config = {
-    apiVersion: "apiserver.k8s.io/v1beta1",
-    kind: "EgressSelectorConfiguration",
-    egressSelections: [
-      { name: "cluster", connection: { proxyProtocol: "HTTPConnect", transport: { tcp: { url: `https://${VPN_SERVER_ADDRESS}:${EGRESS_PORT}`, tlsConfig: tls } } } },
-      { name: "controlplane", connection: { proxyProtocol: "Direct" } },
-    ],
-  };
-  writeFileSync(egressSelectorConfigOf(layout), JSON.stringify(config, null, 2) + "\n", { mode: 0o600 });
-  return creds;
-}
-
-const serverAddresses = (highAvailability: boolean): string[] => (highAvailability ? [VPN_SERVER_ADDRESS, VPN_SERVER_ADDRESS_1] : [VPN_SERVER_ADDRESS]);
+export const vpnServerAddresses = (highAvailability: boolean): string[] => (highAvailability ? [VPN_SERVER_ADDRESS, VPN_SERVER_ADDRESS_1] : [VPN_SERVER_ADDRESS]);
 
 export interface LandscapeVpn {
   seedServer: SeedServerDeployment;
@@ -80,34 +51,50 @@ export interface LandscapeVpn {
 export interface StartVpnOptions {
   layout: Layout;
   networks: LocalNetworks;
+  /** The seed (the gardenlet's Secrets in the control-plane namespace) and the shoot (its copies in kube-system). */
   seed: Client;
-  creds: VpnCredentials;
+  shoot: Client;
   /** The host's public address: the seed CONNECT proxy listens there. */
   hostAddress: string;
   /** The shoot's node network (ensured) and the ranges the tunnel carries. */
   nodeCidr: string;
   shootCidrs: readonly string[];
-  /** Two servers and two tunnels; the credentials must have been issued for it. */
+  /** Two servers and two tunnels, as the gardenlet's Secrets are for. */
   highAvailability: boolean;
+  /** Whether the shoot API server runs with the egress files (an earlier `up` wrote them). */
+  shootApiServerHasEgress: boolean;
+  /** Restarts the shoot API server (it reads the egress files at its start) and waits until it answers. */
+  restartShootApiServer(): Promise<void>;
+  log: (line: string) => void;
+  /** The first wait for each set of Secrets (default FIRST_WAIT_MS). */
+  secretsTimeoutMs?: number;
 }
 
-/** Builds the seed network and the VPN namespaces, starts both ends and publishes the server to the seed. */
+/**
+ * Builds the seed network and the VPN namespaces and starts both ends from the gardenlet's Secrets (waiting for
+ * them), points the shoot API server at the egress proxy, and keeps all three following the Secrets.
+ */
 export async function startVpn(o: StartVpnOptions): Promise<LandscapeVpn> {
   const { host } = o.networks;
+  const wait = { log: o.log, ...(o.secretsTimeoutMs !== undefined ? { timeoutMs: o.secretsTimeoutMs } : {}) };
   const bridge = host.names.link("seed");
   const vpnNs = host.names.netns("vpn", SHOOT_TECHNICAL_ID);
   await host.ensureBridge({ name: bridge, addresses: [`${SEED_VPN_GATEWAY}/${parseCidr(SEED_VPN_CIDR).prefix}`], owner: OWNER });
   await host.ensureNetns(vpnNs, { owner: OWNER });
-  const locals = serverAddresses(o.highAvailability);
+  const locals = vpnServerAddresses(o.highAvailability);
   await host.ensureVeth({ name: "eth0", netns: vpnNs, addresses: locals.map((a) => `${a}/${parseCidr(SEED_VPN_CIDR).prefix}`), peer: { name: host.names.link("vpn", SHOOT_TECHNICAL_ID), master: bridge }, owner: OWNER });
+
+  const seedSecrets = `the gardenlet's VPN Secrets in the seed's ${SHOOT_TECHNICAL_ID}`;
+  const serverCreds = await waitForSecrets(seedSecrets, () => readServerCredentials(o.seed, SHOOT_TECHNICAL_ID), wait);
+  const egress = await waitForSecrets(`the egress selector ConfigMap and Secrets in the seed's ${SHOOT_TECHNICAL_ID}`, () => readEgressCredentials(o.seed, SHOOT_TECHNICAL_ID), wait);
+  if ((await writeEgress(o.layout, egress)) || !o.shootApiServerHasEgress) await o.restartShootApiServer();
   const seedServer = new SeedServerDeployment({
     host, netns: vpnNs, seedInterface: "eth0", locals, highAvailability: o.highAvailability, namespace: SHOOT_TECHNICAL_ID,
-    dir: join(vpnDir(o.layout), "vpn-seed-server"), transferNetwork: DEFAULT_TRANSFER_NETWORK, shootCidrs: o.shootCidrs,
-    credentials: { bundle: o.creds.bundle, server: o.creds.server, tlsAuth: o.creds.tlsAuth },
+    dir: join(vpnDir(o.layout), "vpn-seed-server"), transferNetwork: DEFAULT_TRANSFER_NETWORK, shootCidrs: o.shootCidrs, credentials: serverCreds,
   });
   await seedServer.start();
-  await publishSeedServer(o.seed, o.highAvailability);
 
+  const clientCreds = await waitForSecrets("the gardenlet's VPN Secrets in the shoot's kube-system", () => readShootClientCredentials(o.shoot, o.highAvailability), wait);
   const net = await o.networks.nodeNetwork(SHOOT_TECHNICAL_ID);
   if (!net) throw new Error(`the node network of ${SHOOT_TECHNICAL_ID} does not exist`);
   const clientAddress = await o.networks.allocateNode(SHOOT_TECHNICAL_ID, SHOOT_CLIENT_CN);
@@ -118,20 +105,23 @@ export async function startVpn(o: StartVpnOptions): Promise<LandscapeVpn> {
   const dir = join(vpnDir(o.layout), "vpn-shoot-client");
   const clients = (o.highAvailability ? [0, 1] : [undefined]).map((index) => {
     const cn = haName(SHOOT_CLIENT_CN, index);
-    const client = o.creds.clients[cn];
-    if (!client) throw new Error(`the VPN credentials have no client certificate ${cn}`);
     return new ShootClient({
       host, netns: clientNs, nodeInterface: "eth0", nodeNetwork: formatCidr(parseCidr(o.nodeCidr)), dir: index === undefined ? dir : `${dir}-${index}`,
       processName: `${cn}.${SHOOT_TECHNICAL_ID}`, namespace: SHOOT_TECHNICAL_ID, proxyHost: o.hostAddress, proxyPort: CONNECT_PROXY_PORT, shootCidrs: o.shootCidrs,
-      ...(index !== undefined ? { index } : {}), credentials: { bundle: o.creds.bundle, client, tlsAuth: o.creds.tlsAuth },
+      ...(index !== undefined ? { index } : {}), credentials: clientCreds[cn]!,
     });
   });
   const health = new ShootHealthProcess({ host, netns: clientNs, listenAddress: clientAddress, namespace: SHOOT_TECHNICAL_ID, dir, clients });
   for (const c of clients) await c.start();
   await health.start();
+  const follower = followVpnSecrets({
+    seed: o.seed, shoot: o.shoot, namespace: SHOOT_TECHNICAL_ID, highAvailability: o.highAvailability, seedServer, clients, log: o.log,
+    current: { server: serverCreds, egress, clients: clientCreds }, egress: { layout: o.layout, restartShootApiServer: o.restartShootApiServer },
+  });
   return {
     seedServer, clients, clientAddress,
     stop: async () => {
+      await follower.stop();
       await health.stop().catch(() => undefined);
       for (const c of clients) await c.stop().catch(() => undefined);
       await seedServer.stop().catch(() => undefined);
@@ -139,29 +129,44 @@ export async function startVpn(o: StartVpnOptions): Promise<LandscapeVpn> {
   };
 }
 
-type Port = { name: string; port: number; protocol: "TCP" };
-const openvpnPort: Port = { name: "vpn-seed-server", port: VPN_PORT, protocol: "TCP" };
-const proxyPorts: Port[] = [{ name: "http-proxy", port: EGRESS_PORT, protocol: "TCP" }, { name: "metrics", port: 15000, protocol: "TCP" }];
+export interface FollowOptions {
+  seed: Client;
+  shoot: Client;
+  /** The control-plane namespace. */
+  namespace: string;
+  highAvailability: boolean;
+  seedServer: SeedServerDeployment;
+  clients: readonly ShootClient[];
+  /** What the processes run with now. */
+  current: { server: ServerCredentials; egress: EgressCredentials; clients: ShootClientCredentials };
+  /** New egress files (written when they changed) are taken up by restarting the shoot API server. */
+  egress: { layout: Layout; restartShootApiServer(): Promise<void> };
+  log: (line: string) => void;
+  intervalMs?: number;
+}
 
 /**
- * The headless Services and Endpoints in the control-plane namespace (created or replaced): plain,
- * `vpn-seed-server` with 1194, 9443 and 15000; HA, `vpn-seed-server-0` and `-1` with 1194 each, and
- * `vpn-seed-server` with 9443 and 15000.
+ * Renewals and CA rotations by the gardenlet reach the processes: new server credentials restart the OpenVPN
+ * servers and the vpn-seed-server process, new egress files the shoot API server, new client copies the
+ * OpenVPN clients.
  */
-async function publishSeedServer(seed: Client, highAvailability: boolean): Promise<void> {
-  const published: [string, string, Port[]][] = highAvailability
-    ? [[haName(SEED_SERVER_CN, 0), VPN_SERVER_ADDRESS, [openvpnPort]], [haName(SEED_SERVER_CN, 1), VPN_SERVER_ADDRESS_1, [openvpnPort]], [SEED_SERVER_CN, VPN_SERVER_ADDRESS, proxyPorts]]
-    : [[SEED_SERVER_CN, VPN_SERVER_ADDRESS, [openvpnPort, ...proxyPorts]]];
-  const stale = highAvailability ? [] : [haName(SEED_SERVER_CN, 0), haName(SEED_SERVER_CN, 1)];
-  for (const type of [Services, Endpoints]) for (const name of stale) await unlessNotFound(seed.delete(type, { namespace: SHOOT_TECHNICAL_ID, name }));
-  for (const [name, ip, ports] of published) {
-    const metadata = { name, namespace: SHOOT_TECHNICAL_ID, labels: { ...SERVER_LABEL } };
-    const service = { apiVersion: "v1", kind: "Service", metadata, spec: { clusterIP: "None", ports } } as KubeObject;
-    const endpoints = { apiVersion: "v1", kind: "Endpoints", metadata, subsets: [{ addresses: [{ ip }], ports }] } as KubeObject;
-    for (const [type, obj] of [[Services, service], [Endpoints, endpoints]] as const) {
-      // An earlier run's objects name an earlier run's address: replaced, never merged.
-      await unlessNotFound(seed.delete(type, { namespace: SHOOT_TECHNICAL_ID, name }));
-      await seed.create(type, obj);
-    }
-  }
+export function followVpnSecrets(o: FollowOptions): { stop(): Promise<void> } {
+  const common = { log: o.log, ...(o.intervalMs !== undefined ? { intervalMs: o.intervalMs } : {}) };
+  const server = new SecretFollower<ServerCredentials>({ ...common, what: "the vpn-seed-server's Secrets", read: () => readServerCredentials(o.seed, o.namespace), apply: (c) => o.seedServer.renew(c) });
+  const egress = new SecretFollower<EgressCredentials>({
+    ...common, what: "the shoot API server's egress Secrets", read: () => readEgressCredentials(o.seed, o.namespace),
+    apply: async (e) => {
+      if (await writeEgress(o.egress.layout, e)) await o.egress.restartShootApiServer();
+    },
+  });
+  const clients = new SecretFollower<ShootClientCredentials>({
+    ...common, what: "the vpn-shoot-client's Secrets", read: () => readShootClientCredentials(o.shoot, o.highAvailability),
+    apply: async (creds) => {
+      for (const c of o.clients) await c.renew(creds[c.clientCn]!);
+    },
+  });
+  server.start(o.current.server);
+  egress.start(o.current.egress);
+  clients.start(o.current.clients);
+  return { stop: async () => void (await Promise.all([server.stop(), egress.stop(), clients.stop()])) };
 }

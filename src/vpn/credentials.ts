@@ -1,6 +1,7 @@
-// The VPN credentials of one shoot (docs/reversed-vpn.md#certificates): a per-shoot CA (CN `vpn`), the
+// The VPN credentials of one shoot (docs/reversed-vpn.md#certificates): a per-shoot CA (CN `vpn-<issued at>-<random>`), the
 // vpn-seed-server's serving certificate, the vpn-shoot-client's client certificate(s), the shoot API
 // server's egress client certificate and the tls-auth key.
+import { randomBytes } from "node:crypto";
 import {
   createCertificateAuthority,
   issueClientCertificate,
@@ -43,12 +44,21 @@ export function clientNames(highAvailability = false): string[] {
 }
 
 /**
+ * The CA's CN: `vpn-<issued at, unix seconds>-<4 random hex digits>`. During a CA rotation the bundle holds the
+ * old and the new CA, and an OpenVPN server refuses a CA file in which two certificates share a subject name
+ * ("only 1 of 2 entries were valid X509 names").
+ */
+export function caCommonName(now: Date): string {
+  return `vpn-${Math.floor(now.getTime() / 1000)}-${randomBytes(2).toString("hex")}`;
+}
+
+/**
  * The VPN's certificate contents, one certificate at a time: what the gardenlet's VPN controller issues and
  * renews (docs/reversed-vpn.md#gardenlet), and what issueVpnCredentials issues at once.
  */
 export function vpnIssuer(alg: KeyAlgorithm = VPN_KEY_ALGORITHM) {
   return {
-    ca: (now: Date): Promise<CertificateAuthority> => createCertificateAuthority({ commonName: "vpn", days: 3650, alg, now }),
+    ca: (now: Date): Promise<CertificateAuthority> => createCertificateAuthority({ commonName: caCommonName(now), days: 3650, alg, now }),
     server(ca: CertificateAuthority, o: { namespace: string; addresses: readonly string[] }, now: Date): Promise<IssuedCertificate> {
       const dns = [SEED_SERVER_CN, `${SEED_SERVER_CN}.${o.namespace}`, `${SEED_SERVER_CN}.${o.namespace}.svc`, `${SEED_SERVER_CN}.${o.namespace}.svc.cluster.local`];
       return issueServingCertificate(ca, { commonName: SEED_SERVER_CN, hosts: [...dns, ...o.addresses], alg, now });

@@ -94,6 +94,15 @@ export class SeedServerDeployment {
     await this.process.start();
   }
 
+  /**
+   * New credentials (a renewal, a CA rotation): every OpenVPN server restarted with them, then the
+   * vpn-seed-server process, whose egress proxy reads the bundle and the server certificate at its start.
+   */
+  async renew(credentials: ServerCredentials): Promise<void> {
+    for (const s of this.servers) await s.renew(credentials);
+    await this.process.restart();
+  }
+
   async stop(): Promise<void> {
     await this.process.stop();
     for (const s of this.servers) await s.stop();

@@ -57,8 +57,10 @@ async function put(path: string, data: string, mode: number): Promise<void> {
 export class OpenVpnServer {
   readonly files: ServerFiles & { config: string };
   private readonly supervisor: ProcessSupervisor;
+  private credentials: ServerCredentials;
 
   constructor(private readonly o: OpenVpnServerOptions) {
+    this.credentials = o.credentials;
     const d = o.dir;
     this.files = {
       config: join(d, "openvpn.conf"),
@@ -112,10 +114,11 @@ export class OpenVpnServer {
     const o = this.o;
     const f = this.files;
     await mkdir(f.ccdDir, { recursive: true, mode: 0o700 });
-    await put(f.ca, o.credentials.bundle, 0o644);
-    await put(f.cert, o.credentials.server.certPem, 0o644);
-    await put(f.key, o.credentials.server.keyPem, 0o600);
-    await put(f.tlsAuth, o.credentials.tlsAuth, 0o600);
+    const c = this.credentials;
+    await put(f.ca, c.bundle, 0o644);
+    await put(f.cert, c.server.certPem, 0o644);
+    await put(f.key, c.server.keyPem, 0o600);
+    await put(f.tlsAuth, c.tlsAuth, 0o600);
     await put(join(f.ccdDir, this.clientCn), renderCcd(o.shootCidrs), 0o644);
     const hooks = renderHooks({ transferNetwork: this.transferNetwork, ...(o.index !== undefined ? { index: o.index } : {}), shootCidrs: o.shootCidrs });
     await put(f.upHook, hooks.up, 0o700);
@@ -134,6 +137,13 @@ export class OpenVpnServer {
       await o.host.applyTable(o.netns, seedFirewall({ seedInterface: o.seedInterface, transferNetwork: this.transferNetwork, servers: o.firewallServers ?? [o.index], shootCidrs: o.shootCidrs }));
     }
     await this.supervisor.start();
+  }
+
+  /** New credentials (a renewal, a CA rotation): written, then `openvpn` restarted to read them. Its tunnel breaks once. */
+  async renew(credentials: ServerCredentials): Promise<void> {
+    this.credentials = credentials;
+    await this.writeFiles();
+    await this.supervisor.restart();
   }
 
   async running(): Promise<boolean> {

@@ -10,6 +10,12 @@ import { shootFirewall } from "./firewall.ts";
 import { DEFAULT_TRANSFER_NETWORK, SEED_SERVER_CN, SHOOT_CLIENT_CN, haName, renderClientConfig, type ClientFiles } from "./openvpn-config.ts";
 import { ProcessSupervisor } from "./supervisor.ts";
 
+export interface ClientCredentials {
+  bundle: string;
+  client: { certPem: string; keyPem: string };
+  tlsAuth: string;
+}
+
 export interface ShootClientOptions {
   host: Host;
   /** The client's namespace on the node network. */
@@ -29,7 +35,7 @@ export interface ShootClientOptions {
   transferNetwork?: string;
   index?: number;
   shootCidrs: readonly string[];
-  credentials: { bundle: string; client: { certPem: string; keyPem: string }; tlsAuth: string };
+  credentials: ClientCredentials;
   clock?: Clock;
   restartDelayMs?: number;
   onRestart?: () => void;
@@ -43,8 +49,10 @@ async function put(path: string, data: string, mode: number): Promise<void> {
 export class ShootClient {
   readonly files: ClientFiles & { config: string };
   private readonly supervisor: ProcessSupervisor;
+  private credentials: ClientCredentials;
 
   constructor(private readonly o: ShootClientOptions) {
+    this.credentials = o.credentials;
     const d = o.dir;
     this.files = {
       config: join(d, "openvpn.conf"),
@@ -82,10 +90,11 @@ export class ShootClient {
     const o = this.o;
     const f = this.files;
     await mkdir(o.dir, { recursive: true, mode: 0o700 });
-    await put(f.ca, o.credentials.bundle, 0o644);
-    await put(f.cert, o.credentials.client.certPem, 0o644);
-    await put(f.key, o.credentials.client.keyPem, 0o600);
-    await put(f.tlsAuth, o.credentials.tlsAuth, 0o600);
+    const c = this.credentials;
+    await put(f.ca, c.bundle, 0o644);
+    await put(f.cert, c.client.certPem, 0o644);
+    await put(f.key, c.client.keyPem, 0o600);
+    await put(f.tlsAuth, c.tlsAuth, 0o600);
     const config = renderClientConfig({
       endpoint: o.endpoint ?? o.proxyHost,
       proxyHost: o.proxyHost,
@@ -109,6 +118,13 @@ export class ShootClient {
       shootFirewall({ nodeInterface: o.nodeInterface, nodeNetwork: o.nodeNetwork, transferNetwork: o.transferNetwork ?? DEFAULT_TRANSFER_NETWORK, shootCidrs: o.shootCidrs }),
     );
     await this.supervisor.start();
+  }
+
+  /** New credentials (a renewal, a CA rotation): written, then `openvpn` restarted to read them. Its tunnel breaks once. */
+  async renew(credentials: ClientCredentials): Promise<void> {
+    this.credentials = credentials;
+    await this.writeFiles();
+    await this.supervisor.restart();
   }
 
   async running(): Promise<boolean> {

@@ -53,3 +53,28 @@ test("a failed start is tried again after the restart delay", async () => {
   assert.equal(await sup.running(), true);
   await sup.stop();
 });
+
+test("restart() replaces the running process at once, counts it, and supervision goes on; after stop() it does nothing", async () => {
+  const host = new FakeHost();
+  const clock = new FakeClock();
+  let restarts = 0;
+  const sup = new ProcessSupervisor(host, { name: "openvpn.r", command: "openvpn" }, { clock, pollMs: 200, restartDelayMs: 1000, onRestart: () => restarts++ });
+  await sup.start();
+  const first = sup.pid;
+  await sup.restart();
+  assert.ok(sup.pid !== undefined && sup.pid !== first, "a new process");
+  assert.equal(await sup.running(), true);
+  assert.equal(restarts, 1);
+  // Still supervised: an exit after the restart is noticed and repaired.
+  host.state.processes.get("openvpn.r")!.running = false;
+  clock.step(200);
+  await settle();
+  clock.step(1000);
+  await settle();
+  await settle();
+  assert.equal(await sup.running(), true);
+  assert.equal(sup.restarts, 2);
+  await sup.stop();
+  await sup.restart();
+  assert.equal(await host.processStatus("openvpn.r"), undefined, "no process after stop");
+});

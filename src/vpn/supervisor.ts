@@ -80,6 +80,22 @@ export class ProcessSupervisor {
     return (await this.host.processStatus(this.spec.name))?.running ?? false;
   }
 
+  /**
+   * Stops the process and starts it again at once (it reads new files, e.g. renewed credentials); supervision
+   * continues. Counts as a restart. Nothing happens after stop().
+   */
+  async restart(): Promise<void> {
+    if (this.stopped) return;
+    this.timer?.cancel();
+    this.abort.abort();
+    await this.busy;
+    if (this.stopped) return;
+    this.abort = new AbortController();
+    await this.host.stopProcess(this.spec.name);
+    this.busy = this.ensure();
+    await this.busy;
+  }
+
   /** Stops supervising, then stops the process and forgets its record. */
   async stop(): Promise<void> {
     this.stopped = true;

@@ -14,7 +14,7 @@ export interface PemPair {
 
 /** The issuer of the VPN's certificates and keys (src/vpn/credentials.ts' vpnIssuer; tests pass faster keys). */
 export interface VpnIssuer {
-  /** The per-shoot CA, CN `vpn`, 10 years. */
+  /** The per-shoot CA, CN `vpn-<issued at>-<random>` (distinct subjects in a rotation's bundle), 10 years. */
   ca(now: Date): Promise<PemPair>;
   /** `vpn-seed-server`: serverAuth, the DNS names of the namespace and the given addresses as IP SANs. */
   server(ca: PemPair, o: { namespace: string; addresses: readonly string[] }, now: Date): Promise<PemPair>;

@@ -9,12 +9,10 @@ import { stringify } from "yaml";
 import { type ConfigMap, ConfigMaps } from "../../../client/builtins.ts";
 import type { Client } from "../../../client/client.ts";
 import { unlessNotFound } from "../../../client/helpers.ts";
+import { EGRESS_CONFIG_KEY, EGRESS_CONFIGMAP } from "../../../api/gardencore/vpnsecrets.ts";
 import * as n from "./names.ts";
 
-export const EGRESS_CONFIGMAP = "kube-apiserver-egress-selector-config";
-export const EGRESS_CONFIG_KEY = "egress-selector-configuration.yaml";
-/** Where the shoot API server finds the VPN Secrets: `<dir>/<secret name>/<key>`, as Secret volumes are mounted. */
-export const DEFAULT_EGRESS_SECRETS_DIR = "/srv/kubernetes/vpn";
+export { DEFAULT_EGRESS_SECRETS_DIR, EGRESS_CONFIG_KEY, EGRESS_CONFIGMAP } from "../../../api/gardencore/vpnsecrets.ts";
 
 export function egressSelectorConfiguration(address: string, secretsDir: string): string {
   const file = (secret: string, key: string) => `${secretsDir.replace(/\/+$/, "")}/${secret}/${key}`;

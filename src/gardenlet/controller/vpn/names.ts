@@ -1,30 +1,10 @@
 // Names and labels of the gardenlet's VPN objects (docs/reversed-vpn.md#gardenlet), as Gardener names them.
 
-/** Seed, control-plane namespace. */
-export const SECRET_CA = "ca-vpn";
-/** The previous CA while a CA rotation is prepared. */
-export const SECRET_CA_OLD = "ca-vpn-old";
-export const SECRET_CA_BUNDLE = "ca-vpn-bundle";
-export const SECRET_SERVER = "vpn-seed-server";
-export const SECRET_TLS_AUTH = "vpn-seed-server-tlsauth";
-export const SECRET_EGRESS_CLIENT = "kube-apiserver-http-proxy-client";
-/** Shoot, kube-system. */
-export const SHOOT_NAMESPACE = "kube-system";
-export const SHOOT_SECRET_CA = "vpn-shoot-ca";
-export const SHOOT_SECRET_TLS_AUTH = "vpn-shoot-tlsauth";
-export const SHOOT_CLIENT = "vpn-shoot-client";
-
-/** The vpn-shoot-client certificate(s): `vpn-shoot-client`, or in HA `vpn-shoot-client-0` and `-1`. */
-export function shootClientNames(ha: boolean): string[] {
-  return ha ? [`${SHOOT_CLIENT}-0`, `${SHOOT_CLIENT}-1`] : [SHOOT_CLIENT];
-}
-
-export const DATA_CA_CERT = "ca.crt";
-export const DATA_CA_KEY = "ca.key";
-export const DATA_BUNDLE = "bundle.crt";
-export const DATA_TLS_CERT = "tls.crt";
-export const DATA_TLS_KEY = "tls.key";
-export const DATA_TLS_AUTH = "vpn.tlsauth";
+export {
+  SECRET_CA, SECRET_CA_OLD, SECRET_CA_BUNDLE, SECRET_SERVER, SECRET_TLS_AUTH, SECRET_EGRESS_CLIENT,
+  SHOOT_NAMESPACE, SHOOT_SECRET_CA, SHOOT_SECRET_TLS_AUTH, SHOOT_CLIENT, shootClientNames,
+  DATA_CA_CERT, DATA_CA_KEY, DATA_BUNDLE, DATA_TLS_CERT, DATA_TLS_KEY, DATA_TLS_AUTH,
+} from "../../../api/gardencore/vpnsecrets.ts";
 
 /** Gardener's secrets-manager labels. */
 export const LABEL_NAME = "name";
