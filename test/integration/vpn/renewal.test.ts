@@ -111,7 +111,6 @@ describe("renewals and CA rotations of the gardenlet reach the running VPN proce
   });
 
   after(async () => {
-    if (process.env.DEBUG_VPN) for (const f of ["vpn-seed-server/openvpn/openvpn.log", "vpn-shoot-client/openvpn.log", "vpn-seed-server/vpn-seed-server.log"]) console.log(f, readFileSync(join(top!.t.stateDir, f), "utf8").slice(-6000));
     await follower?.stop();
     await client?.stop().catch(() => undefined);
     await deployment?.stop().catch(() => undefined);
