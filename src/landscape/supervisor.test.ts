@@ -85,7 +85,7 @@ test("restart replaces a running component with its new command line at once: no
   const lines: string[] = [];
   const s = new Supervisor({ pidDir: d, clock, log: (l) => lines.push(l) });
   s.start({ name: "r", command: "sh", args: ["-c", "echo one; exec sleep 60"], logFile: join(d, "r.log") });
-  await until("first running", () => existsSync(join(d, "r.pid")));
+  await until("first running", () => existsSync(join(d, "r.pid")) && existsSync(join(d, "r.log")) && readFileSync(join(d, "r.log"), "utf8") === "one\n");
   const first = s.status()[0]!.pid;
   await s.restart({ name: "r", command: "sh", args: ["-c", "echo two; exec sleep 60"], logFile: join(d, "r.log") });
   assert.equal(s.status()[0]!.state, "running", "started again without waiting for the clock");
