@@ -229,24 +229,32 @@ describe("the dashboard's browser terminal", { skip, timeout: 90_000 }, () => {
     assert.deepEqual(seen, [`list ${NS} true`, `get /api/terminals/recordings/${NS}/${id} true`, `get /api/terminals/recordings/${NS}/nope true`]);
     await page.close();
   });
-  test("a terminal pane end to end in the browser: connected, typing, resize, a dropped socket reconnected, close removes the Terminal", async () => {
+  test("a terminal pane end to end in the browser: connected, typing, resize, a dropped socket reconnected, back after a reload, close removes the Terminal", async () => {
     // No terminal-controller-manager here: the page's router answers create/fetch/heartbeat/remove,
     // and hands the pane's socket to the dashboard's pod relay (same protocol) for the tty pod.
     const calls: string[] = [];
     const routes: WebSocketRoute[] = [];
+    let created = "";
     const page = await browser.newPage({ viewport: { width: 1300, height: 700 } });
     await page.route("**/api/terminals", async (route) => {
-      const { method, params } = JSON.parse(route.request().postData() ?? "{}") as { method: string; params: { coordinate?: { target?: string; name?: string }; name?: string } };
-      calls.push(`${method} ${params.coordinate ? `${params.coordinate.target}/${params.coordinate.name}` : params.name}`);
+      const { method, params } = JSON.parse(route.request().postData() ?? "{}") as { method: string; params: { coordinate?: { namespace?: string; target?: string; name?: string }; name?: string; identifier?: string } };
+      const c = params.coordinate;
+      calls.push(`${method} ${c ? (c.target ? `${c.target}/${c.name}` : c.namespace) : params.name}`);
       const meta = { name: "term-shoot-e2e", namespace: NS };
+      if (method === "create") created = params.identifier ?? "";
+      if (method === "list") return route.fulfill({ contentType: "application/json", body: JSON.stringify([{ metadata: { ...meta, identifier: created } }, { metadata: { name: "other", namespace: NS, identifier: "not-a-pane" } }]) });
       await route.fulfill({ contentType: "application/json", body: JSON.stringify(method === "remove" ? meta : method === "heartbeat" ? { ok: true } : { metadata: meta, hostCluster: { namespace: NS } }) });
     });
-    await page.routeWebSocket(/\/api\/terminals\/attach\//, (route) => {
+    await page.routeWebSocket(/\/api\/terminals\/attach\//, async (route) => {
       routes.push(route);
       const url = new URL(route.url());
       calls.push(`attach ${url.pathname}${url.search}`);
-      const upstream = new WebSocket(`${dashboard.url.replace(/^http/, "ws")}/api/terminal/attach?namespace=${NS}&pod=tty&container=c`, ["terminal.dashboard.gardener.cloud", `base64url.bearer.authorization.k8s.io.${Buffer.from(member).toString("base64url")}`]);
       const queued: (string | Buffer)[] = [];
+      route.onMessage((m) => queued.push(m));
+      // one relay session per user in this test: the previous socket's must have ended
+      await until("the previous relay session ended", async () => dashboard.sessions().size === 0);
+      const upstream = new WebSocket(`${dashboard.url.replace(/^http/, "ws")}/api/terminal/attach?namespace=${NS}&pod=tty&container=c`, ["terminal.dashboard.gardener.cloud", `base64url.bearer.authorization.k8s.io.${Buffer.from(member).toString("base64url")}`]);
+      upstream.on("error", () => void route.close({ code: 1011 }));
       upstream.on("open", () => queued.splice(0).forEach((m) => upstream.send(m)));
       upstream.on("message", (data: Buffer, binary: boolean) => route.send(binary ? data : data.toString("utf8")));
       upstream.on("close", (code) => route.close({ code: code === 1005 ? 1000 : code }));
@@ -280,6 +288,14 @@ describe("the dashboard's browser terminal", { skip, timeout: 90_000 }, () => {
     assert.match(await paneScreen(), /^pane-42$/m, "the screen stays");
     await page.keyboard.type("echo again-$((2*3))\n");
     await until("again-6 on screen", async () => /^again-6$/m.test(await paneScreen()));
+
+    // a reload keeps the pane: list names its Terminal, so it opens again with the same identifier
+    await page.reload();
+    await until("Connected after the reload", async () => (await pane.getAttribute("data-state")) === "Connected");
+    assert.equal(await pane.getAttribute("data-identifier"), identifier);
+    assert.equal(await pane.count(), 1);
+    assert.deepEqual(calls.filter((c) => /^(list|create)/.test(c)), ["create shoot/s", `list ${NS}`, "create shoot/s"]);
+    await page.locator("[data-testid=pane-terminal] .xterm-helper-textarea").focus();
 
     await page.click("[data-testid=pane-close]");
     await until("remove called", async () => calls.includes("remove term-shoot-e2e"));
