@@ -38,11 +38,12 @@ async function serve(api: { url: string; caPem?: string }, store: RecordingStore
   const found = await store?.open(namespace, id, canRead(reader));
   if (!found) throw new StatusError(404, "NotFound", `recording "${id.slice(0, 200)}" not found`);
   res.writeHead(200, { "content-type": "application/x-asciicast", "content-length": found.size, "cache-control": "no-store", "content-disposition": `attachment; filename="${found.meta.id}.cast"` });
+  // a listener before anything else: a read error (or one after HEAD's destroy) must not end the process
+  found.cast.on("error", () => res.destroy());
   if (req.method === "HEAD") {
     found.cast.destroy();
     return void res.end();
   }
-  found.cast.on("error", () => res.destroy());
   found.cast.pipe(res);
 }
 
