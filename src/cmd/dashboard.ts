@@ -2,17 +2,19 @@
 // terminals to pods of one API server, acting as each browser's user (docs/dashboard.md).
 // Usage: dashboard --api-server <url> [--api-ca <file>] [--address 127.0.0.1] [--port 8080]
 //        [--tls-cert <file> --tls-key <file>] [--web-root web/dist] [--log-level info]
-//        [--recordings-dir <dir>] [--recording-max-bytes <n>] [--record-input]
+//        [--recordings-dir <dir>] [--recording-max-bytes <n>] [--record-input] [--terminal-config <file>]
 import { readFile } from "node:fs/promises";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { stopOnSignals } from "../controllerruntime/signals.ts";
+import { parse } from "yaml";
 import { MIN_CAST_BYTES } from "../dashboard/recordings/asciicast.ts";
 import { startDashboard } from "../dashboard/server.ts";
+import { terminalConfigFromFile } from "../dashboard/terminals/config.ts";
 import { componentLogger, orExit } from "./component.ts";
 
-const USAGE = "usage: dashboard --api-server <url> [--api-ca <file>] [--address 127.0.0.1] [--port 8080] [--tls-cert <file> --tls-key <file>] [--web-root <dir>] [--recordings-dir <dir>] [--recording-max-bytes <n>] [--record-input]";
+const USAGE = "usage: dashboard --api-server <url> [--api-ca <file>] [--address 127.0.0.1] [--port 8080] [--tls-cert <file> --tls-key <file>] [--web-root <dir>] [--recordings-dir <dir>] [--recording-max-bytes <n>] [--record-input] [--terminal-config <file: JSON or YAML, docs/dashboard.md#seed-hosts>]";
 
 /** Where sessions are recorded unless --recordings-dir says otherwise (docs/dashboard.md#recordings). */
 function defaultRecordingsDir(): string {
@@ -43,6 +45,8 @@ const logger = componentLogger("dashboard", flag("log-level", "info")!);
 const dashboard = await orExit(logger, async () => {
   const ca = flag("api-ca");
   const cert = flag("tls-cert"), key = flag("tls-key");
+  const terminalConfigFile = flag("terminal-config");
+  const terminalConfig = terminalConfigFile ? terminalConfigFromFile(parse(await readFile(terminalConfigFile, "utf8"))) : undefined;
   const d = await startDashboard({
     apiServer: { url: apiServer, caPem: ca ? await readFile(ca, "utf8") : undefined },
     webRoot: flag("web-root", fileURLToPath(new URL("../../web/dist", import.meta.url)))!,
@@ -50,6 +54,7 @@ const dashboard = await orExit(logger, async () => {
     port: Number(flag("port", "8080")),
     recordings: { dir: flag("recordings-dir", defaultRecordingsDir())!, maxBytes, input: process.argv.includes("--record-input") },
     tls: cert && key ? { certPem: await readFile(cert, "utf8"), keyPem: await readFile(key, "utf8") } : undefined,
+    ...(terminalConfig ? { terminals: { config: terminalConfig } } : {}),
   });
   process.stdout.write(`dashboard: serving ${d.url}\n`);
   return d;

@@ -12,7 +12,7 @@ import { adminKubeconfigOf, componentContext, prepareHost, type RunOptions, seed
 import * as c from "./components.ts";
 import { PROJECT_NAMESPACE, SEED_WORKERS, SHOOT, SHOOT_POD_CIDR, SHOOT_TECHNICAL_ID, WORKERS } from "./layout.ts";
 import { clusterOf } from "./nodetokens.ts";
-import { dashboard, terminalControllerManager, terminalsReady, writeMemberToken, writeTerminalCertificates } from "./terminals.ts";
+import { dashboard, publishSeedHost, terminalControllerManager, terminalsReady, writeDashboardConfig, writeMemberToken, writeTerminalCertificates } from "./terminals.ts";
 import { applySeedCRDs, createGardenObjects, createShoot, publishShootCredentials, publishShootKubeconfig } from "./objects.ts";
 import { apiServerClient, kubeletsServing, nodeKeysApplied, nodesRegistered, waitFor, workloadsSchedulable } from "./readiness.ts";
 import { writeStatus, type LandscapeStatus } from "./status.ts";
@@ -75,6 +75,9 @@ export async function runLandscape(o: RunOptions, status: Status, hooks: RunHook
   await publishShootCredentials(garden, { server: shootApi.server, clusterCaPem: shootApi.caPem, clientCa: { certPem: readFileSync(join(shootPki, "ca.crt"), "utf8"), keyPem: readFileSync(join(shootPki, "ca.key"), "utf8") } });
   supervisor.start(c.gardenlet(ctx));
   supervisor.start(c.providerLocal(ctx));
+  // The seed hosts operators' terminals through a kubeconfig Secret (it is no ManagedSeed).
+  await publishSeedHost(garden, layout);
+  writeDashboardConfig(layout);
   supervisor.start(terminalControllerManager(ctx));
   supervisor.start(dashboard(ctx));
   await prepared.networks.ensureNodeNetwork(SHOOT_TECHNICAL_ID, nodeCidr);

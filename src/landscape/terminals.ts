@@ -9,11 +9,13 @@ import { request as httpRequest } from "node:http";
 import { join } from "node:path";
 import { API_VERSION, GROUP, KIND_TERMINAL, RESOURCE_TERMINALS, type Terminal, VERSION } from "../apis/dashboard/v1alpha1/types.ts";
 import { issueServingCertificate } from "../apiserver/certs/issue.ts";
+import { isNotFound } from "../apimachinery/errors.ts";
+import { Secrets } from "../client/builtins.ts";
 import { Client } from "../client/client.ts";
 import { resourceType } from "../client/resource.ts";
 import { type ComponentContext, bin } from "./components.ts";
 import type { ComponentSpec } from "./supervisor.ts";
-import { type Layout, type Ports, MEMBER_USER, PROJECT_NAMESPACE, SHOOT } from "./layout.ts";
+import { type Layout, type Ports, MEMBER_USER, PROJECT_NAMESPACE, SEED, SHOOT } from "./layout.ts";
 import { waitFor } from "./readiness.ts";
 
 /** Beside the API servers' ports (7443-7445 by default): dashboard 7448, webhooks 7449, the TCM's health 7450. */
@@ -65,13 +67,33 @@ export function terminalControllerManager(c: ComponentContext): ComponentSpec {
   return { name: "terminal-controller-manager", command: process.execPath, args: [bin("terminal-controller-manager"), ...args], logFile: join(c.layout.logs, "terminal-controller-manager.log") };
 }
 
+/** The seed is no ManagedSeed: it hosts operators' terminals through this kubeconfig Secret (docs/terminals.md#seed-hosts). */
+export const SEED_HOST_SECRET = { namespace: "garden", name: `seed-${SEED}-terminal-host` };
+export const dashboardConfigPath = (layout: Layout): string => layout.path("dashboard", "terminal-config.json");
+
+/** The dashboard's terminal configuration: seed `local` hosts terminals through SEED_HOST_SECRET. */
+export function writeDashboardConfig(layout: Layout): void {
+  mkdirSync(layout.path("dashboard"), { recursive: true });
+  const config = { seedHosts: { [SEED]: { secretRef: SEED_HOST_SECRET } } };
+  writeFileSync(dashboardConfigPath(layout), `${JSON.stringify(config, null, 2)}\n`);
+}
+
+/** SEED_HOST_SECRET in the garden: the seed's admin kubeconfig (inline certificates), which only garden admins read. */
+export async function publishSeedHost(garden: Client, layout: Layout): Promise<void> {
+  const kubeconfig = readFileSync(join(layout.apiServerDir("seed"), "admin.kubeconfig"));
+  const body = { metadata: { ...SEED_HOST_SECRET }, type: "Opaque", data: { kubeconfig: kubeconfig.toString("base64") } };
+  const existing = await garden.get(Secrets, SEED_HOST_SECRET).catch((err: unknown) => (isNotFound(err) ? undefined : Promise.reject(err)));
+  if (existing) await garden.update(Secrets, { ...existing, data: body.data });
+  else await garden.create(Secrets, body);
+}
+
 /** The dashboard over HTTPS on 127.0.0.1, talking to the garden. */
 export function dashboard(c: ComponentContext): ComponentSpec {
   const dir = certDir(c.layout, "dashboard");
   const args = [
     "--api-server", `https://127.0.0.1:${c.ports.garden}`, "--api-ca", gardenCa(c.layout),
     "--address", "127.0.0.1", "--port", String(terminalPorts(c.ports).dashboard),
-    "--tls-cert", join(dir, "tls.crt"), "--tls-key", join(dir, "tls.key"), "--log-level", "warn",
+    "--tls-cert", join(dir, "tls.crt"), "--tls-key", join(dir, "tls.key"), "--terminal-config", dashboardConfigPath(c.layout), "--log-level", "warn",
   ];
   return { name: "dashboard", command: process.execPath, args: [bin("dashboard"), ...args], logFile: join(c.layout.logs, "dashboard.log") };
 }

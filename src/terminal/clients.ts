@@ -1,7 +1,8 @@
 // Clients of a Terminal's host and target clusters from its ClusterCredentials
 // (docs/terminals.md#credentials): a `serviceAccountRef` is a ServiceAccount in the garden, whose
 // token (a TokenRequest by the controller) reaches the garden; a `shootRef` is the shoot's
-// `shoots/adminkubeconfig` (600 s), which the garden answers once it serves that subresource.
+// `shoots/adminkubeconfig` (600 s), which the garden answers once it serves that subresource; a
+// `secretRef` is a kubeconfig Secret in the garden (a seed host).
 // Tests and other landscapes may replace the whole resolution (`ClusterClientFactory`).
 import { KubeConfig } from "@kubernetes/client-node";
 import type { ClusterCredentials } from "../apis/dashboard/v1alpha1/types.ts";
@@ -9,6 +10,8 @@ import type { KubeObject } from "../apis/meta/v1/types.ts";
 import { Client } from "../client/client.ts";
 import { resourcePath } from "../client/resource.ts";
 import { Shoots } from "../client/garden.ts";
+import { Secrets } from "../client/builtins.ts";
+import { inlineKubeConfig } from "../client/inline-kubeconfig.ts";
 import { ServiceAccounts } from "./resources.ts";
 
 export interface ClusterClient {
@@ -63,6 +66,14 @@ export function gardenClusterClients(garden: Client, gardenKubeConfig: KubeConfi
       });
       kc = new KubeConfig();
       kc.loadFromString(Buffer.from(out.status?.kubeconfig ?? "", "base64").toString("utf8"));
+    } else if (cred.secretRef) {
+      // A seed that is not a ManagedSeed (docs/terminals.md#seed-hosts): its kubeconfig Secret in the
+      // garden, read with the controller's own client; NotFound deletes the Terminal like a gone shoot.
+      const { namespace = "", name = "" } = cred.secretRef;
+      const secret = await garden.get(Secrets, { namespace, name });
+      const data = secret.data?.kubeconfig;
+      if (!data) throw new Error(`secret ${namespace}/${name} has no key kubeconfig`);
+      kc = inlineKubeConfig(Buffer.from(data, "base64").toString("utf8"), `secret ${namespace}/${name}`);
     } else {
       throw new Error("no cluster credentials provided");
     }

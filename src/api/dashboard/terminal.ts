@@ -83,5 +83,6 @@ export function sameCluster(t: Terminal): boolean {
   const g = t.spec.target.credentials;
   if (h.shootRef && g.shootRef) return h.shootRef.namespace === g.shootRef.namespace && h.shootRef.name === g.shootRef.name;
   if (h.serviceAccountRef && g.serviceAccountRef) return h.serviceAccountRef.namespace === g.serviceAccountRef.namespace && h.serviceAccountRef.name === g.serviceAccountRef.name;
+  if (h.secretRef && g.secretRef) return h.secretRef.namespace === g.secretRef.namespace && h.secretRef.name === g.secretRef.name;
   return false;
 }

@@ -84,20 +84,24 @@ function pod(t: Terminal): Check {
 
 function credential(cred: ClusterCredentials | undefined, path: Path, honourServiceAccountRef: boolean): Check {
   const c = cred ?? {};
+  if (c.secretRef && (c.shootRef || c.serviceAccountRef)) return forbidden(path, "only one of 'secretRef', 'shootRef' or 'serviceAccountRef' must be set");
   if (c.shootRef && c.serviceAccountRef) return forbidden(path, "only one of 'shootRef' or 'serviceAccountRef' must be set");
   if (!honourServiceAccountRef) {
     if (c.serviceAccountRef) return forbidden(path.child("serviceAccountRef"), "field is forbidden by configuration");
-    if (!c.shootRef) return required(path.child("shootRef"), "field is required");
-  } else if (!c.shootRef && !c.serviceAccountRef) {
+    if (!c.shootRef && !c.secretRef) return required(path.child("shootRef"), "field is required");
+  } else if (!c.shootRef && !c.serviceAccountRef && !c.secretRef) {
     return required(path, "field requires either ShootRef or ServiceAccountRef to be set");
   }
   const s = c.shootRef;
   const sa = c.serviceAccountRef;
+  const sec = c.secretRef;
   return first(
     () => (s ? requiredString(s.name, path.child("shootRef", "name")) ?? format(s.name, path.child("shootRef", "name"), isDNS1123Label) : undefined),
     () => (s ? subdomain(s.namespace, path.child("shootRef", "namespace")) : undefined),
     () => (sa ? subdomain(sa.name, path.child("serviceAccountRef", "name")) : undefined),
     () => (sa ? subdomain(sa.namespace, path.child("serviceAccountRef", "namespace")) : undefined),
+    () => (sec ? subdomain(sec.name, path.child("secretRef", "name")) : undefined),
+    () => (sec ? subdomain(sec.namespace, path.child("secretRef", "namespace")) : undefined),
   );
 }
 

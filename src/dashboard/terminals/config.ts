@@ -1,6 +1,7 @@
 // The dashboard's terminal configuration (docs/dashboard.md#terminals): images, the garden's API
 // server as terminals' kubeconfigs name it, the operators' garden terminal host and credentials, and
 // the time bounds of `fetch`.
+import { isRecord } from "../../utils/guards.ts";
 import type { ClusterCredentials, ShootRef, TerminalRoleBinding } from "../../apis/dashboard/v1alpha1/types.ts";
 
 export interface TerminalConfig {
@@ -12,6 +13,11 @@ export interface TerminalConfig {
   containerOperator: { image: string };
   /** Where operators' garden terminals run: a shoot, or a seed that is a ManagedSeed. */
   gardenTerminalHost?: { shootRef?: ShootRef; seedRef?: { name: string } };
+  /**
+   * Seeds that are not ManagedSeeds but host terminals (docs/dashboard.md#seed-hosts): seed name ->
+   * a kubeconfig Secret in the garden, the host credential in place of a ManagedSeed's shoot.
+   */
+  seedHosts?: Record<string, { secretRef: { namespace: string; name: string } }>;
   operatorCredentials: ClusterCredentials;
   operatorRoleBindings: TerminalRoleBinding[];
   readyTimeoutSeconds: number;
@@ -29,4 +35,51 @@ export function terminalConfig(base: Pick<TerminalConfig, "garden"> & Partial<Te
     serviceAccountTokenExpiration: 43200,
     ...base,
   };
+}
+
+type FileConfig = Partial<Pick<TerminalConfig, "gardenTerminalHost" | "seedHosts" | "gardenApiServerUrl" | "container" | "containerOperator" | "readyTimeoutSeconds">>;
+const isName = (v: unknown): v is string => typeof v === "string" && /^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/.test(v);
+
+/**
+ * The dashboard's `--terminal-config` file (JSON or YAML, parsed by the caller): `gardenTerminalHost`,
+ * `seedHosts`, `gardenApiServerUrl`, `container`, `containerOperator`, `readyTimeoutSeconds`. Unknown
+ * keys and malformed entries are errors, so a typo does not silently leave a seed without host.
+ */
+export function terminalConfigFromFile(doc: unknown): FileConfig {
+  if (!isRecord(doc)) throw new Error("the terminal configuration must be a mapping");
+  const known = new Set(["gardenTerminalHost", "seedHosts", "gardenApiServerUrl", "container", "containerOperator", "readyTimeoutSeconds"]);
+  for (const k of Object.keys(doc)) if (!known.has(k)) throw new Error(`unknown terminal configuration key ${JSON.stringify(k)}`);
+  const out: FileConfig = {};
+  if (doc.seedHosts !== undefined) {
+    if (!isRecord(doc.seedHosts)) throw new Error("seedHosts must map seed names to {secretRef: {namespace, name}}");
+    out.seedHosts = {};
+    for (const [seed, v] of Object.entries(doc.seedHosts)) {
+      const ref = isRecord(v) && isRecord(v.secretRef) ? v.secretRef : undefined;
+      if (!isName(seed) || !ref || !isName(ref.namespace) || !isName(ref.name)) throw new Error(`seedHosts.${seed}: needs secretRef with a namespace and a name`);
+      out.seedHosts[seed] = { secretRef: { namespace: ref.namespace, name: ref.name } };
+    }
+  }
+  if (doc.gardenTerminalHost !== undefined) {
+    const h = doc.gardenTerminalHost;
+    const seed = isRecord(h) && isRecord(h.seedRef) ? h.seedRef.name : undefined;
+    const shoot = isRecord(h) && isRecord(h.shootRef) ? h.shootRef : undefined;
+    if (isName(seed)) out.gardenTerminalHost = { seedRef: { name: seed } };
+    else if (shoot && isName(shoot.name) && (shoot.namespace === undefined || isName(shoot.namespace))) out.gardenTerminalHost = { shootRef: { namespace: (shoot.namespace as string | undefined) ?? "garden", name: shoot.name } };
+    else throw new Error("gardenTerminalHost needs seedRef.name or shootRef.name");
+  }
+  if (doc.gardenApiServerUrl !== undefined) {
+    if (typeof doc.gardenApiServerUrl !== "string" || !/^https:\/\/[^\s]+$/.test(doc.gardenApiServerUrl)) throw new Error("gardenApiServerUrl must be an https URL");
+    out.gardenApiServerUrl = doc.gardenApiServerUrl;
+  }
+  for (const k of ["container", "containerOperator"] as const) {
+    const v = doc[k];
+    if (v === undefined) continue;
+    if (!isRecord(v) || typeof v.image !== "string" || !v.image) throw new Error(`${k} needs an image`);
+    out[k] = { image: v.image };
+  }
+  if (doc.readyTimeoutSeconds !== undefined) {
+    if (!Number.isInteger(doc.readyTimeoutSeconds) || (doc.readyTimeoutSeconds as number) < 1 || (doc.readyTimeoutSeconds as number) > 600) throw new Error("readyTimeoutSeconds must be a whole number of seconds from 1 to 600");
+    out.readyTimeoutSeconds = doc.readyTimeoutSeconds as number;
+  }
+  return out;
 }

@@ -2,10 +2,11 @@
 // Terminal's pod, which cluster its kubeconfig reaches and with what rights, by target (`garden`,
 // `shoot`, `cp`) and by whether the user is an operator. The lookups (shoot, ManagedSeed, CA) are
 // made as the user; the garden's admission webhooks then decide whether the user may use them.
-import type { ShootRef, TerminalSpec } from "../../apis/dashboard/v1alpha1/types.ts";
+import type { ClusterCredentials, TerminalSpec } from "../../apis/dashboard/v1alpha1/types.ts";
 import type { Shoot } from "../../apis/gardencore/v1beta1/types.ts";
 import { StatusError } from "../../apimachinery/errors.ts";
-import { ConfigMaps } from "../../client/builtins.ts";
+import { ConfigMaps, Secrets } from "../../client/builtins.ts";
+import { inlineKubeConfig } from "../../client/inline-kubeconfig.ts";
 import type { Client } from "../../client/client.ts";
 import { unlessNotFound } from "../../client/helpers.ts";
 import { resourceType } from "../../client/resource.ts";
@@ -32,13 +33,36 @@ const SHOOT_LABELS = Object.fromEntries([...ALLOWED, "networking.gardener.cloud/
 const CP_LABELS = Object.fromEntries([...ALLOWED, "networking.gardener.cloud/to-runtime-apiserver"].map((l) => [l, "allowed"]));
 const forbidden = (message: string) => new StatusError(403, "Forbidden", message);
 
-/** The shoot that hosts terminals on a seed: the ManagedSeed's shoot in `garden`. */
-async function seedHost(user: Client, seed: string | undefined): Promise<ShootRef> {
+/** What hosts terminals on a seed, and the CA of its API server (base64 PEM) when known. */
+interface SeedHost {
+  credentials: ClusterCredentials;
+  caData?: string;
+}
+
+/**
+ * A seed hosts terminals as a ManagedSeed (its shoot in `garden`), or, for a seed that is not one, through
+ * the kubeconfig Secret `terminal.seedHosts[<seed>]` names; its CA is read from that Secret as the user.
+ */
+async function seedHost(user: Client, cfg: TerminalConfig, seed: string | undefined): Promise<SeedHost> {
   if (!seed) throw new StatusError(422, "Invalid", "terminal cannot be hosted on non-managed seed");
   const ms = await unlessNotFound(user.get(ManagedSeeds, { namespace: "garden", name: seed })).catch(() => undefined);
   const name = ms?.spec?.shoot?.name;
-  if (!name) throw new StatusError(422, "Invalid", "terminal cannot be hosted on non-managed seed");
-  return { namespace: "garden", name };
+  if (name) return { credentials: { shootRef: { namespace: "garden", name } }, caData: await caData(user, "garden", name) };
+  const secretRef = cfg.seedHosts?.[seed]?.secretRef;
+  if (!secretRef) throw new StatusError(422, "Invalid", "terminal cannot be hosted on non-managed seed");
+  return { credentials: { secretRef }, caData: await kubeconfigCaData(user, secretRef) };
+}
+
+/** The CA of the Secret's kubeconfig (base64 PEM), read as the user; undefined when they may not read it (the webhook then refuses). */
+async function kubeconfigCaData(user: Client, ref: { namespace: string; name: string }): Promise<string | undefined> {
+  const secret = await user.get(Secrets, ref).catch(() => undefined);
+  const text = secret?.data?.kubeconfig;
+  if (!text) return undefined;
+  try {
+    return inlineKubeConfig(Buffer.from(text, "base64").toString("utf8"), `secret ${ref.namespace}/${ref.name}`).getCurrentCluster()?.caData || undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 async function caData(user: Client, namespace: string, shoot: string): Promise<string | undefined> {
@@ -67,10 +91,10 @@ export async function terminalSpec(user: Client, cfg: TerminalConfig, p: CreateP
   if (target === "garden") {
     if (isAdmin) {
       const h = cfg.gardenTerminalHost;
-      const hostRef = h?.seedRef ? await seedHost(user, h.seedRef.name) : h?.shootRef ? { namespace: h.shootRef.namespace || "garden", name: h.shootRef.name } : undefined;
-      if (!hostRef) throw new StatusError(422, "Invalid", "no host is configured for garden terminals (terminal.gardenTerminalHost)");
+      const hostCredentials: ClusterCredentials | undefined = h?.seedRef ? (await seedHost(user, cfg, h.seedRef.name)).credentials : h?.shootRef ? { shootRef: { namespace: h.shootRef.namespace || "garden", name: h.shootRef.name } } : undefined;
+      if (!hostCredentials) throw new StatusError(422, "Invalid", "no host is configured for garden terminals (terminal.gardenTerminalHost)");
       return {
-        host: { credentials: { shootRef: hostRef }, temporaryNamespace: true, pod: pod(p, image, false, {}) },
+        host: { credentials: hostCredentials, temporaryNamespace: true, pod: pod(p, image, false, {}) },
         target: { credentials: cfg.operatorCredentials, namespace: "garden", kubeconfigContextNamespace: namespace, apiServer: gardenApi, authorization: { roleBindings: cfg.operatorRoleBindings } },
       };
     }
@@ -91,22 +115,22 @@ export async function terminalSpec(user: Client, cfg: TerminalConfig, p: CreateP
   const shootRef = { namespace, name: p.coordinate.name };
   if (target === "cp") {
     if (!isAdmin) throw forbidden("Terminal usage is not allowed");
-    const seedShoot = await seedHost(user, shoot.spec?.seedName);
+    const seed = await seedHost(user, cfg, shoot.spec?.seedName);
     const technicalID = shoot.status?.technicalID ?? "";
     return {
-      host: { credentials: { shootRef: seedShoot }, namespace: technicalID, pod: pod(p, image, false, CP_LABELS) },
+      host: { credentials: seed.credentials, namespace: technicalID, pod: pod(p, image, false, CP_LABELS) },
       target: {
-        credentials: { shootRef: seedShoot },
+        credentials: seed.credentials,
         namespace: technicalID,
         kubeconfigContextNamespace: technicalID,
-        apiServer: { caData: await caData(user, "garden", seedShoot.name) },
+        apiServer: { caData: seed.caData },
         authorization: { roleBindings: [{ nameSuffix: "", bindingKind: "RoleBinding", roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: "cluster-admin" } }] },
       },
     };
   }
   const onSeed = isAdmin && preferredHost === "seed";
   const host: TerminalSpec["host"] = onSeed
-    ? { credentials: { shootRef: await seedHost(user, shoot.spec?.seedName) }, namespace: shoot.status?.technicalID, pod: pod(p, image, false, SHOOT_LABELS) }
+    ? { credentials: (await seedHost(user, cfg, shoot.spec?.seedName)).credentials, namespace: shoot.status?.technicalID, pod: pod(p, image, false, SHOOT_LABELS) }
     : { credentials: { shootRef }, temporaryNamespace: true, pod: pod(p, image, true, SHOOT_LABELS) };
   return {
     host,

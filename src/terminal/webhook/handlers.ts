@@ -103,6 +103,8 @@ export class Validator {
       const ok = await this.allowed(req, { group: "core.gardener.cloud", resource: "shoots", subresource: "adminkubeconfig", verb: "create", name: cred.shootRef.name, namespace: cred.shootRef.namespace });
       if (!ok) return false;
     }
+    // A kubeconfig Secret (a seed host): whoever may read the Secret may use the cluster it reaches.
+    if (cred.secretRef && !(await this.allowed(req, { group: "", resource: "secrets", verb: "get", name: cred.secretRef.name, namespace: cred.secretRef.namespace }))) return false;
     const sa = cred.serviceAccountRef;
     if (!sa) return true;
     if (!(await this.allowed(req, { group: "", resource: "serviceaccounts", verb: "get", name: sa.name, namespace: sa.namespace }))) return false;

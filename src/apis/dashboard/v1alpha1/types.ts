@@ -53,9 +53,16 @@ export interface ShootRef {
   name: string;
 }
 
+/** A Secret in the garden whose key `kubeconfig` reaches the cluster (a seed that is not a ManagedSeed: docs/terminals.md#seed-hosts). */
+export interface SecretReference {
+  namespace?: string;
+  name?: string;
+}
+
 export interface ClusterCredentials {
   serviceAccountRef?: ObjectReference;
   shootRef?: ShootRef;
+  secretRef?: SecretReference;
 }
 
 export interface TerminalContainer {

@@ -46,7 +46,7 @@ export function accessBindings(t: Terminal): TerminalRoleBinding[] {
 
 export function clusterNameOf(t: Terminal): string {
   const c = t.spec.target.credentials;
-  const name = c.shootRef?.name ?? c.serviceAccountRef?.name;
+  const name = c.shootRef?.name ?? c.serviceAccountRef?.name ?? c.secretRef?.name;
   if (!name) throw new Error("no cluster credentials provided");
   return name;
 }

@@ -16,6 +16,11 @@ const credentialsSchema: JSONSchemaProps = obj(
       "ShootRef references the shoot cluster. The admin kubeconfig retrieved from the shoots/adminkubeconfig endpoint is used",
       ["name", "namespace"],
     ),
+    secretRef: obj(
+      { namespace: str("Namespace of the Secret in the garden"), name: str("Name of the Secret; its key kubeconfig reaches the cluster") },
+      "SecretRef references a kubeconfig Secret in the garden, used for seeds that are not ManagedSeeds",
+      ["name", "namespace"],
+    ),
   },
   "ClusterCredentials contains information how to authenticate against the cluster.",
 );

@@ -1,0 +1,123 @@
+// Seed hosts (docs/terminals.md#seed-hosts): a seed that is not a ManagedSeed hosts terminals through a
+// kubeconfig Secret in the garden (`secretRef` credentials). The second in-process API server plays the
+// seed: its admin kubeconfig is the Secret. Only who may read the Secret may use it; the controller
+// builds an operator's control-plane terminal there (host and target the seed, the shoot's namespace)
+// and removes it; a kubeconfig that points at files is refused; the dashboard picks the Secret for
+// target `cp` when the shoot's seed has a seedHosts entry.
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { after, before, describe, it } from "node:test";
+import type { Terminal } from "../../../src/apis/dashboard/v1alpha1/types.ts";
+import type { Shoot } from "../../../src/apis/gardencore/v1beta1/types.ts";
+import { Namespaces, Secrets } from "../../../src/client/builtins.ts";
+import type { Client } from "../../../src/client/client.ts";
+import { unlessNotFound } from "../../../src/client/helpers.ts";
+import { terminalConfig } from "../../../src/dashboard/terminals/config.ts";
+import { terminalSpec } from "../../../src/dashboard/terminals/spec.ts";
+import { ClusterRoleBindings, Pods, ServiceAccounts, Terminals } from "../../../src/terminal/resources.ts";
+import { eventually } from "../../support/http.ts";
+import { type Env, NS, startEnv } from "./setup.ts";
+
+const CP = "shoot--p--s";
+const SECRET = { namespace: "garden", name: "seed-local-terminal-host" };
+let env: Env;
+let alice: Client;
+let olga: Client;
+
+function cpTerminal(name: string, credentials: Terminal["spec"]["host"]["credentials"]): Terminal {
+  return {
+    metadata: { name, namespace: NS },
+    spec: {
+      host: { credentials, namespace: CP, pod: { container: { image: "busybox:1.36" } } },
+      target: {
+        credentials,
+        namespace: CP,
+        kubeconfigContextNamespace: CP,
+        authorization: { roleBindings: [{ nameSuffix: "", bindingKind: "RoleBinding", roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: "cluster-admin" } }] },
+      },
+    } as Terminal["spec"],
+  };
+}
+
+const settle = <T>(what: string, fn: () => Promise<T | undefined>): Promise<T> => eventually(what, async () => (env.clock.step(50), fn()), 15_000, 20);
+const message = (err: unknown) => (err as Error).message;
+
+before(async () => {
+  env = await startEnv();
+  alice = await env.clientFor("alice");
+  olga = await env.clientFor("olga");
+  // olga is an operator (she may read every Secret: the dashboard's isAdmin); alice a project member.
+  await env.gardenAdmin.create(ClusterRoleBindings, { metadata: { name: "olga-admin" }, subjects: [{ kind: "User", name: "olga", apiGroup: "rbac.authorization.k8s.io" }], roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: "cluster-admin" } });
+  if (!(await unlessNotFound(env.gardenAdmin.get(Namespaces, { name: "garden" })))) await env.gardenAdmin.create(Namespaces, { metadata: { name: "garden" } });
+  const kubeconfig = readFileSync(env.shoot.adminKubeconfigPath, "utf8");
+  await env.gardenAdmin.create(Secrets, { metadata: SECRET, data: { kubeconfig: Buffer.from(kubeconfig).toString("base64") } });
+  await env.shootAdmin.create(Namespaces, { metadata: { name: CP } });
+});
+after(async () => {
+  await env?.stop();
+});
+
+void describe("terminals hosted on a seed through a kubeconfig Secret", { timeout: 60_000 }, () => {
+  it("refuses the Secret to a member who may not read it, and a Secret beside another credential", async () => {
+    await assert.rejects(alice.create(Terminals, cpTerminal("t-member", { secretRef: SECRET })), (err) => {
+      assert.match(message(err), /denied the request: spec\.target\.credentials: Forbidden: alice is not allowed to read target credential/);
+      return true;
+    });
+    await assert.rejects(olga.create(Terminals, cpTerminal("t-both", { secretRef: SECRET, shootRef: { namespace: NS, name: "s" } })), (err) => {
+      assert.match(message(err), /spec\.target\.credentials: Forbidden: only one of 'secretRef', 'shootRef' or 'serviceAccountRef' must be set/);
+      return true;
+    });
+  });
+
+  it("builds an operator's control-plane terminal on the seed the Secret reaches, and removes it", async () => {
+    const t = await olga.create(Terminals, cpTerminal("t-cp", { secretRef: SECRET }));
+    const id = t.spec.identifier;
+    const ready = await settle("t-cp ready", async () => {
+      const x = await env.gardenAdmin.get(Terminals, { namespace: NS, name: "t-cp" });
+      return x.status?.podName && x.status.lastOperation?.state === "Succeeded" ? x : undefined;
+    });
+    assert.equal(ready.status?.attachServiceAccountName, `term-attach-${id}`);
+    const pod = await env.shootAdmin.get(Pods, { namespace: CP, name: `term-${id}` });
+    assert.equal(pod.spec?.containers?.[0]?.name, "terminal");
+    await env.shootAdmin.get(ServiceAccounts, { namespace: CP, name: `term-access-${id}` });
+    const kc = await env.shootAdmin.get(Secrets, { namespace: CP, name: `term-kubeconfig-${id}` });
+    const config = JSON.parse(Buffer.from(kc.data?.kubeconfig ?? "", "base64").toString("utf8")) as { clusters: { cluster: { server: string } }[]; contexts: { context: { namespace: string } }[] };
+    assert.equal(config.clusters[0]?.cluster.server, env.shoot.url, "the target's server from the Secret's kubeconfig");
+    assert.equal(config.contexts[0]?.context.namespace, CP);
+    // Host and target are the same credential and namespace: the pod uses a projected token, no token Secret.
+    assert.equal(await unlessNotFound(env.shootAdmin.get(Secrets, { namespace: CP, name: `term-token-${id}` })), undefined);
+
+    await olga.delete(Terminals, { namespace: NS, name: "t-cp" });
+    await settle("t-cp gone", async () => ((await unlessNotFound(env.gardenAdmin.get(Terminals, { namespace: NS, name: "t-cp" }))) ? undefined : true));
+    assert.equal(await unlessNotFound(env.shootAdmin.get(Pods, { namespace: CP, name: `term-${id}` })).then((p) => p?.metadata.deletionTimestamp ? undefined : p), undefined, "the pod is gone (or going)");
+    assert.equal(await unlessNotFound(env.shootAdmin.get(ServiceAccounts, { namespace: CP, name: `term-access-${id}` })), undefined);
+    assert.equal(await unlessNotFound(env.shootAdmin.get(ServiceAccounts, { namespace: CP, name: `term-attach-${id}` })), undefined);
+  });
+
+  it("a Secret whose kubeconfig reads files is not used: the Terminal reports why", async () => {
+    const bad = { namespace: "garden", name: "file-host" };
+    const text = `apiVersion: v1\nkind: Config\nclusters: [{name: c, cluster: {server: "${env.shoot.url}", certificate-authority: /etc/ssl/ca.crt}}]\nusers: [{name: u, user: {token-file: /etc/shadow}}]\ncontexts: [{name: c, context: {cluster: c, user: u}}]\ncurrent-context: c\n`;
+    await env.gardenAdmin.create(Secrets, { metadata: bad, data: { kubeconfig: Buffer.from(text).toString("base64") } });
+    await olga.create(Terminals, cpTerminal("t-file", { secretRef: bad }));
+    const t = await settle("t-file error", async () => {
+      const x = await env.gardenAdmin.get(Terminals, { namespace: NS, name: "t-file" });
+      return x.status?.lastError ? x : undefined;
+    });
+    assert.match(t.status?.lastError?.description ?? "", /secret garden\/file-host: the kubeconfig must carry its credentials inline, not certificate-authority, token-file/);
+    assert.equal(t.status?.podName, undefined);
+    await olga.delete(Terminals, { namespace: NS, name: "t-file" });
+  });
+
+  it("the dashboard hosts an operator's cp terminal through the seed's seedHosts Secret, with the Secret's CA", async () => {
+    const cfg = terminalConfig({ garden: { url: env.gardenUrl, caPem: env.gardenCaPem }, seedHosts: { local: { secretRef: SECRET } } });
+    const shoot = { metadata: { name: "s", namespace: NS }, spec: { seedName: "local" }, status: { technicalID: CP } } as unknown as Shoot;
+    const spec = await terminalSpec(olga, cfg, { coordinate: { namespace: NS, name: "s", target: "cp" }, identifier: "pane" }, true, shoot, "seed", "busybox:1.36");
+    assert.deepEqual(spec.host.credentials, { secretRef: SECRET });
+    assert.deepEqual(spec.target.credentials, { secretRef: SECRET });
+    assert.equal(spec.host.namespace, CP);
+    assert.equal(Buffer.from(spec.target.apiServer?.caData ?? "", "base64").toString(), env.shoot.caPem);
+    // A seed without ManagedSeed or seedHosts entry hosts nothing.
+    const other = { ...shoot, spec: { seedName: "other" } } as unknown as Shoot;
+    await assert.rejects(terminalSpec(olga, cfg, { coordinate: { namespace: NS, name: "s", target: "cp" }, identifier: "pane" }, true, other, "seed", "busybox:1.36"), /terminal cannot be hosted on non-managed seed/);
+  });
+});
