@@ -39,3 +39,18 @@ test("minimalCidrs drops duplicates and contained prefixes and sorts", () => {
   ]);
   assert.deepEqual(minimalCidrs([]), []);
 });
+
+test("minimalCidrs of a thousand addresses with nested and repeated prefixes keeps what no other prefix contains", () => {
+  const texts: string[] = [];
+  for (let i = 0; i < 1000; i++) texts.push(`10.250.${i >> 8}.${i & 255}`);
+  texts.push("10.250.1.0/24", "10.250.1.7", "10.250.0.0/30", "10.250.0.0/30", "fd00::1", "fd00::/120", "10.251.0.1/32");
+  const out = minimalCidrs(texts);
+  // The definition, pair by pair.
+  const norm = texts.map(normalizeCidr);
+  const nets = norm.map((t) => parseCidr(t));
+  const expected = norm.filter((_, i) => !nets.some((o, j) => j !== i && contains(o, nets[i]!) && (o.prefix < nets[i]!.prefix || j < i)));
+  assert.deepEqual([...out].sort(), [...expected].sort());
+  assert.equal(out.length, 1000 - 256 - 4 + 4);
+  assert.deepEqual(out.slice(0, 2), ["10.250.0.0/30", "10.250.0.4"], "sorted by address");
+  assert.equal(out.at(-1), "fd00::/120");
+});

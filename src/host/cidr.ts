@@ -100,8 +100,19 @@ export function contains(outer: Cidr, inner: Cidr): boolean {
  * so an nftables interval set gets non-overlapping elements.
  */
 export function minimalCidrs(texts: readonly string[]): string[] {
+  // Sorted by family, address, then shorter prefix first: two prefixes either nest or are disjoint, so one
+  // that starts within the last kept one lies inside it. One pass after the sort, not every pair (a
+  // shoot's workers' sets hold a thousand bastions' addresses, rewritten on every bastion change).
   const nets = texts.map((t) => network(parseCidr(t)));
-  const kept = nets.filter((n, i) => !nets.some((o, j) => j !== i && contains(o, n) && (o.prefix < n.prefix || j < i)));
-  kept.sort((a, b) => (a.family !== b.family ? a.family - b.family : a.value < b.value ? -1 : a.value > b.value ? 1 : 0));
+  nets.sort((a, b) => (a.family !== b.family ? a.family - b.family : a.value < b.value ? -1 : a.value > b.value ? 1 : a.prefix - b.prefix));
+  const kept: Cidr[] = [];
+  let end = -1n;
+  let family = 0;
+  for (const n of nets) {
+    if (n.family === family && n.value <= end) continue;
+    kept.push(n);
+    family = n.family;
+    end = n.value + (1n << BigInt(bits(n.family) - n.prefix)) - 1n;
+  }
   return kept.map(formatCidr);
 }
