@@ -4,7 +4,7 @@
 // agent makes its Node NotReady and new pods go to the other node; the shoot API server reaches the kubelets
 // only through the reversed VPN (no host route; without the tunnel exec fails with the egress proxy's error
 // and works again within seconds of its return), and no pod reaches a kubelet; the seed has a schedulable
-// worker of its own.
+// worker of its own; `down` leaves nothing on the host.
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { after, before, describe, test } from "node:test";
@@ -16,7 +16,7 @@ import { workerMachineName } from "../../../src/provider-local/machines/workers.
 import { eventually } from "../../support/http.ts";
 import { kubectlAvailable, kubectlFor, kubectlPath, latestKubectl, type Kubectl } from "../../support/kubectl.ts";
 import { parseTable } from "../../support/table.ts";
-import { type Landscape, skipUnlessRoot, startLandscape } from "../support/landscape.ts";
+import { type Landscape, hostSnapshot, skipUnlessRoot, startLandscape } from "../support/landscape.ts";
 import { checkInPodKubectl } from "./in-pod-kubectl.ts";
 import { firstExecAndLogs, followLogs, killingEvent, startStreamPods, terminals } from "./streams.ts";
 import { hostOf, inMachine, kubectlInPty, podInPhase, podTraces, recordedPid, shootMachine, shootNode, signalNodeAgent, stopShootClient, type PodJson } from "./support.ts";
@@ -38,7 +38,12 @@ describe("workloads on the local landscape", { skip, timeout: 900_000 }, () => {
   });
   after(async () => {
     if (stopped) await signalNodeAgent(l, stopped, "CONT").catch(() => undefined);
-    if (l) await l.stop(progress);
+    if (!l) return;
+    const vpnNamespaces = hostSnapshot(l.dir, PREFIX).netns.filter((n) => /vpn/.test(n));
+    await l.stop(progress);
+    assert.ok(vpnNamespaces.length >= 2, `the VPN namespaces existed before down: ${vpnNamespaces.join(", ")}`);
+    // down leaves nothing of the landscape: namespaces (the VPN's with their nft tables), links, tables, mounts, processes.
+    assert.deepEqual(hostSnapshot(l.dir, PREFIX), { netns: [], links: [], mounts: [], tables: [], processes: [] });
   });
 
   test("right after up, exec and logs work at once; logs -f sees a line written after it started and ends with the container", async () => {
