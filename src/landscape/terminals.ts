@@ -94,6 +94,8 @@ export function dashboard(c: ComponentContext): ComponentSpec {
     "--api-server", `https://127.0.0.1:${c.ports.garden}`, "--api-ca", gardenCa(c.layout),
     "--address", "127.0.0.1", "--port", String(terminalPorts(c.ports).dashboard),
     "--tls-cert", join(dir, "tls.crt"), "--tls-key", join(dir, "tls.key"), "--terminal-config", dashboardConfigPath(c.layout), "--log-level", "warn",
+    // Recordings stay in the state directory, so `down` removes them with the rest (not the user's home).
+    "--recordings-dir", join(c.layout.dir, "dashboard", "recordings"),
   ];
   return { name: "dashboard", command: process.execPath, args: [bin("dashboard"), ...args], logFile: join(c.layout.logs, "dashboard.log") };
 }
