@@ -1,6 +1,6 @@
 // How the landscape's VPN processes follow the gardenlet's Secrets (docs/reversed-vpn.md#the-local-landscape):
 // a bounded first wait that says what is still missing, then a poll every 2 s that hands a changed value (a
-// renewal, a CA rotation) to whoever restarts or reloads the processes reading it.
+// renewal, a CA rotation), once two polls in a row read it, to whoever restarts or reloads the processes reading it.
 import { type Clock, type Timer, realClock } from "../utils/clock.ts";
 import type { Read } from "./vpnsecrets.ts";
 
@@ -53,9 +53,14 @@ export interface FollowerOptions<T> {
   intervalMs?: number;
 }
 
-/** Polls the Secrets; a value other than the one applied last is applied. Incomplete reads and errors change nothing. */
+/**
+ * Polls the Secrets; a value other than the one applied last is applied once two polls in a row read it: the
+ * gardenlet writes a pass's Secrets one after another, and a poll between two writes must not restart the
+ * processes with half a renewal (and again with the rest). Incomplete reads and errors change nothing.
+ */
 export class SecretFollower<T> {
   private applied: string | undefined;
+  private seen: string | undefined;
   private timer: Timer | undefined;
   private stopped = false;
   private busy: Promise<void> = Promise.resolve();
@@ -91,6 +96,9 @@ export class SecretFollower<T> {
     if (!("value" in r) || this.stopped) return;
     const text = JSON.stringify(r.value);
     if (text === this.applied) return;
+    const settled = text === this.seen;
+    this.seen = text;
+    if (!settled) return;
     this.o.log(`${this.o.what} changed: applying`);
     try {
       await this.o.apply(r.value);
