@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
+import { type AddressInfo, connect as netConnect } from "node:net";
 import { after, before, describe, test } from "node:test";
 import WebSocket, { WebSocketServer } from "ws";
 import { decodeFrame, encodeFrame, STDOUT, V5_PROTOCOL } from "../apimachinery/remotecommand/protocol.ts";
@@ -100,6 +100,27 @@ describe("dashboard terminal endpoint", () => {
     assert.deepEqual([bad.code, bad.body.reason], [400, "BadRequest"]);
     assert.equal((await refusal(connect(d, "alice", "namespace=ns&pod=p&mode=run"))).code, 400);
     assert.equal(d.sessions().size, 0);
+  });
+
+  test("a handshake that never completes (a broken WebSocket request) gives the user's session slot back", async () => {
+    const port = Number(new URL(d.url).port);
+    const answer = await new Promise<string>((resolve, reject) => {
+      const s = netConnect(port, "127.0.0.1", () => {
+        const protocol = `${TERMINAL_PROTOCOL}, ${TOKEN_PROTOCOL_PREFIX}${Buffer.from("alice").toString("base64url")}`;
+        // Sec-WebSocket-Version 12: admitted, then refused by the WebSocket handshake itself.
+        s.write(`GET /api/terminal/attach?namespace=ns&pod=p HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 12\r\nSec-WebSocket-Key: ${Buffer.alloc(16).toString("base64")}\r\nSec-WebSocket-Protocol: ${protocol}\r\n\r\n`);
+      });
+      let text = "";
+      s.on("data", (c: Buffer) => (text += c.toString()));
+      s.on("close", () => resolve(text));
+      s.on("error", reject);
+    });
+    assert.match(answer, /^HTTP\/1\.1 400/);
+    await until(() => d.sessions().size === 0);
+    const ws = connect(d, "alice");
+    await session(ws).connected;
+    ws.close();
+    await until(() => d.sessions().size === 0);
   });
 
   test("relays keys, output and resizes; one session per user; closing ends it upstream", async () => {

@@ -9,7 +9,6 @@ import type { Duplex } from "node:stream";
 import { WebSocketServer, type WebSocket } from "ws";
 import { realClock, type Clock } from "../utils/clock.ts";
 import { isBrowsePath, serveBrowse } from "./browse.ts";
-import { whoAmI } from "./identity.ts";
 import { relay, type RelayLimits, type Target } from "./relay.ts";
 import { RECORDINGS_PREFIX, serveRecording } from "./recordings/http.ts";
 import { type RecordingOptions, RecordingStore } from "./recordings/store.ts";
@@ -19,7 +18,7 @@ import { type TerminalConfig, terminalConfig } from "./terminals/config.ts";
 import { serveTerminals } from "./terminals/http.ts";
 import { type HostResolver, TerminalService, adminKubeconfigHosts } from "./terminals/service.ts";
 
-import { TERMINAL_PROTOCOL, TOKEN_PROTOCOL_PREFIX, reject, tokenFrom } from "./upgrade.ts";
+import { TERMINAL_PROTOCOL, TOKEN_PROTOCOL_PREFIX, admitUser, reject } from "./upgrade.ts";
 
 export { TERMINAL_PROTOCOL, TOKEN_PROTOCOL_PREFIX };
 
@@ -99,12 +98,17 @@ export async function startDashboard(opts: DashboardOptions): Promise<Dashboard>
       else sessions.delete(user);
     };
   };
-  const upgrade = (req: IncomingMessage, socket: Duplex, head: Buffer, run: (ws: WebSocket) => Promise<unknown>) => {
+  /** Runs the session once upgraded; `end` (the slot, the recording) runs once after it, or when the browser went away before the upgrade completed. */
+  const upgrade = (req: IncomingMessage, socket: Duplex, head: Buffer, run: (ws: WebSocket) => Promise<unknown>, end: () => unknown) => {
+    let upgraded = false;
+    socket.once("close", () => void (upgraded || end()));
     wss.handleUpgrade(req, socket, head, (ws) => {
+      upgraded = true;
       sockets.add(ws);
       const session = run(ws).catch(() => undefined).finally(() => {
         sockets.delete(ws);
         ending.delete(session);
+        return end();
       });
       ending.add(session);
     });
@@ -115,23 +119,18 @@ export async function startDashboard(opts: DashboardOptions): Promise<Dashboard>
   const attachPod = async (req: IncomingMessage, socket: Duplex, head: Buffer, url: URL) => {
     const target = parseTarget(url);
     if (typeof target === "string") return reject(socket, 400, "BadRequest", target);
-    const token = tokenFrom(req);
-    if (!token) return reject(socket, 401, "Unauthorized", `a bearer token is required (WebSocket subprotocol ${TOKEN_PROTOCOL_PREFIX}<base64url token>)`);
-    const who = await whoAmI(opts.apiServer, token);
-    if (who.kind === "error") return reject(socket, who.code, who.reason, who.message);
-    const release = admit(who.username);
-    if (typeof release === "string") return reject(socket, 429, "TooManyRequests", release);
-    const rec = await recordings?.start({ namespace: target.namespace, user: who.username, host: { namespace: target.namespace, pod: target.pod } }).catch(() => null);
+    const admitted = await admitUser(req, socket, opts.apiServer, admit);
+    if (!admitted) return;
+    const { token, user, release } = admitted;
+    const rec = await recordings?.start({ namespace: target.namespace, user, host: { namespace: target.namespace, pod: target.pod } }).catch(() => null);
     if (rec === null) {
       release();
       return reject(socket, 503, "ServiceUnavailable", "the session cannot be recorded");
     }
-    upgrade(req, socket, head, (ws) => {
-      const connected = rec ? { recording: { id: rec.meta.id, input: rec.meta.input } } : undefined;
-      return relay(ws, { ...opts.apiServer, token }, target, limits, clock, { tap: rec, connected }).finally(() => {
-        release();
-        return rec?.close();
-      });
+    const connected = rec ? { recording: { id: rec.meta.id, input: rec.meta.input } } : undefined;
+    upgrade(req, socket, head, (ws) => relay(ws, { ...opts.apiServer, token }, target, limits, clock, { tap: rec, connected }), () => {
+      release();
+      return rec?.close();
     });
   };
 

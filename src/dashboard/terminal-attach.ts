@@ -11,11 +11,10 @@ import type { Terminal } from "../apis/dashboard/v1alpha1/types.ts";
 import { StatusError } from "../apimachinery/errors.ts";
 import { Terminals } from "../client/garden.ts";
 import type { Clock } from "../utils/clock.ts";
-import { whoAmI } from "./identity.ts";
 import type { RecordingStore } from "./recordings/store.ts";
 import { type RelayLimits, relay } from "./relay.ts";
 import { ANNOTATION_IDENTIFIER, type TerminalService, clientFor, creator } from "./terminals/service.ts";
-import { TOKEN_PROTOCOL_PREFIX, originAllowed, reject, tokenFrom } from "./upgrade.ts";
+import { type Admit, admitUser, originAllowed, reject } from "./upgrade.ts";
 
 export const ATTACH_PREFIX = "/api/terminals/attach/";
 /** The attach ServiceAccount's token lives this long (TokenRequest's minimum). */
@@ -29,10 +28,9 @@ export interface AttachContext {
   recordings?: RecordingStore;
   limits: RelayLimits;
   clock: Clock;
-  /** Takes one of the user's session slots: a release function, or the refusal's message. */
-  admit(user: string): (() => void) | string;
-  /** Completes the WebSocket upgrade and runs the session on it. */
-  upgrade(req: IncomingMessage, socket: Duplex, head: Buffer, run: (ws: WebSocket) => Promise<void>): void;
+  admit: Admit;
+  /** Completes the WebSocket upgrade and runs the session on it; `end` runs once after it, or when the upgrade never completes. */
+  upgrade(req: IncomingMessage, socket: Duplex, head: Buffer, run: (ws: WebSocket) => Promise<void>, end: () => unknown): void;
 }
 
 function parsePath(url: URL): { namespace: string; name: string } | string {
@@ -70,18 +68,9 @@ export async function attachTerminal(ctx: AttachContext, req: IncomingMessage, s
   if (!originAllowed(req)) return reject(socket, 403, "Forbidden", "Origin not allowed");
   const key = parsePath(url);
   if (typeof key === "string") return reject(socket, 400, "BadRequest", key);
-  const token = tokenFrom(req);
-  if (!token) return reject(socket, 401, "Unauthorized", `a bearer token is required (WebSocket subprotocol ${TOKEN_PROTOCOL_PREFIX}<base64url token>)`);
-  const who = await whoAmI(ctx.garden, token);
-  if (who.kind === "error") return reject(socket, who.code, who.reason, who.message);
-  const user = who.username;
-  const slot = ctx.admit(user);
-  if (typeof slot === "string") return reject(socket, 429, "TooManyRequests", slot);
-  let released = false;
-  const release = () => {
-    if (!released) slot();
-    released = true;
-  };
+  const admitted = await admitUser(req, socket, ctx.garden, ctx.admit);
+  if (!admitted) return;
+  const { token, user, release } = admitted;
   let handedOff = false;
   try {
     const t = await ownReadyTerminal(ctx, token, user, key);
@@ -94,22 +83,12 @@ export async function attachTerminal(ctx: AttachContext, req: IncomingMessage, s
       user,
       host: { namespace: hostNs, pod },
     }).catch(() => Promise.reject(new StatusError(503, "ServiceUnavailable", "the session cannot be recorded")));
-    let upgraded = false;
-    // an upgrade that never completes (the browser went away) still frees the slot and ends the recording
-    socket.once("close", () => {
-      if (upgraded) return;
-      release();
-      void rec?.close();
-    });
     handedOff = true;
-    ctx.upgrade(req, socket, head, (ws) => {
-      upgraded = true;
-      const connected = rec ? { recording: { id: rec.meta.id, input: rec.meta.input } } : undefined;
-      const target = { namespace: hostNs, pod, container: "terminal", mode: "attach" as const, command: [] };
-      return relay(ws, { url: host.url, caPem: host.caPem, token: host.token }, target, ctx.limits, ctx.clock, { tap: rec, connected }).finally(() => {
-        release();
-        return rec?.close();
-      });
+    const target = { namespace: hostNs, pod, container: "terminal", mode: "attach" as const, command: [] };
+    const connected = rec ? { recording: { id: rec.meta.id, input: rec.meta.input } } : undefined;
+    ctx.upgrade(req, socket, head, (ws) => relay(ws, { url: host.url, caPem: host.caPem, token: host.token }, target, ctx.limits, ctx.clock, { tap: rec, connected }), () => {
+      release();
+      return rec?.close();
     });
   } catch (err) {
     if (err instanceof StatusError && err.code >= 400 && err.code < 500) return reject(socket, err.code, err.reason || "BadRequest", err.message);

@@ -1,7 +1,9 @@
 // What both WebSocket endpoints share before an upgrade: the refusal as a Kubernetes `Status` on the
-// raw socket, and the bearer token from the subprotocol (as kube-apiserver accepts it from browsers).
+// raw socket, the bearer token from the subprotocol (as kube-apiserver accepts it from browsers), and the
+// user it belongs to with one of their session slots.
 import type { IncomingMessage } from "node:http";
 import type { Duplex } from "node:stream";
+import { whoAmI } from "./identity.ts";
 
 export const TOKEN_PROTOCOL_PREFIX = "base64url.bearer.authorization.k8s.io.";
 export const TERMINAL_PROTOCOL = "terminal.dashboard.gardener.cloud";
@@ -28,4 +30,21 @@ export function originAllowed(req: IncomingMessage): boolean {
   } catch {
     return false;
   }
+}
+
+/** Takes one of the user's session slots: a release function, or the refusal's message. */
+export type Admit = (user: string) => (() => void) | string;
+
+/**
+ * The token from the subprotocol, the user the garden says it belongs to, and one of their session slots;
+ * or undefined once the refusal (401, the garden's answer, 429) is written to the socket.
+ */
+export async function admitUser(req: IncomingMessage, socket: Duplex, garden: { url: string; caPem?: string }, admit: Admit): Promise<{ token: string; user: string; release: () => void } | undefined> {
+  const token = tokenFrom(req);
+  if (!token) return void reject(socket, 401, "Unauthorized", `a bearer token is required (WebSocket subprotocol ${TOKEN_PROTOCOL_PREFIX}<base64url token>)`);
+  const who = await whoAmI(garden, token);
+  if (who.kind === "error") return void reject(socket, who.code, who.reason, who.message);
+  const release = admit(who.username);
+  if (typeof release === "string") return void reject(socket, 429, "TooManyRequests", release);
+  return { token, user: who.username, release };
 }
