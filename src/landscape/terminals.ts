@@ -7,12 +7,12 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node
 import { request } from "node:https";
 import { request as httpRequest } from "node:http";
 import { join } from "node:path";
-import { API_VERSION, GROUP, KIND_TERMINAL, RESOURCE_TERMINALS, type Terminal, VERSION } from "../apis/dashboard/v1alpha1/types.ts";
+import { API_VERSION, KIND_TERMINAL, type Terminal } from "../apis/dashboard/v1alpha1/types.ts";
 import { issueServingCertificate } from "../apiserver/certs/issue.ts";
 import { isNotFound } from "../apimachinery/errors.ts";
 import { Secrets } from "../client/builtins.ts";
 import { Client } from "../client/client.ts";
-import { resourceType } from "../client/resource.ts";
+import { Terminals } from "../client/garden.ts";
 import { type ComponentContext, bin } from "./components.ts";
 import type { ComponentSpec } from "./supervisor.ts";
 import { type Layout, type Ports, MEMBER_USER, PROJECT_NAMESPACE, SEED, SHOOT } from "./layout.ts";
@@ -115,8 +115,6 @@ function call(url: string, o: { method?: string; caPem?: string; headers?: Recor
     req.end(o.body);
   });
 }
-
-const Terminals = resourceType<Terminal>({ group: GROUP, version: VERSION, kind: KIND_TERMINAL, plural: RESOURCE_TERMINALS, namespaced: true });
 
 /** The Terminal a member's shoot terminal is (the dashboard's spec for target `shoot`, host the shoot). */
 export function memberShootTerminal(name: string): Terminal {

@@ -11,23 +11,19 @@ import { join } from "node:path";
 import { KubeConfig } from "@kubernetes/client-node";
 import WebSocket from "ws";
 import { isNotFound } from "../../../src/apimachinery/errors.ts";
-import { Namespaces, Pods, RoleBindings } from "../../../src/client/builtins.ts";
+import { Namespaces, Pods, RoleBindings, ServiceAccounts } from "../../../src/client/builtins.ts";
 import { Client } from "../../../src/client/client.ts";
-import { resourceType } from "../../../src/client/resource.ts";
-import type { KubeObject } from "../../../src/apis/meta/v1/types.ts";
 import { LinuxHost } from "../../../src/host/index.ts";
 import { Layout, SEED_NODE_NETWORK, SHOOT_TECHNICAL_ID } from "../../../src/landscape/layout.ts";
 import { SEED_HOST_SECRET } from "../../../src/landscape/terminals.ts";
 import { terminalConfig } from "../../../src/dashboard/terminals/config.ts";
 import { terminalSpec } from "../../../src/dashboard/terminals/spec.ts";
-import { Shoots } from "../../../src/client/garden.ts";
+import { Shoots, Terminals } from "../../../src/client/garden.ts";
+import { ClusterRoleBindings } from "../../../src/terminal/resources.ts";
 import { workerMachineName } from "../../../src/provider-local/machines/workers.ts";
 import { eventually } from "../../support/http.ts";
 
 export const OPS_TOOLBELT = "europe-docker.pkg.dev/gardener-project/releases/gardener/ops-toolbelt:latest";
-const Terminals = resourceType<KubeObject & { spec: { identifier: string } }>({ group: "dashboard.gardener.cloud", version: "v1alpha1", kind: "Terminal", plural: "terminals", namespaced: true });
-const ClusterRoleBindings = resourceType<KubeObject>({ group: "rbac.authorization.k8s.io", version: "v1", kind: "ClusterRoleBinding", plural: "clusterrolebindings", namespaced: false });
-const ServiceAccounts = resourceType<KubeObject>({ group: "", version: "v1", kind: "ServiceAccount", plural: "serviceaccounts", namespaced: true });
 
 /** The dashboard's `POST /api/terminals` as the browser sends it, with the member's bearer token. */
 export class DashboardApi {

@@ -8,13 +8,12 @@ import type { AddressInfo } from "node:net";
 import { WebSocketServer } from "ws";
 import { RESIZE, STDIN, STDOUT, decodeFrame, encodeFrame } from "../../../src/apimachinery/remotecommand/protocol.ts";
 import { issueServingCertificate } from "../../../src/apiserver/certs/issue.ts";
-import type { Node } from "../../../src/apis/core/v1/types.ts";
 import { Pods } from "../../../src/client/builtins.ts";
 import type { Client } from "../../../src/client/client.ts";
-import { resourcePath, resourceType } from "../../../src/client/resource.ts";
+import { resourcePath } from "../../../src/client/resource.ts";
+import { Nodes } from "../../../src/nodeagent/node.ts";
 
 export const NODE = "standin";
-const Nodes = resourceType<Node>({ group: "", version: "v1", kind: "Node", plural: "nodes", namespaced: false });
 
 export interface StandinKubelet {
   /** The attach paths the kubelet was asked for. */
