@@ -106,6 +106,11 @@ function ifnameMatch(name: string): string {
 }
 
 export function renderRule(table: NftTable, rule: NftRule): string {
+  return [...ruleMatches(table, rule), ...ruleStatements(table, rule)].join(" ");
+}
+
+/** The rule's match expressions: interfaces, addresses, protocol and ports, icmpv6 types, conntrack state. */
+function ruleMatches(table: NftTable, rule: NftRule): string[] {
   const parts: string[] = [];
   if (rule.iif !== undefined) parts.push(`iifname "${ifnameMatch(rule.iif)}"`);
   if (rule.oif !== undefined) parts.push(`oifname "${ifnameMatch(rule.oif)}"`);
@@ -116,39 +121,48 @@ export function renderRule(table: NftTable, rule: NftRule): string {
     checkFamily(table, text);
     parts.push(text);
   }
-  if (rule.dport !== undefined) {
-    if (!rule.protocol) throw new HostSpecError(`table ${table.name}: dport needs a protocol`);
-    const ports = typeof rule.dport === "number" ? [rule.dport] : [...rule.dport];
-    if (ports.length === 0 || ports.some((p) => !Number.isInteger(p) || p < 1 || p > 65535)) {
-      throw new HostSpecError(`table ${table.name}: invalid port in ${JSON.stringify(rule.dport)}`);
-    }
-    parts.push(`${rule.protocol} dport ${ports.length === 1 ? ports[0] : `{ ${ports.join(", ")} }`}`);
-  } else if (rule.protocol) {
-    parts.push(`meta l4proto ${rule.protocol}`);
-  }
-  if (rule.icmpv6Types !== undefined) {
-    if (table.family === "ip") throw new HostSpecError(`table ip ${table.name}: icmpv6 in an IPv4 table`);
-    const types = rule.icmpv6Types.map((t) => {
-      if (!ICMPV6_TYPE.test(t)) throw new HostSpecError(`invalid icmpv6 type ${JSON.stringify(t)}`);
-      return t;
-    });
-    parts.push(`icmpv6 type ${types.length === 1 ? types[0] : `{ ${types.join(", ")} }`}`);
-  }
+  const l4 = renderL4(table, rule);
+  if (l4) parts.push(l4);
+  if (rule.icmpv6Types !== undefined) parts.push(renderIcmpv6(table, rule.icmpv6Types));
   if (rule.ct !== undefined && rule.ct.length > 0) parts.push(`ct state ${rule.ct.join(",")}`);
-  if (rule.clampMssToRouteMtu) parts.push("tcp flags syn tcp option maxseg size set rt mtu");
-  if (rule.dnatTo !== undefined) {
-    const { address, port } = rule.dnatTo;
-    if (table.family !== "ip" || !/^(\d{1,3})(\.\d{1,3}){3}$/.test(address) || address.split(".").some((o) => Number(o) > 255)) throw new HostSpecError(`table ${table.name}: dnat needs an IPv4 address in an ip table, not ${JSON.stringify(address)}`);
-    if (!Number.isInteger(port) || port < 1 || port > 65535) throw new HostSpecError(`table ${table.name}: invalid dnat port ${JSON.stringify(port)}`);
-    parts.push(`dnat to ${address}:${port}`);
+  return parts;
+}
+
+function renderL4(table: NftTable, rule: NftRule): string | undefined {
+  if (rule.dport === undefined) return rule.protocol ? `meta l4proto ${rule.protocol}` : undefined;
+  if (!rule.protocol) throw new HostSpecError(`table ${table.name}: dport needs a protocol`);
+  const ports = typeof rule.dport === "number" ? [rule.dport] : [...rule.dport];
+  if (ports.length === 0 || ports.some((p) => !Number.isInteger(p) || p < 1 || p > 65535)) {
+    throw new HostSpecError(`table ${table.name}: invalid port in ${JSON.stringify(rule.dport)}`);
   }
+  return `${rule.protocol} dport ${ports.length === 1 ? ports[0] : `{ ${ports.join(", ")} }`}`;
+}
+
+function renderIcmpv6(table: NftTable, icmpv6Types: readonly string[]): string {
+  if (table.family === "ip") throw new HostSpecError(`table ip ${table.name}: icmpv6 in an IPv4 table`);
+  for (const t of icmpv6Types) if (!ICMPV6_TYPE.test(t)) throw new HostSpecError(`invalid icmpv6 type ${JSON.stringify(t)}`);
+  return `icmpv6 type ${icmpv6Types.length === 1 ? icmpv6Types[0] : `{ ${icmpv6Types.join(", ")} }`}`;
+}
+
+/** The rule's statements: MSS clamping, DNAT, the verdict (at least one of the three), the comment. */
+function ruleStatements(table: NftTable, rule: NftRule): string[] {
+  const parts: string[] = [];
+  if (rule.clampMssToRouteMtu) parts.push("tcp flags syn tcp option maxseg size set rt mtu");
+  if (rule.dnatTo !== undefined) parts.push(renderDnat(table, rule.dnatTo));
   if (rule.verdict === undefined && !rule.clampMssToRouteMtu && rule.dnatTo === undefined) throw new HostSpecError(`table ${table.name}: a rule needs a verdict or a statement`);
   if (rule.verdict !== undefined) parts.push(rule.verdict);
   if (rule.comment !== undefined) {
     if (!/^[A-Za-z0-9 _.,:/()+=-]{1,128}$/.test(rule.comment)) throw new HostSpecError(`invalid comment ${JSON.stringify(rule.comment)}`);
     parts.push(`comment "${rule.comment}"`);
   }
-  return parts.join(" ");
+  return parts;
+}
+
+function renderDnat(table: NftTable, to: NonNullable<NftRule["dnatTo"]>): string {
+  const { address, port } = to;
+  if (table.family !== "ip" || !/^(\d{1,3})(\.\d{1,3}){3}$/.test(address) || address.split(".").some((o) => Number(o) > 255)) throw new HostSpecError(`table ${table.name}: dnat needs an IPv4 address in an ip table, not ${JSON.stringify(address)}`);
+  if (!Number.isInteger(port) || port < 1 || port > 65535) throw new HostSpecError(`table ${table.name}: invalid dnat port ${JSON.stringify(port)}`);
+  return `dnat to ${address}:${port}`;
 }
 
 function renderSet(set: NftSet): string[] {

@@ -134,10 +134,13 @@ export function claims(kept: HostRecord[]) {
   return { netns, links, tables, mounts, pids, dirs };
 }
 
+/** Runs one removal; its outcome goes to the report. */
+type Attempt = (what: string, fn: () => Promise<void>) => Promise<void>;
+
 export async function sweep(ctx: HostContext, options: SweepOptions = {}): Promise<SweepReport> {
   const report: SweepReport = { removed: [], failed: [], phases: [] };
   const done = lap(report.phases);
-  const attempt = async (what: string, fn: () => Promise<void>) => {
+  const attempt: Attempt = async (what, fn) => {
     try {
       await fn();
       report.removed.push(what);
@@ -153,6 +156,14 @@ export async function sweep(ctx: HostContext, options: SweepOptions = {}): Promi
   const machines = all.filter((r): r is MachineRecord => r.kind === "machine" && r.parent === undefined && !keptIds.has(recordId(r)));
   if (machines.length > 1) await attempt(`${machines.length} machines`, () => stopMachines(ctx, machines, report.phases));
   const rest = lap(report.phases);
+  await removeRecords(ctx, keptIds, attempt);
+  await removeLeftovers(ctx, claims((await ctx.records.list()).filter((r) => keptIds.has(recordId(r)))), attempt);
+  rest("other objects and leftovers");
+  return report;
+}
+
+/** Every recorded object not kept, kind by kind in ORDER, then the parts whose composite record was lost. */
+async function removeRecords(ctx: HostContext, keptIds: Set<string>, attempt: Attempt): Promise<void> {
   for (const kind of ORDER) {
     // Re-read: removing a machine or namespace removes the records of its parts.
     for (const r of await ctx.records.list()) {
@@ -164,7 +175,10 @@ export async function sweep(ctx: HostContext, options: SweepOptions = {}): Promi
   for (const r of await ctx.records.list()) {
     if (!keptIds.has(recordId(r))) await attempt(recordId(r), () => removeRecorded(ctx, r));
   }
-  const claimed = claims((await ctx.records.list()).filter((r) => keptIds.has(recordId(r))));
+}
+
+/** Objects of the state directory's naming that no kept record claims: stray processes, mounts, tables, namespaces, links, machine dirs. */
+async function removeLeftovers(ctx: HostContext, claimed: ReturnType<typeof claims>, attempt: Attempt): Promise<void> {
   const inv = await inventory(ctx);
   const strays = inv.processes.filter((p) => !claimed.pids.has(p.pid));
   // Processes inside kept namespaces belong to their owners.
@@ -182,22 +196,24 @@ export async function sweep(ctx: HostContext, options: SweepOptions = {}): Promi
     const [family, name] = t.split(" ") as ["inet" | "ip" | "ip6", string];
     await attempt(`nft table ${t}`, () => deleteTable(ctx, undefined, { family, name }));
   }
-  // Prefixed tables (NAT) in namespaces that stay, whose records were lost.
-  for (const n of claimed.netns) {
-    if (!inv.netns.includes(n)) continue;
-    for (const t of await listTables(ctx.exec, n).catch(() => [])) {
-      if (!ctx.names.ownsTable(t.name) || claimed.tables.has(`${n} ${t.family} ${t.name}`)) continue;
-      await attempt(`nft table ${n} ${t.family} ${t.name}`, () => deleteTable(ctx, n, t));
-    }
-  }
+  await removeLostNatTables(ctx, claimed, inv.netns, attempt);
   for (const n of inv.netns) if (!claimed.netns.has(n)) await attempt(`netns ${n}`, () => deleteNetns(ctx, n));
   for (const l of inv.links) if (!claimed.links.has(l)) await attempt(`link ${l}`, () => deleteLink(ctx, l));
   for (const d of await machineDirs(ctx)) {
     if (claimed.dirs.has(d) || (await mountsBelow(d)).length > 0) continue;
     await attempt(`dir ${d}`, () => rm(d, { recursive: true, force: true }));
   }
-  rest("other objects and leftovers");
-  return report;
+}
+
+/** Prefixed tables (NAT) in namespaces that stay, whose records were lost. */
+async function removeLostNatTables(ctx: HostContext, claimed: ReturnType<typeof claims>, present: string[], attempt: Attempt): Promise<void> {
+  for (const n of claimed.netns) {
+    if (!present.includes(n)) continue;
+    for (const t of await listTables(ctx.exec, n).catch(() => [])) {
+      if (!ctx.names.ownsTable(t.name) || claimed.tables.has(`${n} ${t.family} ${t.name}`)) continue;
+      await attempt(`nft table ${n} ${t.family} ${t.name}`, () => deleteTable(ctx, n, t));
+    }
+  }
 }
 
 export class HostLeakError extends Error {

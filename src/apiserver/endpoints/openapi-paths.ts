@@ -109,25 +109,60 @@ function clean(o: Schema): Schema {
   return JSON.parse(JSON.stringify(o)) as Schema;
 }
 
+/** What every operation of one resource shares. */
+interface ResourceContext {
+  b: Builder;
+  def: ResourceDefinition;
+  verbs: Set<string>;
+  gvk: OpSpec["gvk"];
+  kindName: string;
+  listName: string;
+  /** The operation ids' group-version part and, for namespaced kinds, "Namespaced". */
+  gv: string;
+  ns: string;
+  patchTypes: string[];
+}
+
+const writeParams = () => [Q.dryRun(), Q.fieldManager(), Q.fieldValidation()];
+
 /** The paths of one resource, keyed by URL template. */
 export function resourcePaths(b: Builder, def: ResourceDefinition): Record<string, Schema> {
   const base = def.group ? `/apis/${def.group}/${def.version}` : `/api/${def.version}`;
   const collection = def.namespaced ? `${base}/namespaces/{namespace}/${def.plural}` : `${base}/${def.plural}`;
   const item = `${collection}/{name}`;
-  const verbs = new Set(verbsOf(def));
-  const gvk = { group: def.group, version: def.version, kind: def.kind };
-  const kindName = schemaName(def.group, def.version, def.kind);
-  const listName = schemaName(def.group, def.version, def.listKind);
-  const gv = camel(def.group, def.version);
-  const ns = def.namespaced ? "Namespaced" : "";
   const patchTypes = ["application/json-patch+json", "application/merge-patch+json"];
   if (def.strategicMergePatch) patchTypes.push("application/strategic-merge-patch+json");
   patchTypes.push("application/apply-patch+yaml");
-  const writeParams = () => [Q.dryRun(), Q.fieldManager(), Q.fieldValidation()];
+  const c: ResourceContext = {
+    b,
+    def,
+    verbs: new Set(verbsOf(def)),
+    gvk: { group: def.group, version: def.version, kind: def.kind },
+    kindName: schemaName(def.group, def.version, def.kind),
+    listName: schemaName(def.group, def.version, def.listKind),
+    gv: camel(def.group, def.version),
+    ns: def.namespaced ? "Namespaced" : "",
+    patchTypes,
+  };
   const paths: Record<string, Schema> = {};
+  const coll = collectionPath(c);
+  if (coll.get || coll.post || coll.delete) paths[collection] = clean(coll);
+  if (def.namespaced && c.verbs.has("list")) {
+    paths[`${base}/${def.plural}`] = clean({
+      parameters: pathParams(b, []),
+      get: operation(b, { action: "list", id: `list${c.gv}${def.kind}ForAllNamespaces`, gvk: c.gvk, params: Q.list(), responses: { "200": c.listName }, description: `list or watch objects of kind ${def.kind}` }),
+    });
+  }
+  const one = itemPath(c);
+  if (one.get || one.put || one.patch || one.delete) paths[item] = clean(one);
+  if (def.hasStatus) paths[`${item}/status`] = clean(statusPath(c));
+  return paths;
+}
 
+function collectionPath(c: ResourceContext): Schema {
+  const { b, def, verbs, gvk, gv, ns, kindName } = c;
   const coll: Schema = { parameters: pathParams(b, def.namespaced ? ["namespace"] : []) };
-  if (verbs.has("list")) coll.get = operation(b, { action: "list", id: `list${gv}${ns}${def.kind}`, gvk, params: Q.list(), responses: { "200": listName }, description: `list or watch objects of kind ${def.kind}` });
+  if (verbs.has("list")) coll.get = operation(b, { action: "list", id: `list${gv}${ns}${def.kind}`, gvk, params: Q.list(), responses: { "200": c.listName }, description: `list or watch objects of kind ${def.kind}` });
   if (verbs.has("create")) {
     coll.post = operation(b, {
       action: "post",
@@ -150,14 +185,11 @@ export function resourcePaths(b: Builder, def: ResourceDefinition): Record<strin
       description: `delete collection of ${def.kind}`,
     });
   }
-  if (coll.get || coll.post || coll.delete) paths[collection] = clean(coll);
-  if (def.namespaced && verbs.has("list")) {
-    paths[`${base}/${def.plural}`] = clean({
-      parameters: pathParams(b, []),
-      get: operation(b, { action: "list", id: `list${gv}${def.kind}ForAllNamespaces`, gvk, params: Q.list(), responses: { "200": listName }, description: `list or watch objects of kind ${def.kind}` }),
-    });
-  }
+  return coll;
+}
 
+function itemPath(c: ResourceContext): Schema {
+  const { b, def, verbs, gvk, gv, ns, kindName, patchTypes } = c;
   const one: Schema = { parameters: pathParams(b, def.namespaced ? ["name", "namespace"] : ["name"]) };
   if (verbs.has("get")) one.get = operation(b, { action: "get", id: `read${gv}${ns}${def.kind}`, gvk, params: [], responses: { "200": kindName }, description: `read the specified ${def.kind}` });
   if (verbs.has("update")) {
@@ -177,15 +209,15 @@ export function resourcePaths(b: Builder, def: ResourceDefinition): Record<strin
       description: `delete a ${def.kind}`,
     });
   }
-  if (one.get || one.put || one.patch || one.delete) paths[item] = clean(one);
+  return one;
+}
 
-  if (def.hasStatus) {
-    paths[`${item}/status`] = clean({
-      parameters: pathParams(b, def.namespaced ? ["name", "namespace"] : ["name"]),
-      get: operation(b, { action: "get", id: `read${gv}${ns}${def.kind}Status`, gvk, params: [], responses: { "200": kindName }, description: `read status of the specified ${def.kind}` }),
-      put: operation(b, { action: "put", id: `replace${gv}${ns}${def.kind}Status`, gvk, params: writeParams(), body: { types: ["application/json", "application/yaml"], schema: kindName }, responses: { "200": kindName, "201": kindName }, description: `replace status of the specified ${def.kind}` }),
-      patch: operation(b, { action: "patch", id: `patch${gv}${ns}${def.kind}Status`, gvk, params: [...writeParams(), Q.force()], body: { types: patchTypes, schema: PATCH }, responses: { "200": kindName, "201": kindName }, description: `partially update status of the specified ${def.kind}` }),
-    });
-  }
-  return paths;
+function statusPath(c: ResourceContext): Schema {
+  const { b, def, gvk, gv, ns, kindName, patchTypes } = c;
+  return {
+    parameters: pathParams(b, def.namespaced ? ["name", "namespace"] : ["name"]),
+    get: operation(b, { action: "get", id: `read${gv}${ns}${def.kind}Status`, gvk, params: [], responses: { "200": kindName }, description: `read status of the specified ${def.kind}` }),
+    put: operation(b, { action: "put", id: `replace${gv}${ns}${def.kind}Status`, gvk, params: writeParams(), body: { types: ["application/json", "application/yaml"], schema: kindName }, responses: { "200": kindName, "201": kindName }, description: `replace status of the specified ${def.kind}` }),
+    patch: operation(b, { action: "patch", id: `patch${gv}${ns}${def.kind}Status`, gvk, params: [...writeParams(), Q.force()], body: { types: patchTypes, schema: PATCH }, responses: { "200": kindName, "201": kindName }, description: `partially update status of the specified ${def.kind}` }),
+  };
 }

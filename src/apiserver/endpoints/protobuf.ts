@@ -11,7 +11,7 @@ import { newBadRequest, newUnsupportedMediaType } from "../../apimachinery/error
 import { depthMessage, jsonTextDepth, MAX_NESTING_DEPTH } from "../../apimachinery/json/bounds.ts";
 import { metaTime, microTime } from "../../utils/time.ts";
 import { ACCEPTED_BODY_TYPES } from "./negotiation.ts";
-import { type Field, type Message, PROTOBUF_KINDS } from "./protobuf-types.ts";
+import { type Field, type FieldType, type Message, PROTOBUF_KINDS } from "./protobuf-types.ts";
 
 export const PROTOBUF_CONTENT_TYPE = "application/vnd.kubernetes.protobuf";
 const MAGIC = [0x6b, 0x38, 0x73, 0x00];
@@ -70,6 +70,22 @@ function decodeTime(buf: Uint8Array, micro: boolean): string | undefined {
   return seconds === 0 && nanos === 0 ? undefined : rfc3339(seconds, nanos, micro);
 }
 
+/** managedFields' fieldsV1: raw JSON bytes, bounded in nesting depth like any JSON body. */
+function decodeFieldsV1(bytes: Uint8Array, f: Field): unknown {
+  const raw = decodeMessage(bytes, { 1: { name: "raw", type: "bytes" } }).raw;
+  if (raw === undefined) return undefined;
+  const json = Buffer.from(String(raw), "base64").toString("utf8");
+  if (jsonTextDepth(json) > MAX_NESTING_DEPTH) throw new Error(`field ${f.name}: ${depthMessage()}`);
+  return JSON.parse(json) as unknown;
+}
+
+/** One map entry as [key, value]; a missing value is the value type's empty value. */
+function decodeMapEntry(bytes: Uint8Array, valueType: Extract<FieldType, { map: unknown }>["map"]): [string, unknown] {
+  const entry = decodeMessage(bytes, { 1: { name: "key", type: "string" }, 2: { name: "value", type: valueType, keep: true } });
+  const empty = valueType === "string" || valueType === "bytes" ? "" : valueType === "stringList" ? [] : {};
+  return [String(entry.key ?? ""), entry.value ?? empty];
+}
+
 /** One scalar or message value of field f, read at the reader's position. */
 function readValue(r: Reader, f: Field, wireType: number): unknown {
   const t = f.type;
@@ -88,18 +104,8 @@ function readValue(r: Reader, f: Field, wireType: number): unknown {
     const v = decodeMessage(bytes, { 1: { name: "type", type: "int" }, 2: { name: "intVal", type: "int", keep: true }, 3: { name: "strVal", type: "string" } });
     return v.type === 1 ? (v.strVal ?? "") : (v.intVal ?? 0);
   }
-  if (t === "fieldsV1") {
-    const raw = decodeMessage(bytes, { 1: { name: "raw", type: "bytes" } }).raw;
-    if (raw === undefined) return undefined;
-    const json = Buffer.from(String(raw), "base64").toString("utf8");
-    if (jsonTextDepth(json) > MAX_NESTING_DEPTH) throw new Error(`field ${f.name}: ${depthMessage()}`);
-    return JSON.parse(json) as unknown;
-  }
-  if (typeof t === "object" && "map" in t) {
-    const entry = decodeMessage(bytes, { 1: { name: "key", type: "string" }, 2: { name: "value", type: t.map, keep: true } });
-    const empty = t.map === "string" || t.map === "bytes" ? "" : t.map === "stringList" ? [] : {};
-    return [String(entry.key ?? ""), entry.value ?? empty];
-  }
+  if (t === "fieldsV1") return decodeFieldsV1(bytes, f);
+  if (typeof t === "object" && "map" in t) return decodeMapEntry(bytes, t.map);
   return decodeMessage(bytes, t.message());
 }
 

@@ -261,29 +261,39 @@ async function serveSubresource(r: ResourceRequest, method: string, name: string
   const proxy = def.subresources?.[sub]?.proxy;
   if (name && proxy) return proxy({ ctx: r.ctx, verb: info.verb, namespace: r.ctx.namespace, name, query: r.url.searchParams, http: proxiedRequest(r) });
   if (!name || info.parts.length > 3) throw newPathNotFound();
-  const gr = { group: def.group, resource: `${def.plural}/${sub}` };
-  if (sub === "status" && def.hasStatus) {
-    if (method === "GET" || method === "HEAD") return respondObject(r, 200, await r.store.get(r.ctx, name, rvOption(r)), outputFormat(r));
-    if (method === "PUT") {
-      const opts = writeOptions(r, "UpdateOptions");
-      const result = await r.store.update(r.ctx, name, await objectBody(r, name), opts, "status");
-      return respondWrite(r, result.created ? 201 : 200, result);
-    }
-    if (method === "PATCH") return servePatch(r, name, "status");
-    throw newMethodNotSupported(gr, info.verb);
-  }
+  if (sub === "status" && def.hasStatus) return serveStatus(r, method, name);
   if (sub === "scale" && def.scale) return serveScale(r, method, name, def.scale);
   const handler = def.subresources?.[sub];
   if (!handler) throw newPathNotFound();
   if (handler.stream && (method === "GET" || method === "HEAD")) return serveStream(r, handler, name);
+  return serveHandled(r, method, name, handler);
+}
+
+function subresourceOf(r: ResourceRequest): { group: string; resource: string } {
+  return { group: r.def.group, resource: `${r.def.plural}/${r.info.subresource}` };
+}
+
+async function serveStatus(r: ResourceRequest, method: string, name: string): Promise<void> {
+  if (method === "GET" || method === "HEAD") return respondObject(r, 200, await r.store.get(r.ctx, name, rvOption(r)), outputFormat(r));
+  if (method === "PUT") {
+    const opts = writeOptions(r, "UpdateOptions");
+    const result = await r.store.update(r.ctx, name, await objectBody(r, name), opts, "status");
+    return respondWrite(r, result.created ? 201 : 200, result);
+  }
+  if (method === "PATCH") return servePatch(r, name, "status");
+  throw newMethodNotSupported(subresourceOf(r), r.info.verb);
+}
+
+/** A subresource served by its handler's handle(): the body in, a status and object out. */
+async function serveHandled(r: ResourceRequest, method: string, name: string, handler: SubresourceHandler): Promise<void> {
   if (!handler.handle) {
     if (handler.connect) throw newBadRequest("Upgrade request required");
-    throw newMethodNotSupported(gr, info.verb);
+    throw newMethodNotSupported(subresourceOf(r), r.info.verb);
   }
-  requireVerb(def, info.verb, handler.verbs);
+  requireVerb(r.def, r.info.verb, handler.verbs);
   const hasBody = method === "POST" || method === "PUT" || method === "PATCH";
   const decoded = hasBody ? await body(r) : undefined;
-  const out = await handler.handle({ ctx: r.ctx, verb: info.verb, namespace: r.ctx.namespace, name, query: r.url.searchParams, body: decoded });
+  const out = await handler.handle({ ctx: r.ctx, verb: r.info.verb, namespace: r.ctx.namespace, name, query: r.url.searchParams, body: decoded });
   writeObject(r.res, out.status, out.body, { format: outputFormat(r).kind === "yaml" ? { kind: "yaml" } : { kind: "json" }, pretty: pretty(r) });
 }
 

@@ -48,17 +48,8 @@ function shapeFor(schema: JSONSchemaProps | undefined, lhs: unknown, rhs: unknow
 function inner(c: Comparison, lhs: unknown, rhs: unknown, schema: JSONSchemaProps | undefined, path: PE[]): void {
   const shape = shapeFor(schema, lhs, rhs);
   if (shape === "leaf") return leaf(c, lhs, rhs, path);
-  if (shape.kind === "map") {
-    const l = isRecord(lhs) ? lhs : {};
-    const r = isRecord(rhs) ? rhs : {};
-    const keys = new Set([...Object.keys(l), ...Object.keys(r)]);
-    for (const k of keys) {
-      if (l[k] === undefined && r[k] === undefined) continue;
-      path.push(fieldPE(k));
-      inner(c, l[k], r[k], memberSchema(shape, k), path);
-      path.pop();
-    }
-  } else if (shape.kind === "list") {
+  if (shape.kind === "map") compareMap(c, shape, lhs, rhs, path);
+  else if (shape.kind === "list") {
     const l = Array.isArray(lhs) ? lhs : [];
     const r = Array.isArray(rhs) ? rhs : [];
     const lp = itemPEs(shape, l, path);
@@ -67,22 +58,36 @@ function inner(c: Comparison, lhs: unknown, rhs: unknown, schema: JSONSchemaProp
     const lg = groupItems(lp, l);
     const rg = groupItems(rp, r);
     for (const pe of new Set([...lg.keys(), ...rg.keys()])) {
-      const li = lg.get(pe) ?? [];
-      const ri = rg.get(pe) ?? [];
       path.push(pe);
-      if (li.length <= 1 && ri.length <= 1) inner(c, li[0], ri[0], shape.item, path);
-      else if (li.length >= 2 && ri.length >= 2) {
-        if (!jsonEqual(li, ri)) c.modified.insert(path);
-      } else if (li.length >= 2) {
-        if (ri.length) inner(c, undefined, ri[0], shape.item, path);
-        c.removed.insert(path);
-      } else {
-        if (li.length) inner(c, li[0], undefined, shape.item, path);
-        c.added.insert(path);
-      }
+      compareItems(c, lg.get(pe) ?? [], rg.get(pe) ?? [], shape.item, path);
       path.pop();
     }
   }
   if (lhs === undefined) c.added.insert(path);
   else if (rhs === undefined) c.removed.insert(path);
+}
+
+function compareMap(c: Comparison, shape: Extract<Shape, { kind: "map" }>, lhs: unknown, rhs: unknown, path: PE[]): void {
+  const l = isRecord(lhs) ? lhs : {};
+  const r = isRecord(rhs) ? rhs : {};
+  for (const k of new Set([...Object.keys(l), ...Object.keys(r)])) {
+    if (l[k] === undefined && r[k] === undefined) continue;
+    path.push(fieldPE(k));
+    inner(c, l[k], r[k], memberSchema(shape, k), path);
+    path.pop();
+  }
+}
+
+/** The items of one list key on both sides; a key held by two or more items on a side is compared whole. */
+function compareItems(c: Comparison, li: unknown[], ri: unknown[], item: JSONSchemaProps | undefined, path: PE[]): void {
+  if (li.length <= 1 && ri.length <= 1) inner(c, li[0], ri[0], item, path);
+  else if (li.length >= 2 && ri.length >= 2) {
+    if (!jsonEqual(li, ri)) c.modified.insert(path);
+  } else if (li.length >= 2) {
+    if (ri.length) inner(c, undefined, ri[0], item, path);
+    c.removed.insert(path);
+  } else {
+    if (li.length) inner(c, li[0], undefined, item, path);
+    c.added.insert(path);
+  }
 }

@@ -32,21 +32,28 @@ function step(values: unknown[], seg: Segment): unknown[] {
           else if (isRecord(d) && d[seg.name] !== undefined) out.push(d[seg.name]);
         }
         break;
-      case "index":
-        if (Array.isArray(v)) {
-          const i = seg.index < 0 ? v.length + seg.index : seg.index;
-          if (i >= 0 && i < v.length) out.push(v[i]);
-        }
-        break;
-      case "slice":
-        if (Array.isArray(v)) out.push(...v.slice(seg.start ?? 0, seg.end ?? v.length));
-        break;
-      case "filter":
-        if (Array.isArray(v)) for (const item of v) if (matches(item, seg)) out.push(item);
-        break;
+      default:
+        if (Array.isArray(v)) selectItems(v, seg, out);
     }
   }
   return out;
+}
+
+/** The items of list v that an index, slice or filter segment selects, appended to out. */
+function selectItems(v: unknown[], seg: Extract<Segment, { kind: "index" | "slice" | "filter" }>, out: unknown[]): void {
+  switch (seg.kind) {
+    case "index": {
+      const i = seg.index < 0 ? v.length + seg.index : seg.index;
+      if (i >= 0 && i < v.length) out.push(v[i]);
+      break;
+    }
+    case "slice":
+      out.push(...v.slice(seg.start ?? 0, seg.end ?? v.length));
+      break;
+    case "filter":
+      for (const item of v) if (matches(item, seg)) out.push(item);
+      break;
+  }
 }
 
 function descendants(v: unknown): unknown[] {

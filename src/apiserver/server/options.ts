@@ -166,6 +166,43 @@ function checkIp(v: string | undefined, name: string): void {
   if (v !== undefined && isIP(v) === 0) throw new FlagError(`invalid value "${v}" for ${name}: must be an IP address`);
 }
 
+/** Flags checked on their own or in pairs, without a value of their own in the options. */
+function checkFlags(o: Record<string, unknown>): void {
+  checkIp(o.bindAddress as string, "--bind-address");
+  checkIp(o.advertiseAddress as string | undefined, "--advertise-address");
+  try {
+    parseServiceRange(String(o.serviceClusterIpRange));
+  } catch (err) {
+    throw new FlagError((err as Error).message);
+  }
+  if (Boolean(o.tlsCertFile) !== Boolean(o.tlsPrivateKeyFile)) throw new FlagError("--tls-cert-file and --tls-private-key-file must be given together");
+  if (Boolean(o.kubeletClientCertificate) !== Boolean(o.kubeletClientKey)) throw new FlagError("--kubelet-client-certificate and --kubelet-client-key must be given together");
+  if (Boolean(o.auditPolicyFile) !== Boolean(o.auditLogPath)) throw new FlagError("--audit-policy-file and --audit-log-path must be given together");
+  for (const e of (o.etcdServers as string[] | undefined) ?? []) if (!/^https?:\/\/[^/]+$/.test(e)) throw new FlagError(`invalid etcd server "${e}": expected http(s)://host:port`);
+}
+
+function authorizationModes(o: Record<string, unknown>, gardenerApis: boolean): string[] {
+  // As a kubeadm or Gardener shoot kube-apiserver: nodes are authorized by the Node authorizer. The garden has no nodes.
+  const modeFlag = o.authorizationMode === undefined ? (gardenerApis ? "RBAC" : "Node,RBAC") : String(o.authorizationMode);
+  const modes = modeFlag.split(",").map((m) => m.trim()).filter(Boolean);
+  for (const m of modes) if (!(AUTHORIZATION_MODES as readonly string[]).includes(m)) throw new FlagError(`unsupported authorization mode "${m}": supported modes are ${AUTHORIZATION_MODES.join(", ")}`);
+  if (modes.length === 0) throw new FlagError("--authorization-mode must name at least one mode");
+  if (modes.includes("Seed") && !gardenerApis) throw new FlagError("--authorization-mode Seed needs --enable-gardener-apis");
+  return modes;
+}
+
+function leaderElectionFlags(o: Record<string, unknown>): ApiServerOptions["leaderElection"] {
+  const leaderElection = {
+    enabled: parseBoolFlag(o.leaderElect, "--leader-elect"),
+    leaseDurationMs: durationFlag(o.leaderElectLeaseDuration, "--leader-elect-lease-duration", true),
+    renewDeadlineMs: durationFlag(o.leaderElectRenewDeadline, "--leader-elect-renew-deadline", true),
+    retryPeriodMs: durationFlag(o.leaderElectRetryPeriod, "--leader-elect-retry-period", true),
+  };
+  if (leaderElection.leaseDurationMs <= leaderElection.renewDeadlineMs) throw new FlagError("--leader-elect-lease-duration must be greater than --leader-elect-renew-deadline");
+  if (leaderElection.renewDeadlineMs <= leaderElection.retryPeriodMs) throw new FlagError("--leader-elect-renew-deadline must be greater than --leader-elect-retry-period");
+  return leaderElection;
+}
+
 export function parseOptions(argv: string[]): ParseResult {
   let stdout = "";
   let stderr = "";
@@ -175,33 +212,11 @@ export function parseOptions(argv: string[]): ParseResult {
     const o = cmd.opts<Record<string, unknown>>();
     const dataDir = o.dataDir as string | undefined;
     if (!dataDir) throw new FlagError("--data-dir is required");
-    checkIp(o.bindAddress as string, "--bind-address");
-    checkIp(o.advertiseAddress as string | undefined, "--advertise-address");
-    try {
-      parseServiceRange(String(o.serviceClusterIpRange));
-    } catch (err) {
-      throw new FlagError((err as Error).message);
-    }
-    if (Boolean(o.tlsCertFile) !== Boolean(o.tlsPrivateKeyFile)) throw new FlagError("--tls-cert-file and --tls-private-key-file must be given together");
+    checkFlags(o);
     const gardenerApis = parseBoolFlag(o.enableGardenerApis, "--enable-gardener-apis");
-    // As a kubeadm or Gardener shoot kube-apiserver: nodes are authorized by the Node authorizer. The garden has no nodes.
-    const modeFlag = o.authorizationMode === undefined ? (gardenerApis ? "RBAC" : "Node,RBAC") : String(o.authorizationMode);
-    const modes = modeFlag.split(",").map((m) => m.trim()).filter(Boolean);
-    for (const m of modes) if (!(AUTHORIZATION_MODES as readonly string[]).includes(m)) throw new FlagError(`unsupported authorization mode "${m}": supported modes are ${AUTHORIZATION_MODES.join(", ")}`);
-    if (modes.length === 0) throw new FlagError("--authorization-mode must name at least one mode");
-    if (modes.includes("Seed") && !gardenerApis) throw new FlagError("--authorization-mode Seed needs --enable-gardener-apis");
-    if (Boolean(o.kubeletClientCertificate) !== Boolean(o.kubeletClientKey)) throw new FlagError("--kubelet-client-certificate and --kubelet-client-key must be given together");
-    if (Boolean(o.auditPolicyFile) !== Boolean(o.auditLogPath)) throw new FlagError("--audit-policy-file and --audit-log-path must be given together");
+    const modes = authorizationModes(o, gardenerApis);
     const etcdServers = (o.etcdServers as string[] | undefined) ?? [];
-    for (const e of etcdServers) if (!/^https?:\/\/[^/]+$/.test(e)) throw new FlagError(`invalid etcd server "${e}": expected http(s)://host:port`);
-    const leaderElection = {
-      enabled: parseBoolFlag(o.leaderElect, "--leader-elect"),
-      leaseDurationMs: durationFlag(o.leaderElectLeaseDuration, "--leader-elect-lease-duration", true),
-      renewDeadlineMs: durationFlag(o.leaderElectRenewDeadline, "--leader-elect-renew-deadline", true),
-      retryPeriodMs: durationFlag(o.leaderElectRetryPeriod, "--leader-elect-retry-period", true),
-    };
-    if (leaderElection.leaseDurationMs <= leaderElection.renewDeadlineMs) throw new FlagError("--leader-elect-lease-duration must be greater than --leader-elect-renew-deadline");
-    if (leaderElection.renewDeadlineMs <= leaderElection.retryPeriodMs) throw new FlagError("--leader-elect-renew-deadline must be greater than --leader-elect-retry-period");
+    const leaderElection = leaderElectionFlags(o);
     const options: ApiServerOptions = {
       leaderElection,
       dataDir,

@@ -22,6 +22,15 @@ interface Summary {
   lastRestart: string;
 }
 
+/** STATUS of a pod held by init container i of n: its failure, its waiting reason, or "Init:i/n". */
+function initReason(c: ContainerStatus, i: number, n: number): string {
+  const t = c.state?.terminated;
+  const w = c.state?.waiting;
+  if (t) return t.reason ? `Init:${t.reason}` : t.signal ? `Init:Signal:${t.signal}` : `Init:ExitCode:${t.exitCode}`;
+  if (w?.reason && w.reason !== "PodInitializing") return `Init:${w.reason}`;
+  return `Init:${i}/${n}`;
+}
+
 /** The init-container part of printPod: whether the pod is still initializing, and its reason. */
 function initStatus(pod: Pod, s: Summary): { initializing: boolean; restartableRestarts: number; restartableLast: string } {
   const inits = pod.status?.initContainerStatuses ?? [];
@@ -38,15 +47,12 @@ function initStatus(pod: Pod, s: Summary): { initializing: boolean; restartableR
       restartableLast = later(restartableLast, c.lastState?.terminated?.finishedAt);
     }
     const t = c.state?.terminated;
-    const w = c.state?.waiting;
     if (t && t.exitCode === 0) continue;
     if (restartable && c.started) {
       if (c.ready) s.ready++;
       continue;
     }
-    if (t) s.reason = t.reason ? `Init:${t.reason}` : t.signal ? `Init:Signal:${t.signal}` : `Init:ExitCode:${t.exitCode}`;
-    else if (w?.reason && w.reason !== "PodInitializing") s.reason = `Init:${w.reason}`;
-    else s.reason = `Init:${i}/${specInits.length}`;
+    s.reason = initReason(c, i, specInits.length);
     return { initializing: true, restartableRestarts, restartableLast };
   }
   return { initializing: false, restartableRestarts, restartableLast };

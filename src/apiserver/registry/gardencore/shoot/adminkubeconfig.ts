@@ -11,6 +11,7 @@ import { stringify } from "yaml";
 import type { KubeObject } from "../../../../apis/meta/v1/types.ts";
 import { newBadRequest, newInvalid, newMethodNotSupported, newNotFound } from "../../../../apimachinery/errors.ts";
 import { Path, invalid } from "../../../../apimachinery/field/errors.ts";
+import { isRecord } from "../../../../utils/guards.ts";
 import { metaTime } from "../../../../utils/time.ts";
 import { CA_CLIENT_NAMESPACE, caClientSecretName, caClusterConfigMapName } from "../../../../api/gardencore/shootcredentials.ts";
 import { issueClientCertificate } from "../../../certs/issue.ts";
@@ -47,30 +48,8 @@ interface Address {
 async function createAdminKubeconfig(client: InternalClient, maxSeconds: number, req: SubresourceRequest): Promise<KubeObject> {
   if (req.verb !== "create") throw newMethodNotSupported({ ...SHOOTS, resource: "shoots/adminkubeconfig" }, req.verb);
   const namespace = req.namespace ?? "";
-  const body = req.body;
-  if (typeof body !== "object" || body === null || Array.isArray(body)) throw newBadRequest("the body of an AdminKubeconfigRequest must be a JSON object");
-  const spec = (body as { spec?: unknown }).spec ?? {};
-  if (typeof spec !== "object" || spec === null || Array.isArray(spec)) throw newBadRequest("spec of an AdminKubeconfigRequest must be an object");
-  const given = (spec as { expirationSeconds?: unknown }).expirationSeconds;
-  const requested = given === undefined || given === null ? DEFAULT_EXPIRATION_SECONDS : given;
-  const path = Path.root("spec").child("expirationSeconds");
-  if (typeof requested !== "number" || !Number.isInteger(requested)) throw newInvalid(REQUEST_GK, req.name, [invalid(path, requested, "must be an integer")]);
-  let seconds: number = requested;
-  if (seconds < MIN_EXPIRATION_SECONDS) throw newInvalid(REQUEST_GK, req.name, [invalid(path, seconds, "may not specify a duration less than 10 minutes")]);
-  if (seconds > LARGEST_EXPIRATION_SECONDS) throw newInvalid(REQUEST_GK, req.name, [invalid(path, seconds, "may not specify a duration larger than 2^32 seconds")]);
-  seconds = Math.min(seconds, maxSeconds);
-
-  const shoot = await client.get(SHOOTS, namespace, req.name, { readOnly: true });
-  if (!shoot) throw newNotFound(SHOOTS, req.name);
-  const addresses = advertisedAddresses(shoot);
-  if (addresses.length === 0) throw newBadRequest("no kube-apiserver advertised addresses in Shoot .status.advertisedAddresses");
-  const caCluster = await client.get({ group: "", resource: "configmaps" }, namespace, caClusterConfigMapName(req.name), { readOnly: true });
-  const clusterCa = (caCluster as { data?: Record<string, string> } | undefined)?.data?.["ca.crt"];
-  if (!clusterCa) throw newBadRequest(`could not find the cluster CA of shoot ${namespace}/${req.name}: ConfigMap ${caClusterConfigMapName(req.name)} has no ca.crt`);
-  const caClient = await client.get({ group: "", resource: "secrets" }, CA_CLIENT_NAMESPACE, caClientSecretName(namespace, req.name), { readOnly: true });
-  const data = (caClient as { data?: Record<string, string> } | undefined)?.data ?? {};
-  if (!data["ca.crt"] || !data["ca.key"]) throw newBadRequest(`could not find the client CA of shoot ${namespace}/${req.name}`);
-
+  const seconds = Math.min(requestedSeconds(req), maxSeconds);
+  const { addresses, clusterCa, ca } = await shootCredentials(client, namespace, req.name);
   const now = req.ctx.clock.now();
   const out: KubeObject & { spec: { expirationSeconds: number }; status?: unknown } = {
     apiVersion: `${AUTHENTICATION_GROUP}/v1alpha1`,
@@ -79,12 +58,42 @@ async function createAdminKubeconfig(client: InternalClient, maxSeconds: number,
     spec: { expirationSeconds: seconds },
   };
   if (req.ctx.dryRun) return out;
-  const ca = { certPem: Buffer.from(data["ca.crt"], "base64").toString("utf8"), keyPem: Buffer.from(data["ca.key"], "base64").toString("utf8") };
   const cert = await issueClientCertificate(ca, { commonName: req.ctx.user.username, organizations: ["system:masters"], validForMs: seconds * 1000, now });
   const kubeconfig = kubeconfigFor(namespace, req.name, addresses, clusterCa, cert);
   out.metadata.creationTimestamp = metaTime(now);
   out.status = { kubeconfig: Buffer.from(kubeconfig, "utf8").toString("base64"), expirationTimestamp: metaTime(new Date(now.getTime() + seconds * 1000)) };
   return out;
+}
+
+/** spec.expirationSeconds of the request body, defaulted and validated (not yet cut to the server's maximum). */
+function requestedSeconds(req: SubresourceRequest): number {
+  const body = req.body;
+  if (!isRecord(body)) throw newBadRequest("the body of an AdminKubeconfigRequest must be a JSON object");
+  const spec = body.spec ?? {};
+  if (!isRecord(spec)) throw newBadRequest("spec of an AdminKubeconfigRequest must be an object");
+  const given = spec.expirationSeconds;
+  const requested = given === undefined || given === null ? DEFAULT_EXPIRATION_SECONDS : given;
+  const path = Path.root("spec").child("expirationSeconds");
+  if (typeof requested !== "number" || !Number.isInteger(requested)) throw newInvalid(REQUEST_GK, req.name, [invalid(path, requested, "must be an integer")]);
+  if (requested < MIN_EXPIRATION_SECONDS) throw newInvalid(REQUEST_GK, req.name, [invalid(path, requested, "may not specify a duration less than 10 minutes")]);
+  if (requested > LARGEST_EXPIRATION_SECONDS) throw newInvalid(REQUEST_GK, req.name, [invalid(path, requested, "may not specify a duration larger than 2^32 seconds")]);
+  return requested;
+}
+
+/** What the garden stores for the shoot: its advertised addresses, its cluster CA and its client CA (PEM). */
+async function shootCredentials(client: InternalClient, namespace: string, name: string): Promise<{ addresses: Address[]; clusterCa: string; ca: { certPem: string; keyPem: string } }> {
+  const shoot = await client.get(SHOOTS, namespace, name, { readOnly: true });
+  if (!shoot) throw newNotFound(SHOOTS, name);
+  const addresses = advertisedAddresses(shoot);
+  if (addresses.length === 0) throw newBadRequest("no kube-apiserver advertised addresses in Shoot .status.advertisedAddresses");
+  const caCluster = await client.get({ group: "", resource: "configmaps" }, namespace, caClusterConfigMapName(name), { readOnly: true });
+  const clusterCa = (caCluster as { data?: Record<string, string> } | undefined)?.data?.["ca.crt"];
+  if (!clusterCa) throw newBadRequest(`could not find the cluster CA of shoot ${namespace}/${name}: ConfigMap ${caClusterConfigMapName(name)} has no ca.crt`);
+  const caClient = await client.get({ group: "", resource: "secrets" }, CA_CLIENT_NAMESPACE, caClientSecretName(namespace, name), { readOnly: true });
+  const data = (caClient as { data?: Record<string, string> } | undefined)?.data ?? {};
+  if (!data["ca.crt"] || !data["ca.key"]) throw newBadRequest(`could not find the client CA of shoot ${namespace}/${name}`);
+  const ca = { certPem: Buffer.from(data["ca.crt"], "base64").toString("utf8"), keyPem: Buffer.from(data["ca.key"], "base64").toString("utf8") };
+  return { addresses, clusterCa, ca };
 }
 
 function advertisedAddresses(shoot: KubeObject): Address[] {
