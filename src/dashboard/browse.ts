@@ -8,7 +8,7 @@ import { StatusError } from "../apimachinery/errors.ts";
 import type { Client } from "../client/client.ts";
 import { Projects, Shoots } from "../client/garden.ts";
 import { writeStatus } from "./static.ts";
-import { clientFor } from "./terminals/service.ts";
+import { clientFor } from "./terminals/hosts.ts";
 import { isAdmin } from "./terminals/http.ts";
 
 type Api = { url: string; caPem?: string };

@@ -4,7 +4,7 @@ import { request } from "node:https";
 import { request as httpRequest } from "node:http";
 import type { KubeObject } from "../apis/meta/v1/types.ts";
 import { resourceType } from "../client/resource.ts";
-import { clientFor } from "./terminals/service.ts";
+import { clientFor } from "./terminals/hosts.ts";
 
 export type Identity = { kind: "user"; username: string } | { kind: "error"; code: number; reason: string; message: string };
 

@@ -16,7 +16,8 @@ import { serveStatic, writeStatus } from "./static.ts";
 import { ATTACH_PREFIX, attachTerminal } from "./terminal-attach.ts";
 import { type TerminalConfig, terminalConfig } from "./terminals/config.ts";
 import { serveTerminals } from "./terminals/http.ts";
-import { type HostResolver, TerminalService, adminKubeconfigHosts } from "./terminals/service.ts";
+import { type HostResolver, userHosts } from "./terminals/hosts.ts";
+import { TerminalService } from "./terminals/service.ts";
 
 import { TERMINAL_PROTOCOL, TOKEN_PROTOCOL_PREFIX, admitUser, reject } from "./upgrade.ts";
 
@@ -74,7 +75,7 @@ export async function startDashboard(opts: DashboardOptions): Promise<Dashboard>
     handleProtocols: (protocols) => (protocols.has(TERMINAL_PROTOCOL) ? TERMINAL_PROTOCOL : false),
   });
   const recordings = opts.recordings ? new RecordingStore(opts.recordings, clock) : undefined;
-  const terminals = new TerminalService(terminalConfig({ ...opts.terminals?.config, garden: opts.apiServer }), opts.terminals?.hosts ?? adminKubeconfigHosts(opts.apiServer), clock);
+  const terminals = new TerminalService(terminalConfig({ ...opts.terminals?.config, garden: opts.apiServer }), opts.terminals?.hosts ?? userHosts(opts.apiServer, clock), clock);
   const onRequest = (req: IncomingMessage, res: import("node:http").ServerResponse) => {
     const path = req.url?.split("?")[0] ?? "/";
     if (path === "/api/terminals") return serveTerminals(opts.apiServer, terminals, req, res, recordings);

@@ -13,7 +13,8 @@ import { Terminals } from "../client/garden.ts";
 import type { Clock } from "../utils/clock.ts";
 import type { RecordingStore } from "./recordings/store.ts";
 import { type RelayLimits, relay } from "./relay.ts";
-import { ANNOTATION_IDENTIFIER, type TerminalService, clientFor, creator } from "./terminals/service.ts";
+import { clientFor } from "./terminals/hosts.ts";
+import { ANNOTATION_IDENTIFIER, type TerminalService, creator } from "./terminals/service.ts";
 import { type Admit, admitUser, originAllowed, reject } from "./upgrade.ts";
 
 export const ATTACH_PREFIX = "/api/terminals/attach/";

@@ -2,18 +2,17 @@
 // remove, heartbeat and config. Every Kubernetes call is made with the user's own bearer token, so the
 // garden's admission webhooks see the real user; the answers' messages reach the browser as they are.
 import { createHash, randomBytes } from "node:crypto";
-import { KubeConfig } from "@kubernetes/client-node";
 import type { Terminal } from "../../apis/dashboard/v1alpha1/types.ts";
 import { ANNOTATION_CREATED_BY, ANNOTATION_OPERATION, API_VERSION, KIND_TERMINAL, OPERATION_KEEPALIVE } from "../../apis/dashboard/v1alpha1/types.ts";
 import type { Shoot } from "../../apis/gardencore/v1beta1/types.ts";
-import type { KubeObject } from "../../apis/meta/v1/types.ts";
 import { StatusError } from "../../apimachinery/errors.ts";
 import { Pods, ServiceAccounts } from "../../client/builtins.ts";
-import { Client } from "../../client/client.ts";
+import type { Client } from "../../client/client.ts";
 import { Shoots, Terminals } from "../../client/garden.ts";
 import { resourcePath } from "../../client/resource.ts";
 import type { Clock } from "../../utils/clock.ts";
 import type { TerminalConfig } from "./config.ts";
+import { type HostResolver, clientFor } from "./hosts.ts";
 import { type CreateParams, WEBTERMINAL_SA, terminalSpec } from "./spec.ts";
 import { waitFor } from "./wait.ts";
 
@@ -30,51 +29,8 @@ export interface User {
   isAdmin: boolean;
 }
 
-/** A client of a terminal's host cluster: the API server URL and CA, and the client to use. */
-export interface HostCluster {
-  client: Client;
-  url: string;
-  caPem?: string;
-  close(): void;
-}
-/** Resolves a host `shootRef` as the user (default: the user's `shoots/adminkubeconfig`). */
-export type HostResolver = (user: User, shootRef: { namespace: string; name: string }) => Promise<HostCluster>;
-
 const hash = (s: string) => createHash("sha256").update(s).digest("hex").slice(0, 63);
 const bad = (message: string) => new StatusError(422, "Invalid", message);
-
-export function clientFor(api: { url: string; caPem?: string }, auth: { token: string } | { certPem: string; keyPem: string }): Client {
-  const kc = new KubeConfig();
-  const user = "token" in auth ? { name: "u", token: auth.token } : { name: "u", certData: Buffer.from(auth.certPem).toString("base64"), keyData: Buffer.from(auth.keyPem).toString("base64") };
-  kc.loadFromOptions({
-    clusters: [{ name: "c", server: api.url, ...(api.caPem ? { caData: Buffer.from(api.caPem).toString("base64") } : {}), skipTLSVerify: false }],
-    users: [user],
-    contexts: [{ name: "c", cluster: "c", user: "u" }],
-    currentContext: "c",
-  });
-  return new Client(kc, { fieldManager: "dashboard", userAgent: "dashboard" });
-}
-
-/** The default host resolution: `shoots/<name>/adminkubeconfig` (600 s) requested as the user. */
-export function adminKubeconfigHosts(garden: { url: string; caPem?: string }): HostResolver {
-  return async (user, ref) => {
-    const c = clientFor(garden, { token: user.token });
-    try {
-      const out = await c.transport.request<KubeObject & { status?: { kubeconfig?: string } }>({
-        method: "POST",
-        path: resourcePath(Shoots, ref.namespace, ref.name, "adminkubeconfig"),
-        body: { apiVersion: "authentication.gardener.cloud/v1alpha1", kind: "AdminKubeconfigRequest", spec: { expirationSeconds: 600 } },
-      });
-      const kc = new KubeConfig();
-      kc.loadFromString(Buffer.from(out.status?.kubeconfig ?? "", "base64").toString("utf8"));
-      const cluster = kc.getCurrentCluster();
-      const client = new Client(kc, { fieldManager: "dashboard" });
-      return { client, url: cluster?.server ?? "", caPem: cluster?.caData ? Buffer.from(cluster.caData, "base64").toString() : undefined, close: () => client.close() };
-    } finally {
-      c.close();
-    }
-  };
-}
 
 export function creator(t: Terminal): string | undefined {
   return t.metadata.annotations?.[ANNOTATION_CREATED_BY];
@@ -248,13 +204,11 @@ export class TerminalService {
   }
 
   /**
-   * The ready Terminal's host API server (its `shootRef` resolved as the user) and a token of its
-   * attach ServiceAccount, requested there as the user.
+   * The ready Terminal's host API server (its stored host credentials, a `shootRef` or a seed's
+   * `secretRef`, resolved as the user) and a token of its attach ServiceAccount, requested there.
    */
   async attachSession(user: User, t: Terminal, expirationSeconds: number): Promise<{ url: string; caPem?: string; token: string }> {
-    const shootRef = t.spec.host.credentials.shootRef;
-    if (!shootRef) throw bad("shootRef is required");
-    const host = await this.hosts(user, shootRef);
+    const host = await this.hosts(user, t.spec.host.credentials);
     try {
       const out = await host.client.transport.request<{ status?: { token?: string } }>({
         method: "POST",

@@ -3,26 +3,39 @@
 // seed: its admin kubeconfig is the Secret. Only who may read the Secret may use it; the controller
 // builds an operator's control-plane terminal there (host and target the seed, the shoot's namespace)
 // and removes it; a kubeconfig that points at files is refused; the dashboard picks the Secret for
-// target `cp` when the shoot's seed has a seedHosts entry.
+// target `cp` when the shoot's seed has a seedHosts entry. Through the dashboard (its default host
+// resolution): an operator creates a cp terminal, `fetch` resolves the seed from the Secret read as
+// the operator and answers a running pod, and the attach relay reaches the pod on the seed; a creator
+// who may no longer read the Secret gets the garden's refusal from both.
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { after, before, describe, it } from "node:test";
 import type { Terminal } from "../../../src/apis/dashboard/v1alpha1/types.ts";
 import type { Shoot } from "../../../src/apis/gardencore/v1beta1/types.ts";
-import { Namespaces, Secrets } from "../../../src/client/builtins.ts";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import WebSocket from "ws";
+import { Namespaces, RoleBindings, Secrets } from "../../../src/client/builtins.ts";
+import { Shoots } from "../../../src/client/garden.ts";
+import { type Dashboard, TERMINAL_PROTOCOL, TOKEN_PROTOCOL_PREFIX, startDashboard } from "../../../src/dashboard/server.ts";
 import type { Client } from "../../../src/client/client.ts";
 import { unlessNotFound } from "../../../src/client/helpers.ts";
 import { terminalConfig } from "../../../src/dashboard/terminals/config.ts";
 import { terminalSpec } from "../../../src/dashboard/terminals/spec.ts";
 import { ClusterRoleBindings, Pods, ServiceAccounts, Terminals } from "../../../src/terminal/resources.ts";
 import { eventually } from "../../support/http.ts";
-import { type Env, NS, startEnv } from "./setup.ts";
+import { type StandinKubelet, startStandinKubelet } from "./kubelet-standin.ts";
+import { type Env, NS, TOKENS, startEnv } from "./setup.ts";
 
 const CP = "shoot--p--s";
 const SECRET = { namespace: "garden", name: "seed-local-terminal-host" };
 let env: Env;
 let alice: Client;
 let olga: Client;
+let dashboard: Dashboard;
+let kubelet: StandinKubelet;
+const web = mkdtempSync(join(tmpdir(), "seedhost-web-"));
 
 function cpTerminal(name: string, credentials: Terminal["spec"]["host"]["credentials"]): Terminal {
   return {
@@ -52,10 +65,67 @@ before(async () => {
   const kubeconfig = readFileSync(env.shoot.adminKubeconfigPath, "utf8");
   await env.gardenAdmin.create(Secrets, { metadata: SECRET, data: { kubeconfig: Buffer.from(kubeconfig).toString("base64") } });
   await env.shootAdmin.create(Namespaces, { metadata: { name: CP } });
+  // shoot s of project p runs on seed local (no ManagedSeed), its control plane in CP
+  await env.gardenAdmin.create(Shoots, { metadata: { name: "s", namespace: NS }, spec: { seedName: "local", provider: { type: "local", workers: [] } } } as never);
+  await env.gardenAdmin.patchStatus(Shoots, { namespace: NS, name: "s" }, { type: "merge", body: { status: { technicalID: CP } } });
+  kubelet = await startStandinKubelet(env.shootAdmin, env.shoot.ca);
+  dashboard = await startDashboard({
+    apiServer: { url: env.gardenUrl, caPem: env.gardenCaPem },
+    webRoot: web,
+    terminals: { config: { readyTimeoutSeconds: 10, seedHosts: { local: { secretRef: SECRET } } } },
+  });
 });
 after(async () => {
+  await dashboard?.close();
+  await kubelet?.close();
   await env?.stop();
+  rmSync(web, { recursive: true, force: true });
 });
+
+async function call(token: string, method: string, params: unknown): Promise<{ code: number; body: Record<string, unknown> & { message?: string } }> {
+  const res = await fetch(`${dashboard.url}/api/terminals`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${token}`, "x-requested-with": "XMLHttpRequest", "content-type": "application/json" },
+    body: JSON.stringify({ method, params }),
+  });
+  return { code: res.status, body: (await res.json()) as Record<string, unknown> };
+}
+
+/** The Terminal's pod on the seed runs (the stand-in kubelet's node, its container ready). */
+async function runPod(name: string): Promise<{ namespace: string; name: string }> {
+  const t = await settle("pod named", async () => {
+    const x = await env.gardenAdmin.get(Terminals, { namespace: NS, name });
+    return x.status?.podName ? x : undefined;
+  });
+  const key = { namespace: t.spec.host.namespace ?? "", name: t.status?.podName ?? "" };
+  await settle("pod created", () => unlessNotFound(env.shootAdmin.get(Pods, key)));
+  await kubelet.bind(key.namespace, key.name);
+  await env.shootAdmin.patchStatus(Pods, key, { type: "merge", body: { status: { phase: "Running", containerStatuses: [{ name: "terminal", ready: true, image: "busybox:1.36", imageID: "", restartCount: 0, state: { running: {} } }] } } });
+  return key;
+}
+
+/** Attaches through the dashboard: the first output, or the refusal before the upgrade. */
+function attach(token: string, name: string): Promise<{ output: string } | { code: number; message: string }> {
+  const url = `${dashboard.url.replace("http", "ws")}/api/terminals/attach/${NS}/${name}?container=terminal&stdin=true&stdout=true&tty=true`;
+  const ws = new WebSocket(url, [TOKEN_PROTOCOL_PREFIX + Buffer.from(token).toString("base64url"), TERMINAL_PROTOCOL]);
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => (ws.terminate(), reject(new Error("no output and no refusal within 10 s"))), 10_000);
+    ws.on("error", () => undefined);
+    ws.on("message", (data: Buffer, isBinary) => {
+      if (!isBinary) return;
+      clearTimeout(timer);
+      ws.close();
+      resolve({ output: data.toString() });
+    });
+    ws.on("unexpected-response", (_req, res) => {
+      let text = "";
+      res.on("data", (c: Buffer) => (text += c.toString()));
+      res.on("end", () => (clearTimeout(timer), resolve({ code: res.statusCode ?? 0, message: (JSON.parse(text) as { message: string }).message })));
+    });
+  });
+}
+
+const cpPane = (token: string, identifier: string) => call(token, "create", { coordinate: { namespace: NS, name: "s", target: "cp" }, identifier });
 
 void describe("terminals hosted on a seed through a kubeconfig Secret", { timeout: 60_000 }, () => {
   it("refuses the Secret to a member who may not read it, and a Secret beside another credential", async () => {
@@ -119,5 +189,45 @@ void describe("terminals hosted on a seed through a kubeconfig Secret", { timeou
     // A seed without ManagedSeed or seedHosts entry hosts nothing.
     const other = { ...shoot, spec: { seedName: "other" } } as unknown as Shoot;
     await assert.rejects(terminalSpec(olga, cfg, { coordinate: { namespace: NS, name: "s", target: "cp" }, identifier: "pane" }, true, other, "seed", "busybox:1.36"), /terminal cannot be hosted on non-managed seed/);
+  });
+
+  it("through the dashboard: an operator's cp terminal on the seed is fetched and attached via the Secret, read as the operator", async () => {
+    const created = await cpPane(TOKENS.olga, "pane-cp");
+    assert.equal(created.code, 200, created.body.message);
+    const name = (created.body.metadata as { name: string }).name;
+    assert.equal((created.body.hostCluster as { namespace: string }).namespace, CP);
+    const [fetched, pod] = await Promise.all([call(TOKENS.olga, "fetch", { name, namespace: NS }), runPod(name)]);
+    assert.equal(fetched.code, 200, fetched.body.message);
+    const host = fetched.body.hostCluster as { token: string; namespace: string; pod: { name: string; nodeName: string } };
+    assert.deepEqual({ namespace: host.namespace, pod: host.pod.name, node: host.pod.nodeName }, { namespace: CP, pod: pod.name, node: "standin" });
+    assert.equal(host.token.split(".").length, 3, "a token of the attach ServiceAccount on the seed");
+    const session = await attach(TOKENS.olga, name);
+    assert.deepEqual(session, { output: `attached ${CP}/${pod.name}\r\n` }, "the relay reached the pod on the seed the Secret names");
+    assert.equal((await call(TOKENS.olga, "remove", { name, namespace: NS })).code, 200);
+  });
+
+  it("a creator who may no longer read the Secret is refused by fetch and attach with the garden's answer", async () => {
+    // oscar operates while he creates the terminal, then is only a project member
+    const binding = { metadata: { name: "oscar-admin" }, subjects: [{ kind: "User" as const, name: "oscar", apiGroup: "rbac.authorization.k8s.io" }], roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: "cluster-admin" } };
+    await env.gardenAdmin.create(ClusterRoleBindings, binding);
+    await env.gardenAdmin.create(RoleBindings, { metadata: { namespace: NS, name: "member-oscar" }, subjects: binding.subjects, roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: "gardener.cloud:system:project-member" } });
+    const created = await cpPane(TOKENS.oscar, "pane-oscar");
+    assert.equal(created.code, 200, created.body.message);
+    const name = (created.body.metadata as { name: string }).name;
+    await runPod(name);
+    await env.gardenAdmin.delete(ClusterRoleBindings, { name: "oscar-admin" });
+    const secretForbidden = new RegExp(`User "oscar" cannot get resource "secrets" .*namespace "garden"`);
+    const fetched = await eventually("fetch refused", async () => {
+      const r = await call(TOKENS.oscar, "fetch", { name, namespace: NS });
+      return r.code === 200 ? undefined : r;
+    }, 5000, 50);
+    assert.equal(fetched.code, 403, fetched.body.message);
+    assert.match(fetched.body.message ?? "", secretForbidden);
+    const refused = await attach(TOKENS.oscar, name);
+    assert.ok("code" in refused, "the attach is refused before the upgrade");
+    assert.equal(refused.code, 403);
+    assert.match(refused.message, secretForbidden);
+    assert.equal(kubelet.attaches.length, 1, "only olga's attach reached the seed");
+    await env.gardenAdmin.delete(Terminals, { namespace: NS, name });
   });
 });

@@ -22,7 +22,7 @@ import { startInProcessApiServer } from "../../support/inprocess.ts";
 export const NS = "garden-p";
 export const SA = "dashboard-webterminal";
 /** Static bearer tokens of the garden (for the dashboard, which authenticates users by token). */
-export const TOKENS = { alice: "alice-token", carol: "carol-token", bob: "bob-token" } as const;
+export const TOKENS = { alice: "alice-token", carol: "carol-token", bob: "bob-token", olga: "olga-token", oscar: "oscar-token" } as const;
 
 export interface Env {
   clock: FakeClock;
