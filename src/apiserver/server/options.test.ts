@@ -31,6 +31,7 @@ void describe("parseOptions", () => {
         compactionRetainedRevisions: o.compactionRetainedRevisions,
         nodeMonitorGracePeriodMs: o.nodeMonitorGracePeriodMs,
         leaderElection: o.leaderElection,
+        workers: o.workers,
       },
       {
         securePort: 6443,
@@ -45,6 +46,7 @@ void describe("parseOptions", () => {
         compactionRetainedRevisions: 10000,
         nodeMonitorGracePeriodMs: 40_000,
         leaderElection: { enabled: true, leaseDurationMs: 15_000, renewDeadlineMs: 10_000, retryPeriodMs: 2_000 },
+        workers: 1,
       },
     );
   });

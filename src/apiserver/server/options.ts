@@ -73,6 +73,8 @@ export interface ApiServerOptions {
   auditLogBufferSize: number;
   /** A node whose kubelet neither renewed its Lease nor posted Ready for this long is marked Unknown and tainted unreachable. */
   nodeMonitorGracePeriodMs: number;
+  /** Threads serving requests on the one listening port; 1: the process serves them itself (docs/high-availability.md#workers). */
+  workers: number;
   /** The controllers Lease among replicas on one etcd (docs/high-availability.md). */
   leaderElection: { enabled: boolean; leaseDurationMs: number; renewDeadlineMs: number; retryPeriodMs: number };
 }
@@ -146,6 +148,7 @@ function program(): Command {
     .addOption(new Option("--audit-log-maxsize <MB>", "Rotate the audit log when it would grow past this many megabytes (0: 100 when --audit-log-maxage or --audit-log-maxbackup is set, else never).").default(0).argParser(intFlag("--audit-log-maxsize", 0, 1_000_000)))
     .addOption(new Option("--audit-log-batch-buffer-size <n>", "Audit events queued for writing at most; beyond it events are dropped (and counted in the log) rather than requests delayed.").default(10000).argParser(intFlag("--audit-log-batch-buffer-size", 1, 10_000_000)))
     .addOption(new Option("--node-monitor-grace-period <duration>", "How long a node's kubelet may go without renewing its Lease in kube-node-lease (or posting Ready) before the node's conditions become Unknown and it is tainted unreachable (Go duration).").default("40s"))
+    .addOption(new Option("--workers <n>", "Worker threads serving requests, each a full API server with its own watch cache on the same storage; the process accepts connections on --secure-port and hands them to the workers in turn. 1: the process serves requests itself.").default(1).argParser(intFlag("--workers", 1, 64)))
     .addOption(new Option("--leader-elect [bool]", "Run the controllers kube-controller-manager would run (namespaces, garbage collector, endpoints, node lifecycle, RBAC aggregation, certificates) only while holding the Lease kube-system/gardener-apiserver-controllers, so replicas on one etcd do not run them twice.").default(true))
     .addOption(new Option("--leader-elect-lease-duration <duration>", "How long other replicas wait after the last observed renewal before taking the lease over (Go duration).").default("15s"))
     .addOption(new Option("--leader-elect-renew-deadline <duration>", "The leader stops its controllers if it could not renew the lease for this long (Go duration).").default("10s"))
@@ -217,8 +220,11 @@ export function parseOptions(argv: string[]): ParseResult {
     const modes = authorizationModes(o, gardenerApis);
     const etcdServers = (o.etcdServers as string[] | undefined) ?? [];
     const leaderElection = leaderElectionFlags(o);
+    const workers = o.workers as number;
+    if (workers > 1 && etcdServers.length === 0) throw new FlagError("--workers above 1 needs --etcd-servers");
     const options: ApiServerOptions = {
       leaderElection,
+      workers,
       dataDir,
       securePort: o.securePort as number,
       bindAddress: o.bindAddress as string,

@@ -5,11 +5,13 @@
 // admin and scheduler kubeconfigs.
 import { mkdir, readFile } from "node:fs/promises";
 import { createServer, type Server } from "node:https";
+import type { MessagePort } from "node:worker_threads";
 import type { AddressInfo } from "node:net";
 import { createHash } from "node:crypto";
 import { hostname } from "node:os";
 import { join, resolve } from "node:path";
 import { pino, type Logger } from "pino";
+import type { AuditSink } from "../audit/log.ts";
 import { collectDefaultMetrics, Registry } from "prom-client";
 import { newServiceUnavailable } from "../../apimachinery/errors.ts";
 import { type Clock, realClock } from "../../utils/clock.ts";
@@ -46,6 +48,7 @@ import type { ApiServerOptions } from "./options.ts";
 import { openStorage, startCompaction } from "./storage.ts";
 import { webhookAdmission } from "./webhooks.ts";
 import { clientHost, hostPort, loadTls } from "./tls.ts";
+import { serveRelayed } from "./workers/relay-worker.ts";
 
 export interface StartDeps {
   /** Default: pino JSON on stderr at options.logLevel. */
@@ -56,6 +59,19 @@ export interface StartDeps {
    * the composition root wires them, so the server does not depend on plugins/.
    */
   gardenAdmission?: AdmissionPlugin[];
+  /** Set when this server is one worker of `--workers` (docs/high-availability.md#workers). */
+  worker?: WorkerRole;
+}
+
+/** What a worker thread gets from the primary, which owns the listening socket and the audit log. */
+export interface WorkerRole {
+  index: number;
+  /** The port the primary listens on (what clients and kubeconfigs use). */
+  port: number;
+  /** The relay of the connections the primary accepted for this worker. */
+  connections: MessagePort;
+  /** Where audit events go (the primary writes the one log), when auditing is on. */
+  auditSink?: AuditSink;
 }
 
 export interface RunningServer {
@@ -77,14 +93,37 @@ export interface RunningServer {
 /** How long stop() lets in-flight requests finish before closing their connections. */
 const DRAIN_MS = 5000;
 
-function listen(server: Server, port: number, host: string): Promise<void> {
+interface Listener {
+  port: number;
+  /** Stops taking connections and drains the open ones (up to DRAIN_MS). */
+  close(): Promise<void>;
+}
+
+function listen(server: Server, port: number, host: string): Promise<Listener> {
   return new Promise((resolve, reject) => {
     server.once("error", reject);
     server.listen(port, host, () => {
       server.off("error", reject);
-      resolve();
+      resolve({ port: (server.address() as AddressInfo).port, close: () => closeListener(server) });
     });
   });
+}
+
+/** A worker's server takes the connections the primary relays to it. */
+function relayed(server: Server, worker: WorkerRole): Listener {
+  const connections = serveRelayed(server, worker.connections);
+  return {
+    port: worker.port,
+    close: async () => {
+      server.close();
+      const deadline = Date.now() + DRAIN_MS;
+      while (connections.size > 0 && Date.now() < deadline) {
+        server.closeIdleConnections();
+        await new Promise((r) => setTimeout(r, 25));
+      }
+      connections.destroyAll();
+    },
+  };
 }
 
 export async function startApiServer(o: ApiServerOptions, deps: StartDeps = {}): Promise<RunningServer> {
@@ -103,8 +142,10 @@ export async function startApiServer(o: ApiServerOptions, deps: StartDeps = {}):
   );
   server.on("upgrade", (req, socket, head) => (handler ? handler.upgrade(req, socket, head) : writeRawError(socket, starting())));
   server.on("tlsClientError", (err) => logger.debug({ err }, "TLS handshake failed"));
-  await listen(server, o.securePort, o.bindAddress);
-  const port = (server.address() as AddressInfo).port;
+  const listener = deps.worker ? relayed(server, deps.worker) : await listen(server, o.securePort, o.bindAddress);
+  const port = listener.port;
+  // Work done once per server, not once per worker: the first worker does it.
+  const primaryWorker = !deps.worker || deps.worker.index === 0;
   const url = `https://${hostPort(clientHost(o), port)}`;
   const issuers = o.serviceAccountIssuers.length ? o.serviceAccountIssuers : [url];
 
@@ -122,7 +163,7 @@ export async function startApiServer(o: ApiServerOptions, deps: StartDeps = {}):
   };
 
   try {
-    const audit = await startAudit(o, logger);
+    const audit = await startAudit(o, logger, deps.worker?.auditSink);
     cleanups.push(() => audit.close());
     const stack = await openStorage(o, clock);
     cleanups.push(() => stack.close());
@@ -200,10 +241,12 @@ export async function startApiServer(o: ApiServerOptions, deps: StartDeps = {}):
       }
     };
     // Stable across restarts of this replica (its data dir), distinct between replicas.
-    const identity = `${hostname()}_${createHash("sha256").update(resolve(o.dataDir)).digest("hex").slice(0, 12)}`;
+    // Workers of one server are distinct candidates (each restarted worker keeps its identity).
+    const workerSuffix = deps.worker ? `_w${deps.worker.index}` : "";
+    const identity = `${hostname()}_${createHash("sha256").update(resolve(o.dataDir)).digest("hex").slice(0, 12)}${workerSuffix}`;
     const led = await electControllers(controllerDeps, { ...o.leaderElection, identity }, lead);
     cleanups.push(() => led.stop());
-    const compactor = startCompaction(storage, { intervalMs: o.compactionIntervalMs, retainedRevisions: o.compactionRetainedRevisions, clock, logger });
+    const compactor = startCompaction(storage, { intervalMs: primaryWorker ? o.compactionIntervalMs : 0, retainedRevisions: o.compactionRetainedRevisions, clock, logger });
     cleanups.push(() => compactor.stop());
 
     const ready = createHandler({
@@ -229,22 +272,13 @@ export async function startApiServer(o: ApiServerOptions, deps: StartDeps = {}):
     handler = ready;
 
     const adminKubeconfigPath = join(o.dataDir, "admin.kubeconfig");
-    await writeKubeconfig(adminKubeconfigPath, {
-      server: url,
-      caPem: tls.serverCaPem,
-      clusterName: "gardener-apiserver",
-      userName: "admin",
-      user: { certPem: tls.pki.admin.certPem, keyPem: tls.pki.admin.keyPem },
-    });
     // The scheduler's identity (system:kube-scheduler), for kube-scheduler --kubeconfig.
     const schedulerKubeconfigPath = join(o.dataDir, "scheduler.kubeconfig");
-    await writeKubeconfig(schedulerKubeconfigPath, {
-      server: url,
-      caPem: tls.serverCaPem,
-      clusterName: "gardener-apiserver",
-      userName: "kube-scheduler",
-      user: { certPem: tls.pki.scheduler.certPem, keyPem: tls.pki.scheduler.keyPem },
-    });
+    if (primaryWorker) {
+      const kubeconfig = (userName: string, user: { certPem: string; keyPem: string }) => ({ server: url, caPem: tls.serverCaPem, clusterName: "gardener-apiserver", userName, user });
+      await writeKubeconfig(adminKubeconfigPath, kubeconfig("admin", tls.pki.admin));
+      await writeKubeconfig(schedulerKubeconfigPath, kubeconfig("kube-scheduler", tls.pki.scheduler));
+    }
 
     let stopping: Promise<void> | undefined;
     return {
@@ -255,10 +289,10 @@ export async function startApiServer(o: ApiServerOptions, deps: StartDeps = {}):
       schedulerKubeconfigPath,
       registry,
       client,
-      stop: () => (stopping ??= stopServer(server, ready, runCleanups)),
+      stop: () => (stopping ??= stopServer(listener, ready, runCleanups)),
     };
   } catch (err) {
-    await closeListener(server);
+    await listener.close();
     await runCleanups();
     throw err;
   }
@@ -279,10 +313,10 @@ async function closeListener(server: Server): Promise<void> {
   await closed;
 }
 
-async function stopServer(server: Server, handler: ApiHandler, runCleanups: () => Promise<void>): Promise<void> {
+async function stopServer(listener: Listener, handler: ApiHandler, runCleanups: () => Promise<void>): Promise<void> {
   // /readyz fails and watches end with a normal end of stream, so informers re-watch (elsewhere).
   handler.shutdown();
-  await closeListener(server);
+  await listener.close();
   await runCleanups();
 }
 

@@ -1,0 +1,208 @@
+// --workers N (docs/high-availability.md#workers): the primary thread generates the PKI, listens on
+// --secure-port, owns the audit log, and starts N worker threads, each a full API server (its own
+// storage client and watch cache, admission, controllers) that serves the connections the primary
+// hands it in turn. The primary restarts a worker that exits or crashes; its connections are cut
+// (clients reconnect and land on another worker). Ending the process ends every worker with it.
+import { mkdir } from "node:fs/promises";
+import { MessageChannel, Worker } from "node:worker_threads";
+import type { Logger } from "pino";
+import type { AuditLog } from "../../audit/log.ts";
+import { openAuditLog } from "../audit.ts";
+import type { ApiServerOptions } from "../options.ts";
+import { clientHost, hostPort, loadTls } from "../tls.ts";
+import { ConnectionRelay } from "./relay-primary.ts";
+
+/** What a worker thread finds in workerData (besides the transferred ports). */
+export interface WorkerData {
+  options: ApiServerOptions;
+  index: number;
+  port: number;
+  /** The module the worker runs (a composition root in src/cmd/). */
+  entry: string;
+  /** tsx's registration module, for a thread started without tsx's loader. */
+  tsx?: string;
+}
+
+/** Messages a worker posts to the primary on its parentPort. */
+export type WorkerStatus = { type: "ready" } | { type: "failed"; message: string } | { type: "stopped" };
+
+export interface PrimaryOptions {
+  /** The worker's entry module (file URL). */
+  entry: string;
+  logger: Logger;
+  /** First restart delay after a worker exits, doubling to 10 s; reset after 30 s of running. Default 200 ms. */
+  restartDelayMs?: number;
+}
+
+export interface RunningWorkers {
+  url: string;
+  port: number;
+  caPem: string;
+  /** The relay, for tests: which worker serves which connection. */
+  relay: ConnectionRelay;
+  /** Ends worker i as a crash would (the primary restarts it). */
+  kill(index: number): Promise<void>;
+  /** Resolves when worker i is serving (again). */
+  ready(index: number): Promise<void>;
+  /** How often each worker was started. */
+  starts(): number[];
+  /** Stops accepting, lets each worker stop (draining its connections), closes the audit log. */
+  stop(): Promise<void>;
+}
+
+const MAX_RESTART_DELAY_MS = 10_000;
+const STABLE_MS = 30_000;
+const STOP_GRACE_MS = 15_000;
+
+interface Slot {
+  index: number;
+  worker?: Worker;
+  ready: Promise<void>;
+  startedAt: number;
+  starts: number;
+  delayMs: number;
+}
+
+/** tsx's API module when this process runs TypeScript through tsx (as every entry point does). */
+function tsxModule(): string | undefined {
+  try {
+    return import.meta.resolve("tsx/esm/api");
+  } catch {
+    return undefined;
+  }
+}
+
+// A worker thread registers tsx itself (a loader registered in this thread does not reach it).
+const BOOT = `
+const { workerData } = require("node:worker_threads");
+(async () => {
+  if (workerData.tsx) (await import(workerData.tsx)).register();
+  await import(workerData.entry);
+})().catch((err) => { setImmediate(() => { throw err; }); });
+`;
+
+export async function startWorkers(o: ApiServerOptions, p: PrimaryOptions): Promise<RunningWorkers> {
+  const log = p.logger;
+  await mkdir(o.dataDir, { recursive: true, mode: 0o700 });
+  // The PKI exists before any worker reads it.
+  const tls = await loadTls(o);
+  const relay = new ConnectionRelay();
+  const port = await relay.listen(o.securePort, o.bindAddress);
+  const url = `https://${hostPort(clientHost(o), port)}`;
+  const audit: AuditLog | undefined = o.auditPolicyFile && o.auditLogPath ? await openAuditLog(o, o.auditLogPath, log) : undefined;
+  const tsx = tsxModule();
+  const baseDelay = p.restartDelayMs ?? 200;
+  let stopping = false;
+  const slots: Slot[] = [];
+
+  const start = (slot: Slot): Promise<void> => {
+    const connections = new MessageChannel();
+    const auditChannel = audit ? new MessageChannel() : undefined;
+    auditChannel?.port1.on("message", (event: object) => audit!.write(event));
+    const data: WorkerData = { options: o, index: slot.index, port, entry: p.entry, tsx };
+    const transfer = [connections.port2, ...(auditChannel ? [auditChannel.port2] : [])];
+    // The thread's execArgv without tsx's loader flags: the thread registers tsx itself.
+    const worker = new Worker(BOOT, {
+      eval: true,
+      workerData: { ...data, connections: connections.port2, audit: auditChannel?.port2 },
+      transferList: transfer,
+      execArgv: withoutTsx(process.execArgv),
+    });
+    slot.worker = worker;
+    slot.starts++;
+    slot.startedAt = Date.now();
+    relay.attach(slot.index, connections.port1);
+    let settled = false;
+    return new Promise<void>((resolve, reject) => {
+      worker.on("message", (m: WorkerStatus) => {
+        if (m.type === "ready" && !settled) {
+          settled = true;
+          log.info({ worker: slot.index }, "worker serving");
+          resolve();
+        } else if (m.type === "failed" && !settled) {
+          settled = true;
+          reject(new Error(`worker ${slot.index}: ${m.message}`));
+        }
+      });
+      worker.on("error", (err) => log.error({ err, worker: slot.index }, "worker failed"));
+      worker.on("exit", (code) => {
+        relay.detach(slot.index);
+        connections.port1.close();
+        auditChannel?.port1.close();
+        if (slot.worker === worker) slot.worker = undefined;
+        if (!settled) {
+          settled = true;
+          reject(new Error(`worker ${slot.index} exited with ${code} while starting`));
+        }
+        if (stopping) return;
+        slot.delayMs = Date.now() - slot.startedAt > STABLE_MS ? baseDelay : Math.min(slot.delayMs * 2, MAX_RESTART_DELAY_MS);
+        log.warn({ worker: slot.index, code, restartInMs: slot.delayMs }, "worker exited, restarting it");
+        const restart = new Promise((r) => setTimeout(r, slot.delayMs)).then(() => (stopping ? undefined : start(slot)));
+        restart.catch((err: unknown) => log.error({ err, worker: slot.index }, "restarted worker failed to start"));
+        slot.ready = restart;
+      });
+    });
+  };
+
+  const stopSlot = async (slot: Slot): Promise<void> => {
+    const w = slot.worker;
+    if (!w) return;
+    const exited = new Promise<void>((resolve) => w.once("exit", () => resolve()));
+    w.postMessage({ type: "stop" });
+    const timer = setTimeout(() => void w.terminate(), STOP_GRACE_MS);
+    await exited;
+    clearTimeout(timer);
+  };
+
+  const stopAll = async () => {
+    stopping = true;
+    await relay.stopAccepting();
+    await Promise.all(slots.map(stopSlot));
+    relay.closeAll();
+    await audit?.close();
+  };
+
+  try {
+    for (let i = 0; i < o.workers; i++) slots.push({ index: i, ready: Promise.resolve(), startedAt: 0, starts: 0, delayMs: baseDelay });
+    // The first worker creates the bootstrap objects alone; the others start once it serves.
+    await (slots[0]!.ready = start(slots[0]!));
+    await Promise.all(slots.slice(1).map((s) => (s.ready = start(s))));
+  } catch (err) {
+    await stopAll();
+    throw err;
+  }
+  log.info({ url, workers: o.workers }, "workers serving");
+
+  let stopped: Promise<void> | undefined;
+  return {
+    url,
+    port,
+    caPem: tls.serverCaPem,
+    relay,
+    starts: () => slots.map((s) => s.starts),
+    ready: (i) => slots[i]!.ready,
+    async kill(i) {
+      const w = slots[i]?.worker;
+      if (!w) return;
+      const exited = new Promise<void>((resolve) => w.once("exit", () => resolve()));
+      await w.terminate();
+      await exited;
+    },
+    stop: () => (stopped ??= stopAll()),
+  };
+}
+
+/** execArgv without `--import tsx` / `--loader tsx` (either spelling). */
+export function withoutTsx(argv: string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if ((a === "--import" || a === "--loader" || a === "--require" || a === "-r") && /(^|\/)tsx(\/|$)/.test(argv[i + 1] ?? "")) {
+      i++;
+      continue;
+    }
+    if (/^--(import|loader|require)=.*\btsx\b/.test(a)) continue;
+    out.push(a);
+  }
+  return out;
+}

@@ -1,0 +1,157 @@
+// The primary's side of the connection relay: one listening socket, whose connections are handed
+// to the workers round-robin. The primary only moves bytes (no TLS, no HTTP): each chunk read from
+// a client goes to its worker as one message, each chunk the worker writes comes back as one, with
+// pause/resume in both directions so neither side buffers without bound.
+import { createServer, type Server, type Socket } from "node:net";
+import type { MessagePort } from "node:worker_threads";
+import { type RelayMessage, ownBytes } from "./relay-protocol.ts";
+
+interface Connection {
+  socket: Socket;
+  worker: RelayTarget;
+}
+
+interface RelayTarget {
+  index: number;
+  port: MessagePort;
+  connections: Set<number>;
+}
+
+export class ConnectionRelay {
+  private readonly server: Server;
+  private readonly targets: (RelayTarget | undefined)[] = [];
+  private readonly connections = new Map<number, Connection>();
+  private nextId = 1;
+  private nextTarget = 0;
+
+  constructor() {
+    this.server = createServer({ pauseOnConnect: true, noDelay: true }, (socket) => this.accept(socket));
+  }
+
+  listen(port: number, host: string): Promise<number> {
+    return new Promise((resolve, reject) => {
+      this.server.once("error", reject);
+      this.server.listen(port, host, () => {
+        this.server.off("error", reject);
+        resolve((this.server.address() as { port: number }).port);
+      });
+    });
+  }
+
+  /** Routes new connections to this worker too; its earlier connections (if any) are cut. */
+  attach(index: number, port: MessagePort): void {
+    this.detach(index);
+    const target: RelayTarget = { index, port, connections: new Set() };
+    this.targets[index] = target;
+    port.on("message", (m: RelayMessage) => this.fromWorker(target, m));
+  }
+
+  /** No new connections go to this worker; its open ones are cut (their clients see a reset). */
+  detach(index: number): void {
+    const target = this.targets[index];
+    if (!target) return;
+    this.targets[index] = undefined;
+    target.port.removeAllListeners("message");
+    for (const id of target.connections) {
+      this.connections.get(id)?.socket.destroy();
+      this.connections.delete(id);
+    }
+    target.connections.clear();
+  }
+
+  /** Which worker serves the connection whose client side has this local port (for tests). */
+  workerOfClientPort(port: number): number | undefined {
+    for (const c of this.connections.values()) if (c.socket.remotePort === port) return c.worker.index;
+    return undefined;
+  }
+
+  /** Open connections per worker index. */
+  connectionCounts(): number[] {
+    return this.targets.map((t) => t?.connections.size ?? 0);
+  }
+
+  /** Stops accepting; open connections stay until their workers end them. */
+  stopAccepting(): Promise<void> {
+    return new Promise((resolve) => this.server.close(() => resolve()));
+  }
+
+  /** Cuts every connection. */
+  closeAll(): void {
+    for (const c of this.connections.values()) c.socket.destroy();
+    this.connections.clear();
+  }
+
+  private pick(): RelayTarget | undefined {
+    const n = this.targets.length;
+    for (let i = 0; i < n; i++) {
+      const t = this.targets[(this.nextTarget + i) % n];
+      if (t) {
+        this.nextTarget = (t.index + 1) % n;
+        return t;
+      }
+    }
+    return undefined;
+  }
+
+  private accept(socket: Socket): void {
+    const worker = this.pick();
+    if (!worker) {
+      socket.destroy();
+      return;
+    }
+    const id = this.nextId++;
+    this.connections.set(id, { socket, worker });
+    worker.connections.add(id);
+    const peer = { address: socket.remoteAddress, port: socket.remotePort, family: socket.remoteFamily };
+    const local = { address: socket.localAddress, port: socket.localPort, family: socket.localFamily };
+    worker.port.postMessage(["open", id, peer, local] satisfies RelayMessage);
+    socket.on("data", (chunk: Buffer) => post(worker.port, ["data", id, ownBytes(chunk)]));
+    socket.on("end", () => worker.port.postMessage(["end", id] satisfies RelayMessage));
+    socket.on("drain", () => worker.port.postMessage(["resume", id] satisfies RelayMessage));
+    socket.on("error", () => {});
+    socket.on("close", () => {
+      if (this.connections.get(id)?.socket !== socket) return;
+      this.connections.delete(id);
+      worker.connections.delete(id);
+      worker.port.postMessage(["destroy", id] satisfies RelayMessage);
+    });
+    socket.resume();
+  }
+
+  private fromWorker(target: RelayTarget, m: RelayMessage): void {
+    const c = this.connections.get(m[1]);
+    if (!c || c.worker !== target) return;
+    switch (m[0]) {
+      case "data":
+        if (!c.socket.write(m[2])) target.port.postMessage(["pause", m[1]] satisfies RelayMessage);
+        break;
+      case "end":
+        c.socket.end();
+        break;
+      case "destroy":
+        this.connections.delete(m[1]);
+        target.connections.delete(m[1]);
+        c.socket.destroy();
+        break;
+      case "pause":
+        c.socket.pause();
+        break;
+      case "resume":
+        c.socket.resume();
+        break;
+    }
+  }
+}
+
+/** Posts a data message, transferring its buffer when that is allowed. */
+export function post(port: MessagePort, m: RelayMessage): void {
+  if (m[0] !== "data") {
+    port.postMessage(m);
+    return;
+  }
+  try {
+    port.postMessage(m, [m[2].buffer as ArrayBuffer]);
+  } catch {
+    port.postMessage(m);
+  }
+}

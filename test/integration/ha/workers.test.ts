@@ -1,0 +1,153 @@
+// gardener-apiserver --workers (docs/high-availability.md#workers) on one etcd member: the primary
+// hands connections to its two worker threads in turn. A write through a connection of worker 0
+// is seen by a watch that worker 1 serves; audit events of both reach the primary's one log with
+// the client's address; a killed worker's connections are cut, the next requests succeed on the
+// other, and the primary restarts it. The real binary with --workers 2 serves and exits 0 on SIGTERM.
+import assert from "node:assert/strict";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { Agent, request } from "node:https";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, describe, it } from "node:test";
+import { pino } from "pino";
+import { parseOptions } from "../../../src/apiserver/server/options.ts";
+import { startWorkers, type RunningWorkers } from "../../../src/apiserver/server/workers/primary.ts";
+import { etcdAvailable, startEtcd, type RunningEtcd } from "../../../src/host/etcd.ts";
+import { startApiServerProcess } from "../../support/apiserver.ts";
+import { eventually, rawClient } from "../../support/http.ts";
+import { readKubeconfig } from "../../support/kubeconfig.ts";
+
+const entry = new URL("../../../src/cmd/gardener-apiserver-worker.ts", import.meta.url).href;
+const cms = "/api/v1/namespaces/default/configmaps";
+
+interface Answer {
+  status: number;
+  body: string;
+  /** The client's port of the connection that carried it. */
+  localPort: number;
+}
+
+void describe("gardener-apiserver --workers on etcd", { skip: !etcdAvailable() && "/usr/bin/etcd is missing: run `npm run setup`", timeout: 120_000 }, () => {
+  let dir: string;
+  let etcd: RunningEtcd;
+  let primary: RunningWorkers;
+  let kc: ReturnType<typeof readKubeconfig>;
+  const agents: Agent[] = [];
+
+  /** A client of one connection at a time (a keep-alive agent with one socket). */
+  const connection = () => {
+    const agent = new Agent({ keepAlive: true, maxSockets: 1, ca: kc.caPem, cert: kc.certPem, key: kc.keyPem });
+    agents.push(agent);
+    return agent;
+  };
+  const send = (agent: Agent, method: string, path: string, body?: object) =>
+    new Promise<Answer>((resolve, reject) => {
+      const r = request({ agent, host: "127.0.0.1", port: primary.port, method, path, headers: { "content-type": "application/json" } }, (res) => {
+        const chunks: Buffer[] = [];
+        const localPort = res.socket.localPort ?? 0;
+        res.on("data", (c: Buffer) => chunks.push(c));
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString(), localPort }));
+        res.on("error", reject);
+      });
+      r.on("error", reject);
+      r.end(body ? JSON.stringify(body) : undefined);
+    });
+  const create = (agent: Agent, name: string) => send(agent, "POST", cms, { metadata: { name } });
+
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), "gapi-workers-"));
+    etcd = await startEtcd({ dataDir: join(dir, "etcd") });
+    writeFileSync(join(dir, "policy.yaml"), "apiVersion: audit.k8s.io/v1\nkind: Policy\nrules:\n- level: Metadata\n  resources: [{ group: '', resources: [configmaps] }]\n");
+    const parsed = parseOptions([
+      ...["--data-dir", join(dir, "data"), "--secure-port", "0", "--etcd-servers", etcd.endpoint, "--workers", "2", "--log-level", "warn"],
+      ...["--audit-policy-file", join(dir, "policy.yaml"), "--audit-log-path", join(dir, "audit.log")],
+    ]);
+    assert.equal(parsed.kind, "options");
+    if (parsed.kind !== "options") return;
+    primary = await startWorkers(parsed.options, { entry, logger: pino({ level: "silent" }), restartDelayMs: 100 });
+    kc = readKubeconfig(join(dir, "data", "admin.kubeconfig"));
+  });
+  after(async () => {
+    for (const a of agents) a.destroy();
+    await primary?.stop();
+    await etcd?.stop();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  void it("serves a watch on one worker with the writes of another, and survives a killed worker", async () => {
+    const writer = connection();
+    const watcher = connection();
+    const first = await send(writer, "GET", cms);
+    assert.equal(first.status, 200);
+    const list = await send(watcher, "GET", cms);
+    // Connections go to the workers in turn.
+    assert.equal(primary.relay.workerOfClientPort(first.localPort), 0);
+    assert.equal(primary.relay.workerOfClientPort(list.localPort), 1);
+
+    const rv = (JSON.parse(list.body) as { metadata: { resourceVersion: string } }).metadata.resourceVersion;
+    const seen: string[] = [];
+    let watchEnded = false;
+    request({ agent: watcher, host: "127.0.0.1", port: primary.port, path: `${cms}?watch=1&resourceVersion=${rv}` }, (res) => {
+      let buf = "";
+      res.on("data", (c: Buffer) => {
+        buf += c.toString();
+        for (let i = buf.indexOf("\n"); i >= 0; i = buf.indexOf("\n")) {
+          seen.push((JSON.parse(buf.slice(0, i)) as { object: { metadata: { name: string } } }).object.metadata.name);
+          buf = buf.slice(i + 1);
+        }
+      });
+      res.on("end", () => (watchEnded = true));
+    }).end();
+
+    assert.equal((await create(writer, "through-worker-0")).status, 201);
+    await eventually("worker 1's watch to see worker 0's write", () => (seen.includes("through-worker-0") ? true : undefined));
+
+    // A crash of worker 0: its connection is cut; the next requests succeed (on worker 1).
+    await primary.kill(0);
+    await eventually("the writer's connection to close", () => (Object.keys(writer.freeSockets).length === 0 ? true : undefined));
+    for (const name of ["after-kill-1", "after-kill-2", "after-kill-3"]) assert.equal((await create(writer, name)).status, 201, name);
+    await primary.ready(0);
+    assert.deepEqual(primary.starts(), [2, 1]);
+    // The restarted worker serves again, and the watch on worker 1 went on.
+    const third = connection();
+    const got = await send(third, "GET", `${cms}/after-kill-3`);
+    assert.equal(got.status, 200);
+    await eventually("the watch to see every write", () => (["after-kill-1", "after-kill-2", "after-kill-3"].every((n) => seen.includes(n)) ? true : undefined));
+    assert.equal(watchEnded, false);
+    assert.deepEqual(seen, ["through-worker-0", "after-kill-1", "after-kill-2", "after-kill-3"]);
+
+    // Both workers' audit events are in the primary's one log, with the client's address.
+    const events = () =>
+      readFileSync(join(dir, "audit.log"), "utf8")
+        .split("\n")
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as { verb: string; stage: string; sourceIPs: string[]; objectRef?: { name?: string } });
+    await eventually("audit events of the creates", () => (events().filter((e) => e.verb === "create" && e.stage === "ResponseComplete").length === 4 ? true : undefined));
+    for (const e of events()) assert.deepEqual(e.sourceIPs, ["127.0.0.1"]);
+    assert.ok(events().some((e) => e.verb === "watch"));
+  });
+});
+
+void describe("the gardener-apiserver binary with --workers 2", { skip: !etcdAvailable() && "/usr/bin/etcd is missing: run `npm run setup`", timeout: 120_000 }, () => {
+  void it("serves and exits 0 on SIGTERM, taking its workers with it", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "gapi-workers-bin-"));
+    const etcd = await startEtcd({ dataDir: join(dir, "etcd") });
+    const server = await startApiServerProcess({ storage: "etcd", etcdEndpoint: etcd.endpoint, dataDir: join(dir, "data"), extraArgs: ["--workers", "2"] });
+    try {
+      const client = rawClient(server.kubeconfig, { maxSockets: 2 });
+      const [a, b] = await Promise.all([client.request({ path: "/api/v1/namespaces" }), client.request({ path: "/api/v1/namespaces/default" })]);
+      assert.equal(a.status, 200);
+      assert.equal(b.status, 200);
+      client.close();
+      const exited = new Promise<number | null>((resolve) => server.child.once("exit", (code) => resolve(code)));
+      server.child.kill("SIGTERM");
+      assert.equal(await exited, 0);
+      // Nothing listens any more.
+      await assert.rejects(rawClient(server.kubeconfig).request({ path: "/readyz", timeoutMs: 2000 }), /ECONNREFUSED/);
+    } finally {
+      await server.stop();
+      await etcd.stop();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
