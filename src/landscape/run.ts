@@ -12,6 +12,7 @@ import { adminKubeconfigOf, componentContext, prepareHost, type RunOptions, seed
 import * as c from "./components.ts";
 import { PROJECT_NAMESPACE, SEED_WORKERS, SHOOT, SHOOT_POD_CIDR, SHOOT_TECHNICAL_ID, WORKERS } from "./layout.ts";
 import { clusterOf } from "./nodetokens.ts";
+import { publishOperatorTerminalAccess } from "./operator-terminals.ts";
 import { dashboard, publishSeedHost, terminalControllerManager, terminalsReady, writeDashboardConfig, writeMemberToken, writeTerminalCertificates } from "./terminals.ts";
 import { applySeedCRDs, createGardenObjects, createShoot, publishShootCredentials, publishShootKubeconfig } from "./objects.ts";
 import { apiServerClient, kubeletsServing, nodeKeysApplied, nodesRegistered, waitFor, workloadsSchedulable } from "./readiness.ts";
@@ -77,6 +78,7 @@ export async function runLandscape(o: RunOptions, status: Status, hooks: RunHook
   supervisor.start(c.providerLocal(ctx));
   // The seed hosts operators' terminals through a kubeconfig Secret (it is no ManagedSeed).
   await publishSeedHost(garden, layout);
+  await publishOperatorTerminalAccess(garden);
   writeDashboardConfig(layout);
   supervisor.start(terminalControllerManager(ctx));
   supervisor.start(dashboard(ctx));

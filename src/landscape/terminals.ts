@@ -71,10 +71,17 @@ export function terminalControllerManager(c: ComponentContext): ComponentSpec {
 export const SEED_HOST_SECRET = { namespace: "garden", name: `seed-${SEED}-terminal-host` };
 export const dashboardConfigPath = (layout: Layout): string => layout.path("dashboard", "terminal-config.json");
 
-/** The dashboard's terminal configuration: seed `local` hosts terminals through SEED_HOST_SECRET. */
+/**
+ * The dashboard's terminal configuration: seed `local` hosts terminals through SEED_HOST_SECRET, operators'
+ * garden terminals among them (src/landscape/operator-terminals.ts publishes their credential).
+ */
+export function dashboardConfig(): { seedHosts: Record<string, { secretRef: typeof SEED_HOST_SECRET }>; gardenTerminalHost: { seedRef: { name: string } } } {
+  return { seedHosts: { [SEED]: { secretRef: SEED_HOST_SECRET } }, gardenTerminalHost: { seedRef: { name: SEED } } };
+}
+
 export function writeDashboardConfig(layout: Layout): void {
   mkdirSync(layout.path("dashboard"), { recursive: true });
-  const config = { seedHosts: { [SEED]: { secretRef: SEED_HOST_SECRET } } };
+  const config = dashboardConfig();
   writeFileSync(dashboardConfigPath(layout), `${JSON.stringify(config, null, 2)}\n`);
 }
 

@@ -21,15 +21,17 @@ import { Shoots } from "../../../src/client/garden.ts";
 import { type Dashboard, TERMINAL_PROTOCOL, TOKEN_PROTOCOL_PREFIX, startDashboard } from "../../../src/dashboard/server.ts";
 import type { Client } from "../../../src/client/client.ts";
 import { unlessNotFound } from "../../../src/client/helpers.ts";
-import { terminalConfig } from "../../../src/dashboard/terminals/config.ts";
+import { terminalConfig, terminalConfigFromFile } from "../../../src/dashboard/terminals/config.ts";
+import { ADMINISTRATORS_ROLE, publishOperatorTerminalAccess } from "../../../src/landscape/operator-terminals.ts";
+import { SEED_HOST_SECRET, dashboardConfig } from "../../../src/landscape/terminals.ts";
 import { terminalSpec } from "../../../src/dashboard/terminals/spec.ts";
-import { ClusterRoleBindings, Pods, ServiceAccounts, Terminals } from "../../../src/terminal/resources.ts";
+import { ClusterRoleBindings, Pods, ServiceAccounts, SubjectAccessReviews, Terminals } from "../../../src/terminal/resources.ts";
 import { eventually } from "../../support/http.ts";
 import { type StandinKubelet, startStandinKubelet } from "./kubelet-standin.ts";
 import { type Env, NS, TOKENS, startEnv } from "./setup.ts";
 
 const CP = "shoot--p--s";
-const SECRET = { namespace: "garden", name: "seed-local-terminal-host" };
+const SECRET = SEED_HOST_SECRET;
 let env: Env;
 let alice: Client;
 let olga: Client;
@@ -69,10 +71,12 @@ before(async () => {
   await env.gardenAdmin.create(Shoots, { metadata: { name: "s", namespace: NS }, spec: { seedName: "local", provider: { type: "local", workers: [] } } } as never);
   await env.gardenAdmin.patchStatus(Shoots, { namespace: NS, name: "s" }, { type: "merge", body: { status: { technicalID: CP } } });
   kubelet = await startStandinKubelet(env.shootAdmin, env.shoot.ca);
+  await publishOperatorTerminalAccess(env.gardenAdmin);
   dashboard = await startDashboard({
     apiServer: { url: env.gardenUrl, caPem: env.gardenCaPem },
     webRoot: web,
-    terminals: { config: { readyTimeoutSeconds: 10, seedHosts: { local: { secretRef: SECRET } } } },
+    // the local landscape's configuration: seed local hosts cp terminals and operators' garden terminals
+    terminals: { config: { readyTimeoutSeconds: 10, ...terminalConfigFromFile(dashboardConfig()) } },
   });
 });
 after(async () => {
@@ -206,6 +210,23 @@ void describe("terminals hosted on a seed through a kubeconfig Secret", { timeou
     assert.equal((await call(TOKENS.olga, "remove", { name, namespace: NS })).code, 200);
   });
 
+  it("through the dashboard: an operator's garden terminal runs on the seed (gardenTerminalHost) with the administrators' role in the garden", async () => {
+    const created = await call(TOKENS.olga, "create", { coordinate: { namespace: NS, target: "garden" }, identifier: "pane-garden" });
+    assert.equal(created.code, 200, created.body.message);
+    const name = (created.body.metadata as { name: string }).name;
+    const t = await env.gardenAdmin.get(Terminals, { namespace: NS, name });
+    assert.deepEqual(t.spec.host.credentials, { secretRef: SECRET });
+    const [fetched, pod] = await Promise.all([call(TOKENS.olga, "fetch", { name, namespace: NS }), runPod(name)]);
+    assert.equal(fetched.code, 200, fetched.body.message);
+    assert.deepEqual(await attach(TOKENS.olga, name), { output: `attached ${pod.namespace}/${pod.name}\r\n` });
+    const id = t.spec.identifier;
+    const review = await env.gardenAdmin.create(SubjectAccessReviews, { metadata: {}, spec: { user: `system:serviceaccount:garden:term-access-${id}`, resourceAttributes: { verb: "list", resource: "secrets", namespace: "garden" } } } as never);
+    assert.equal(review.status?.allowed, true, `the access ServiceAccount is bound to ${ADMINISTRATORS_ROLE}`);
+    assert.equal((await call(TOKENS.olga, "remove", { name, namespace: NS })).code, 200);
+    await settle("garden terminal gone", async () => ((await unlessNotFound(env.gardenAdmin.get(Terminals, { namespace: NS, name }))) ? undefined : true));
+    assert.equal(await unlessNotFound(env.gardenAdmin.get(ServiceAccounts, { namespace: "garden", name: `term-access-${id}` })), undefined, "the access ServiceAccount is gone from the garden");
+  });
+
   it("a creator who may no longer read the Secret is refused by fetch and attach with the garden's answer", async () => {
     // oscar operates while he creates the terminal, then is only a project member
     const binding = { metadata: { name: "oscar-admin" }, subjects: [{ kind: "User" as const, name: "oscar", apiGroup: "rbac.authorization.k8s.io" }], roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: "cluster-admin" } };
@@ -227,7 +248,7 @@ void describe("terminals hosted on a seed through a kubeconfig Secret", { timeou
     assert.ok("code" in refused, "the attach is refused before the upgrade");
     assert.equal(refused.code, 403);
     assert.match(refused.message, secretForbidden);
-    assert.equal(kubelet.attaches.length, 1, "only olga's attach reached the seed");
+    assert.equal(kubelet.attaches.length, 2, "only olga's attaches reached the seed");
     await env.gardenAdmin.delete(Terminals, { namespace: NS, name });
   });
 });
