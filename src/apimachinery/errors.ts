@@ -58,6 +58,16 @@ export const isExpired = (err: unknown): boolean => {
   return r === "Expired" || r === "Gone";
 };
 
+/** The promise's value, or undefined when it failed with NotFound (other errors pass through). */
+export async function unlessNotFound<T>(p: Promise<T>): Promise<T | undefined> {
+  try {
+    return await p;
+  } catch (err) {
+    if (isNotFound(err)) return undefined;
+    throw err;
+  }
+}
+
 export function newNotFound(gr: GroupResource, name: string): StatusError {
   return new StatusError(404, "NotFound", `${qualified(gr)} "${name}" not found`, {
     name,

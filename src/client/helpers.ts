@@ -1,7 +1,10 @@
 // The write patterns every controller needs: create-or-patch, finalizers, status patches and
 // retry on conflict. All are idempotent, so a reconciler may call them on every pass.
 import type { KubeObject } from "../apis/meta/v1/types.ts";
-import { isConflict, isNotFound } from "../apimachinery/errors.ts";
+import { isConflict, unlessNotFound } from "../apimachinery/errors.ts";
+
+/** Kept here too, where controllers look for it beside the other write helpers. */
+export { unlessNotFound };
 import { type Clock, realClock } from "../utils/clock.ts";
 import type { Client, WriteOptions } from "./client.ts";
 import { createMergePatch, mergeFrom } from "./patch.ts";
@@ -61,11 +64,8 @@ export async function createOrPatch<T extends KubeObject>(
   mutate: (obj: T) => void | Promise<void>,
   opts?: WriteOptions,
 ): Promise<{ result: OperationResult; object: T }> {
-  let current: T;
-  try {
-    current = await client.get(type, key, opts);
-  } catch (err) {
-    if (!isNotFound(err)) throw err;
+  const current = await unlessNotFound(client.get(type, key, opts));
+  if (!current) {
     const fresh = { apiVersion: apiVersionOf(type), kind: type.kind, metadata: { ...key } } as T;
     await mutate(fresh);
     assertSameKey(key, fresh);
@@ -120,16 +120,6 @@ async function changeFinalizers<T extends KubeObject>(
 export async function addFinalizer<T extends KubeObject>(client: Client, type: ResourceType<T>, obj: T, finalizer: string, opts?: WriteOptions): Promise<T> {
   const out = await changeFinalizers(client, type, obj, (f) => (f.includes(finalizer) ? undefined : [...f, finalizer]), opts);
   return out ?? obj;
-}
-
-/** The promise's value, or undefined when it failed with NotFound (other errors pass through). */
-export async function unlessNotFound<T>(p: Promise<T>): Promise<T | undefined> {
-  try {
-    return await p;
-  } catch (err) {
-    if (isNotFound(err)) return undefined;
-    throw err;
-  }
 }
 
 /**

@@ -9,7 +9,7 @@ import { request as httpRequest } from "node:http";
 import { join } from "node:path";
 import { API_VERSION, KIND_TERMINAL, type Terminal } from "../apis/dashboard/v1alpha1/types.ts";
 import { issueServingCertificate } from "../apiserver/certs/issue.ts";
-import { isNotFound } from "../apimachinery/errors.ts";
+import { unlessNotFound } from "../apimachinery/errors.ts";
 import { Secrets } from "../client/builtins.ts";
 import { Client } from "../client/client.ts";
 import { Terminals } from "../client/garden.ts";
@@ -89,7 +89,7 @@ export function writeDashboardConfig(layout: Layout): void {
 export async function publishSeedHost(garden: Client, layout: Layout): Promise<void> {
   const kubeconfig = readFileSync(join(layout.apiServerDir("seed"), "admin.kubeconfig"));
   const body = { metadata: { ...SEED_HOST_SECRET }, type: "Opaque", data: { kubeconfig: kubeconfig.toString("base64") } };
-  const existing = await garden.get(Secrets, SEED_HOST_SECRET).catch((err: unknown) => (isNotFound(err) ? undefined : Promise.reject(err)));
+  const existing = await unlessNotFound(garden.get(Secrets, SEED_HOST_SECRET));
   if (existing) await garden.update(Secrets, { ...existing, data: body.data });
   else await garden.create(Secrets, body);
 }

@@ -193,8 +193,16 @@ export function brokenDocLinks(files: { path: string; text: string }[], docs: Ma
   return out;
 }
 
-/** Helpers written once in src/utils/, and the shape of a hand-made copy of each. */
-export const HELPER_COPIES: { helper: string; home: string; pattern: RegExp }[] = [
+// The head of a catch block, `catch (err) {` or `.catch((err: unknown) => {`: the error's name is group 1
+// or group 2, and `\1\2` matches it either way (a group that did not take part matches "").
+const CATCH = String.raw`(?:catch\s*\(\s*(\w+)(?:\s*:\s*unknown)?\s*\)|\.catch\(\s*\(?\s*(\w+)(?:\s*:\s*unknown)?\s*\)?\s*=>)\s*\{\s*`;
+const notFoundCatch = (body: string) => new RegExp(CATCH + body.replaceAll("ERR", String.raw`\1\2`));
+
+/**
+ * Helpers written once, and the shape of a hand-made copy of each. A `multiline` pattern is matched
+ * against the whole file (the copy spans lines), the others line by line.
+ */
+export const HELPER_COPIES: { helper: string; home: string; pattern: RegExp; multiline?: boolean }[] = [
   {
     helper: "isRecord/recordOrEmpty",
     home: "src/utils/guards.ts",
@@ -205,13 +213,25 @@ export const HELPER_COPIES: { helper: string; home: string; pattern: RegExp }[] 
     home: "src/utils/time.ts",
     pattern: /toISOString\(\)\s*\.(?:slice\(0, ?(?:19|20|23)\)|replace\(\s*(?:"\.000|'\.000|\/\\\.))/,
   },
+  // A catch whose only work is to let NotFound through: rethrow unless NotFound, return undefined on it, or resolve to undefined on it.
+  { helper: "unlessNotFound", home: "src/apimachinery/errors.ts", multiline: true, pattern: notFoundCatch(String.raw`if\s*\(\s*!isNotFound\(ERR\)\s*\)\s*\{?\s*throw\s+ERR;?\s*\}?\s*\}`) },
+  { helper: "unlessNotFound", home: "src/apimachinery/errors.ts", multiline: true, pattern: notFoundCatch(String.raw`if\s*\(\s*isNotFound\(ERR\)\s*\)\s*return(?:\s+undefined)?;\s*throw\s+ERR;?\s*\}`) },
+  {
+    helper: "unlessNotFound",
+    home: "src/apimachinery/errors.ts",
+    multiline: true,
+    pattern: /\.catch\(\s*\(?\s*(\w+)(?:\s*:\s*unknown)?\s*\)?\s*=>\s*\(?\s*isNotFound\(\1\)\s*\?\s*undefined\s*:\s*Promise\.reject\(\1\)/,
+  },
 ];
 
 /** Lines (of files other than the helpers' homes) that write one of HELPER_COPIES by hand. */
 export function helperCopies(files: { path: string; text: string }[]): string[] {
-  return files.flatMap((f) =>
-    f.text.split("\n").flatMap((line, i) =>
-      HELPER_COPIES.filter((h) => f.path !== h.home && h.pattern.test(line)).map((h) => `${f.path}:${i + 1} writes ${h.helper} by hand; use ${h.home}: ${line.trim().slice(0, 120)}`),
-    ),
-  );
+  return files.flatMap((f) => {
+    const lines = f.text.split("\n");
+    const report = (h: (typeof HELPER_COPIES)[number], i: number) => `${f.path}:${i + 1} writes ${h.helper} by hand; use ${h.home}: ${(lines[i] ?? "").trim().slice(0, 120)}`;
+    return HELPER_COPIES.filter((h) => f.path !== h.home).flatMap((h) => {
+      if (!h.multiline) return lines.flatMap((line, i) => (h.pattern.test(line) ? [report(h, i)] : []));
+      return [...f.text.matchAll(new RegExp(h.pattern.source, "g"))].map((m) => report(h, f.text.slice(0, m.index).split("\n").length - 1));
+    });
+  });
 }

@@ -2,7 +2,7 @@
 // system:masters), go through the same ObjectStores (and so the same admission) as REST, and
 // resolve a GroupResource to its preferred (first registered) version.
 import type { KubeList, KubeObject, WatchEvent } from "../../apis/meta/v1/types.ts";
-import { isNotFound, newPathNotFound, StatusError } from "../../apimachinery/errors.ts";
+import { newPathNotFound, StatusError, unlessNotFound } from "../../apimachinery/errors.ts";
 import type { Clock } from "../../utils/clock.ts";
 import { GROUP_AUTHENTICATED, GROUP_MASTERS, type UserInfo } from "../authentication/types.ts";
 import type { InternalClient } from "./client.ts";
@@ -42,12 +42,7 @@ export class LocalClient implements InternalClient {
 
   async get(gr: GroupResource, namespace: string | undefined, name: string, options?: { readOnly?: boolean; allowStale?: boolean }): Promise<KubeObject | undefined> {
     const store = this.store(gr);
-    try {
-      return await store.get(this.ctx(namespace), name, { readOnly: options?.readOnly, allowStale: options?.allowStale });
-    } catch (err) {
-      if (isNotFound(err)) return undefined;
-      throw err;
-    }
+    return unlessNotFound(store.get(this.ctx(namespace), name, { readOnly: options?.readOnly, allowStale: options?.allowStale }));
   }
 
   async list(gr: GroupResource, namespace: string | undefined, options?: ListOptions): Promise<KubeList> {
@@ -103,10 +98,6 @@ export class LocalClient implements InternalClient {
 
   async delete(gr: GroupResource, namespace: string | undefined, name: string, options?: StoreDeleteOptions): Promise<void> {
     const store = this.store(gr);
-    try {
-      await store.delete(this.ctx(namespace), name, options);
-    } catch (err) {
-      if (!isNotFound(err)) throw err;
-    }
+    await unlessNotFound(store.delete(this.ctx(namespace), name, options));
   }
 }

@@ -4,7 +4,7 @@
 // The holder renews every retryPeriod; if it cannot renew within renewDeadline it steps down.
 import { pino, type Logger } from "pino";
 import { heldByOther, leaseSpecFor, releasedLeaseSpec } from "../../apimachinery/leaderelection/lease.ts";
-import { isAlreadyExists, isConflict, isNotFound } from "../../apimachinery/errors.ts";
+import { isAlreadyExists, isConflict, unlessNotFound } from "../../apimachinery/errors.ts";
 import { type Lease, type LeaseSpec, Leases } from "../../client/builtins.ts";
 import type { Client } from "../../client/client.ts";
 import { type Clock, realClock } from "../../utils/clock.ts";
@@ -135,11 +135,8 @@ export class LeaderElector {
     const opts = { timeoutMs: this.renewDeadlineMs };
     const now = this.clock.nowMs();
     try {
-      let lease: Lease;
-      try {
-        lease = await this.cfg.client.get(Leases, key, opts);
-      } catch (err) {
-        if (!isNotFound(err)) throw err;
+      const lease = await unlessNotFound(this.cfg.client.get(Leases, key, opts));
+      if (!lease) {
         const spec = leaseSpecFor(undefined, this.cfg.identity, this.leaseDurationMs, now);
         this.lease = await this.cfg.client.create(Leases, { metadata: { ...key }, spec }, opts);
         this.observe(spec, now);

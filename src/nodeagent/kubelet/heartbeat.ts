@@ -2,7 +2,7 @@
 // 10 s (owned by the Node, 40 s duration), and the Node's status checked every 10 s and written when it
 // changed or when the last report is older than the report frequency (5 min). spec.podCIDR is set once.
 import type { Node } from "../../apis/core/v1/types.ts";
-import { isNotFound } from "../../apimachinery/errors.ts";
+import { unlessNotFound } from "../../apimachinery/errors.ts";
 import { Leases, type Lease } from "../../client/builtins.ts";
 import type { Client } from "../../client/client.ts";
 import type { Clock } from "../../utils/clock.ts";
@@ -54,12 +54,10 @@ export class Heartbeat {
   async renewLease(): Promise<Lease> {
     const key = { namespace: NODE_LEASE_NAMESPACE, name: this.o.nodeName };
     const renewTime = microTime(this.o.clock.now());
-    try {
-      const lease = await this.o.client.get(Leases, key);
-      return await this.o.client.update(Leases, { ...lease, spec: { ...lease.spec, holderIdentity: this.o.nodeName, leaseDurationSeconds: LEASE_DURATION_SECONDS, renewTime } });
-    } catch (err) {
-      if (!isNotFound(err)) throw err;
-    }
+    const lease = await unlessNotFound(this.o.client.get(Leases, key));
+    // A lease deleted between the read and the update is created again, as a missing one is.
+    const renewed = lease && (await unlessNotFound(this.o.client.update(Leases, { ...lease, spec: { ...lease.spec, holderIdentity: this.o.nodeName, leaseDurationSeconds: LEASE_DURATION_SECONDS, renewTime } })));
+    if (renewed) return renewed;
     const node: Node = await this.o.client.get(Nodes, { name: this.o.nodeName });
     return this.o.client.create(Leases, {
       metadata: { ...key, ownerReferences: [{ apiVersion: "v1", kind: "Node", name: this.o.nodeName, uid: node.metadata.uid! }] },

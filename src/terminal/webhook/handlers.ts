@@ -11,6 +11,7 @@ import { type ValidationConfig, validateTerminal } from "../../api/dashboard/val
 import type { Client } from "../../client/client.ts";
 import { Projects } from "../../client/garden.ts";
 import type { Clock } from "../../utils/clock.ts";
+import { isRecord } from "../../utils/guards.ts";
 import { SubjectAccessReviews } from "../resources.ts";
 import { Caps, type CapsConfig } from "./caps.ts";
 
@@ -24,7 +25,8 @@ export const DEFAULT_MAX_OBJECT_SIZE = 10240;
 type Answer = Omit<AdmissionResponse, "uid">;
 const errored = (code: number, message: string): Answer => ({ allowed: false, status: { code, message } });
 const denied = (message: string): Answer => ({ allowed: false, status: { code: 403, reason: "Forbidden", message } });
-const isObject = (v: unknown): v is Terminal => typeof v === "object" && v !== null && !Array.isArray(v) && typeof (v as Terminal).metadata === "object";
+/** A Terminal as far as decoding goes: an object with metadata (an object, or null, which decodes as empty). */
+const isObject = (v: unknown): v is Terminal => isRecord(v) && typeof v.metadata === "object";
 
 /** The mutating webhook: a JSON patch replacing metadata and spec with the mutated ones. */
 export function mutate(req: AdmissionRequest, clock: Clock): Answer {
@@ -58,7 +60,7 @@ export class Validator {
   async validate(req: AdmissionRequest): Promise<Answer> {
     const max = this.config.maxObjectSize ?? DEFAULT_MAX_OBJECT_SIZE;
     if (Buffer.byteLength(JSON.stringify(req.object ?? null)) > max) return errored(400, `resource must not have more than ${max} bytes`);
-    if (!isObject(req.object) || typeof req.object.spec !== "object" || req.object.spec === null) return errored(400, "there is no content to decode");
+    if (!isObject(req.object) || !isRecord(req.object.spec)) return errored(400, "there is no content to decode");
     const old = req.operation === "CREATE" ? undefined : req.oldObject;
     if (req.operation !== "CREATE" && !isObject(old)) return errored(400, "there is no content to decode");
     const t = req.object;

@@ -6,7 +6,6 @@
 import type { ConfigMap } from "../../../src/client/builtins.ts";
 import { ConfigMaps } from "../../../src/client/builtins.ts";
 import { addFinalizer, createOrPatch, removeFinalizer, unlessNotFound } from "../../../src/client/helpers.ts";
-import { isNotFound } from "../../../src/apimachinery/errors.ts";
 import { newControllerManagedBy } from "../../../src/controllerruntime/builder.ts";
 import type { Controller } from "../../../src/controllerruntime/controller.ts";
 import type { Manager } from "../../../src/controllerruntime/manager.ts";
@@ -34,9 +33,7 @@ export class MirrorReconciler implements Reconciler {
     if (!source) return; // gone; the finalizer already removed the mirror
     const mirrorKey = { namespace: req.namespace, name: mirrorName(req.name) };
     if (source.metadata.deletionTimestamp) {
-      await client.delete(ConfigMaps, mirrorKey, { signal: ctx.signal }).catch((err: unknown) => {
-        if (!isNotFound(err)) throw err;
-      });
+      await unlessNotFound(client.delete(ConfigMaps, mirrorKey, { signal: ctx.signal }));
       await removeFinalizer(client, ConfigMaps, source, finalizer, { signal: ctx.signal });
       ctx.log.info("mirror deleted, finalizer removed");
       return;

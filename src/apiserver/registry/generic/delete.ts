@@ -3,7 +3,7 @@
 // set the garbage collector's finalizers (gc-finalizers.ts; controllers/garbagecollector acts on them).
 // Kinds with graceful deletion (pods) are only marked while their grace period runs (graceful.ts).
 import type { KubeList, KubeObject } from "../../../apis/meta/v1/types.ts";
-import { isNotFound, newConflict, newNotFound } from "../../../apimachinery/errors.ts";
+import { newConflict, newNotFound, unlessNotFound } from "../../../apimachinery/errors.ts";
 import { type KeyValue, StorageError } from "../../storage/interface.ts";
 import { groupVersionOf, type RequestContext } from "../types.ts";
 import { decode, encode, objectKey } from "./codec.ts";
@@ -117,11 +117,8 @@ export async function deleteCollection(
   const items: KubeObject[] = [];
   for (const item of listed.items) {
     const itemCtx = core.def.namespaced ? { ...ctx, namespace: item.metadata.namespace } : ctx;
-    try {
-      items.push((await del(core, itemCtx, item.metadata.name!, options)).object);
-    } catch (err) {
-      if (!isNotFound(err)) throw err;
-    }
+    const deleted = await unlessNotFound(del(core, itemCtx, item.metadata.name!, options));
+    if (deleted) items.push(deleted.object);
   }
   return { apiVersion: groupVersionOf(core.def), kind: core.def.listKind, metadata: { resourceVersion: listed.metadata.resourceVersion }, items };
 }

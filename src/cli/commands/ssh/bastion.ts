@@ -121,9 +121,8 @@ export function startKeepalive(client: Client, namespace: string, name: string, 
 /** DELETE with a 30 s timeout; NotFound ignored; failures are logged, never thrown. */
 export async function deleteBastion(client: Client, namespace: string, name: string, log: Logger): Promise<void> {
   try {
-    await client.delete(Bastions, { namespace, name }, { timeoutMs: 30_000 });
+    await unlessNotFound(client.delete(Bastions, { namespace, name }, { timeoutMs: 30_000 }));
   } catch (err) {
-    if (isNotFound(err)) return;
     log.info("Failed to delete bastion.", { bastion: `${namespace}/${name}`, err: errorMessage(err), note: "it expires within 1h of the last heartbeat" });
   }
 }

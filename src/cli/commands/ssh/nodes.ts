@@ -5,7 +5,7 @@
 import { join } from "node:path";
 import { KubeConfig } from "@kubernetes/client-node";
 import type { Shoot } from "../../../apis/gardencore/v1beta1/types.ts";
-import { isNotFound, StatusError } from "../../../apimachinery/errors.ts";
+import { StatusError, unlessNotFound } from "../../../apimachinery/errors.ts";
 import { Client, Secrets, resourcePath } from "../../../client/index.ts";
 import { CLIError, errorMessage } from "./errors.ts";
 import { checkPrivateKey, writePrivate } from "./keys.ts";
@@ -88,15 +88,11 @@ export async function listNodes(shoot: Client): Promise<NodeInfo[]> {
 
 /** The Node of `name`, or undefined (logged) when it does not exist. */
 export async function getNode(shoot: Client, name: string, log: Logger): Promise<Node | undefined> {
-  try {
-    return await shoot.get(Nodes, { name });
-  } catch (err) {
-    if (isNotFound(err)) {
-      log.info("Node not found. Wrong name provided or this node did not yet join the cluster, continuing anyways", { nodeName: name });
-      return undefined;
-    }
+  const node = await unlessNotFound(shoot.get(Nodes, { name })).catch((err: unknown) => {
     throw new CLIError(`failed to determine hostname for node: ${errorMessage(err)}`);
-  }
+  });
+  if (!node) log.info("Node not found. Wrong name provided or this node did not yet join the cluster, continuing anyways", { nodeName: name });
+  return node;
 }
 
 /** Writes node_id_rsa (and node_id_rsa.old) from the garden secrets; returns the written paths, current first. */
@@ -106,13 +102,10 @@ export async function writeNodeKeys(garden: Client, namespace: string, shootName
     [`${shootName}.ssh-keypair`, "node_id_rsa"],
     [`${shootName}.ssh-keypair.old`, "node_id_rsa.old"],
   ] as const) {
-    let data: string | undefined;
-    try {
-      data = (await garden.get(Secrets, { namespace, name: secretName })).data?.id_rsa;
-    } catch (err) {
-      if (isNotFound(err)) continue;
+    const secret = await unlessNotFound(garden.get(Secrets, { namespace, name: secretName })).catch((err: unknown) => {
       throw new CLIError(`failed to get SSH keypair secret ${namespace}/${secretName}: ${errorMessage(err)}`);
-    }
+    });
+    const data = secret?.data?.id_rsa;
     if (!data) continue;
     const key = Buffer.from(data, "base64").toString("utf8");
     checkPrivateKey(`${namespace}/${secretName}`, key);

@@ -4,7 +4,7 @@
 // bastion loss during the session.
 import { isIP } from "node:net";
 import type { Bastion } from "../../../apis/operations/v1alpha1/types.ts";
-import { isNotFound } from "../../../apimachinery/errors.ts";
+import { unlessNotFound } from "../../../apimachinery/errors.ts";
 import type { Client } from "../../../client/index.ts";
 import { isDNS1123Subdomain } from "../../../apimachinery/names/validation.ts";
 import { formatDuration } from "../../../utils/duration.ts";
@@ -42,12 +42,12 @@ export async function watchBastion(client: Client, namespace: string, name: stri
     backoff = Math.min(backoff * 2, 30_000);
     if (signal.aborted) return;
     try {
-      const b = await client.get(Bastions, { namespace, name }, { signal });
+      const b = await unlessNotFound(client.get(Bastions, { namespace, name }, { signal }));
+      if (!b) return listener(undefined);
       rv = b.metadata.resourceVersion;
       listener(b);
     } catch (err) {
       if (signal.aborted) return;
-      if (isNotFound(err)) return listener(undefined);
       return onError(err);
     }
   }

@@ -3,7 +3,7 @@
 // Project's owner and members.
 import { LABEL_PROJECT_NAME, LABEL_ROLE, ROLE_PROJECT } from "../../../apis/gardencore/v1beta1/types.ts";
 import { semanticEqual } from "../../../api/equality.ts";
-import { isAlreadyExists, isNotFound } from "../../../apimachinery/errors.ts";
+import { isAlreadyExists } from "../../../apimachinery/errors.ts";
 import { Namespaces } from "../../../client/builtins.ts";
 import type { Client } from "../../../client/client.ts";
 import { createOrPatch, unlessNotFound } from "../../../client/helpers.ts";
@@ -45,18 +45,17 @@ export class ProjectReconciler implements Reconciler {
   /** Creates the namespace with the project labels, or adds them; a namespace of another project is an error. */
   private async ensureNamespace(project: string, name: string, signal: AbortSignal): Promise<void> {
     const labels = { [LABEL_PROJECT_NAME]: project, [LABEL_ROLE]: ROLE_PROJECT };
-    try {
-      const ns = await this.d.client.get(Namespaces, { name }, { signal });
-      const owner = ns.metadata.labels?.[LABEL_PROJECT_NAME];
-      if (owner !== undefined && owner !== project) throw new Error(`namespace ${name} belongs to project ${owner}, not ${project}`);
-      if (owner === undefined || ns.metadata.labels?.[LABEL_ROLE] !== ROLE_PROJECT) {
-        await this.d.client.patch(Namespaces, { name }, { type: "merge", body: { metadata: { labels } } }, { signal });
-      }
-    } catch (err) {
-      if (!isNotFound(err)) throw err;
+    const ns = await unlessNotFound(this.d.client.get(Namespaces, { name }, { signal }));
+    if (!ns) {
       await this.d.client.create(Namespaces, { metadata: { name, labels } }, { signal }).catch((e: unknown) => {
         if (!isAlreadyExists(e)) throw e;
       });
+      return;
+    }
+    const owner = ns.metadata.labels?.[LABEL_PROJECT_NAME];
+    if (owner !== undefined && owner !== project) throw new Error(`namespace ${name} belongs to project ${owner}, not ${project}`);
+    if (owner === undefined || ns.metadata.labels?.[LABEL_ROLE] !== ROLE_PROJECT) {
+      await this.d.client.patch(Namespaces, { name }, { type: "merge", body: { metadata: { labels } } }, { signal });
     }
   }
 }

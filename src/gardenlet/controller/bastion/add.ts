@@ -3,7 +3,7 @@
 // cache mapped back through their Cluster, and Shoots losing SSH access (docs/bastion.md#ssh-access-disabled).
 import type { ExtensionBastion } from "../../../apis/extensions/v1alpha1/types.ts";
 import type { KubeObject } from "../../../apis/meta/v1/types.ts";
-import { isNotFound } from "../../../apimachinery/errors.ts";
+import { unlessNotFound } from "../../../apimachinery/errors.ts";
 import type { Client } from "../../../client/client.ts";
 import type { ObjectKey } from "../../../client/resource.ts";
 import { newControllerManagedBy } from "../../../controllerruntime/builder.ts";
@@ -58,14 +58,10 @@ export function addBastionControllers(mgr: Manager, o: AddOptions): BastionContr
 
   // Seed -> garden: the Cluster named like the extension's namespace names the Shoot's garden namespace.
   const toGarden = async (ext: ExtensionBastion): Promise<ObjectKey[]> => {
-    try {
-      const cluster = await o.seedCache.get(Clusters, { name: ext.metadata.namespace ?? "" });
-      const shoot = shootOfCluster(cluster);
-      return shoot.namespace ? [{ namespace: shoot.namespace, name: ext.metadata.name ?? "" }] : [];
-    } catch (err) {
-      if (isNotFound(err)) return [];
-      throw err;
-    }
+    const cluster = await unlessNotFound(o.seedCache.get(Clusters, { name: ext.metadata.namespace ?? "" }));
+    if (!cluster) return [];
+    const shoot = shootOfCluster(cluster);
+    return shoot.namespace ? [{ namespace: shoot.namespace, name: ext.metadata.name ?? "" }] : [];
   };
   o.seedCache.informerFor(Clusters);
   controller.watch(kindSource(o.seedCache.informerFor(ExtensionBastions), newObjectOnly(enqueueFromMapFunc(toGarden, mgr.logger)), [extensionBastionPredicate()]));

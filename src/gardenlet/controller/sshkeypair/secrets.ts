@@ -3,7 +3,6 @@
 import { unlessNotFound } from "../../../client/helpers.ts";
 import { API_VERSION as CORE_API_VERSION, type Shoot } from "../../../apis/gardencore/v1beta1/types.ts";
 import type { OwnerReference } from "../../../apis/meta/v1/types.ts";
-import { isNotFound } from "../../../apimachinery/errors.ts";
 import { LABEL_ROLE, ROLE_SSH_KEYPAIR } from "../../../api/gardencore/osc.ts";
 import { type Secret, Secrets } from "../../../client/builtins.ts";
 import type { Client } from "../../../client/client.ts";
@@ -26,13 +25,7 @@ export function getOrUndefined(client: Client, key: ObjectKey, signal: AbortSign
 }
 
 export async function deleteIgnoringNotFound(client: Client, key: ObjectKey, signal: AbortSignal): Promise<boolean> {
-  try {
-    await client.delete(Secrets, key, { signal });
-    return true;
-  } catch (err) {
-    if (isNotFound(err)) return false;
-    throw err;
-  }
+  return (await unlessNotFound(client.delete(Secrets, key, { signal }).then(() => true))) ?? false;
 }
 
 /** Unix seconds of an RFC 3339 time, or "" when unset (the `last-rotation-initiation-time` label value). */

@@ -1,7 +1,7 @@
 // Small create-or-update and delete helpers for the objects of one Terminal: labels and annotations
 // merged (the controller's keys win), NotFound on delete is success.
 import type { KubeObject } from "../../../apis/meta/v1/types.ts";
-import { isNotFound } from "../../../apimachinery/errors.ts";
+import { unlessNotFound } from "../../../apimachinery/errors.ts";
 import type { Client } from "../../../client/client.ts";
 import { createOrPatch } from "../../../client/helpers.ts";
 import type { ObjectKey, ResourceType } from "../../../client/resource.ts";
@@ -21,9 +21,5 @@ export async function ensure<T extends KubeObject>(client: Client, type: Resourc
 }
 
 export async function remove(client: Client, type: ResourceType, key: ObjectKey, signal?: AbortSignal): Promise<void> {
-  try {
-    await client.delete(type, key, { signal });
-  } catch (err) {
-    if (!isNotFound(err)) throw err;
-  }
+  await unlessNotFound(client.delete(type, key, { signal }));
 }
