@@ -12,16 +12,19 @@ import { startDashboard, TERMINAL_PROTOCOL, TOKEN_PROTOCOL_PREFIX, type Dashboar
 const USERS: Record<string, string> = { alice: "alice", bob: "bob", noattach: "carol" };
 const frames: { channel: number; payload: string }[] = [];
 let upstreamClosed = 0;
+let apiRequests = 0;
 
 function fakeApiServer(): Server {
   const wss = new WebSocketServer({ noServer: true, handleProtocols: () => V5_PROTOCOL });
   const server = createServer((req, res) => {
+    apiRequests++;
     const user = USERS[(req.headers.authorization ?? "").replace("Bearer ", "")];
     req.resume();
     if (!user) return void res.writeHead(401).end(JSON.stringify({ kind: "Status", code: 401 }));
     res.writeHead(201, { "content-type": "application/json" }).end(JSON.stringify({ status: { userInfo: { username: user } } }));
   });
   server.on("upgrade", (req, socket, head) => {
+    apiRequests++;
     if (req.headers.authorization === "Bearer noattach") {
       const body = JSON.stringify({ kind: "Status", apiVersion: "v1", status: "Failure", reason: "Forbidden", code: 403, message: 'pods "p" is forbidden: User "carol" cannot get resource "pods/attach"' });
       return void socket.end(`HTTP/1.1 403 Forbidden\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\n\r\n${body}`);
@@ -38,9 +41,9 @@ function fakeApiServer(): Server {
   return server;
 }
 
-function connect(d: Dashboard, token: string | undefined, query = "namespace=ns&pod=p"): WebSocket {
+function connect(d: Dashboard, token: string | undefined, query = "namespace=ns&pod=p", o: { path?: string; origin?: string } = {}): WebSocket {
   const protocols = [TERMINAL_PROTOCOL, ...(token ? [TOKEN_PROTOCOL_PREFIX + Buffer.from(token).toString("base64url")] : [])];
-  return new WebSocket(`${d.url.replace("http", "ws")}/api/terminal/attach?${query}`, protocols);
+  return new WebSocket(`${d.url.replace("http", "ws")}${o.path ?? "/api/terminal/attach"}?${query}`, protocols, o.origin ? { origin: o.origin } : {});
 }
 
 function refusal(ws: WebSocket): Promise<{ code: number; body: { reason: string; message: string } }> {
@@ -100,6 +103,25 @@ describe("dashboard terminal endpoint", () => {
     assert.deepEqual([bad.code, bad.body.reason], [400, "BadRequest"]);
     assert.equal((await refusal(connect(d, "alice", "namespace=ns&pod=p&mode=run"))).code, 400);
     assert.equal(d.sessions().size, 0);
+  });
+
+  test("every upgrade path refuses a page of another origin before anything reaches the API server; the dashboard's own origin passes", async () => {
+    const own = new URL(d.url);
+    const foreign = ["http://evil.example", "null", `https://${own.host}`, `http://${own.hostname}:1`, `${d.url}/path`, "http://127.0.0.2:" + own.port];
+    const paths = ["/api/terminal/attach", "/api/terminals/attach/ns/term-x", "/api/terminals/attach/bad", "/anything/else"];
+    const before = apiRequests;
+    for (const path of paths) {
+      for (const origin of foreign) {
+        const r = await refusal(connect(d, "alice", "namespace=ns&pod=p", { path, origin }));
+        assert.deepEqual([r.code, r.body.reason, r.body.message], [403, "Forbidden", "Origin not allowed"], `${path} from ${origin}`);
+      }
+    }
+    assert.equal(apiRequests, before, "no refused upgrade asked the API server anything");
+    assert.equal(d.sessions().size, 0);
+    const ws = connect(d, "alice", "namespace=ns&pod=p", { origin: d.url });
+    await session(ws).connected;
+    ws.close();
+    await until(() => d.sessions().size === 0);
   });
 
   test("a handshake that never completes (a broken WebSocket request) gives the user's session slot back", async () => {

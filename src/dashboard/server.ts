@@ -19,7 +19,7 @@ import { serveTerminals } from "./terminals/http.ts";
 import { type HostResolver, userHosts } from "./terminals/hosts.ts";
 import { TerminalService } from "./terminals/service.ts";
 
-import { TERMINAL_PROTOCOL, TOKEN_PROTOCOL_PREFIX, admitUser, reject } from "./upgrade.ts";
+import { TERMINAL_PROTOCOL, TOKEN_PROTOCOL_PREFIX, admitUser, originAllowed, reject } from "./upgrade.ts";
 
 export { TERMINAL_PROTOCOL, TOKEN_PROTOCOL_PREFIX };
 
@@ -136,6 +136,8 @@ export async function startDashboard(opts: DashboardOptions): Promise<Dashboard>
   };
 
   server.on("upgrade", (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    // every upgrade path, before the path is even parsed: a page of another origin gets nothing
+    if (!originAllowed(req)) return reject(socket, 403, "Forbidden", "Origin not allowed");
     const url = new URL(req.url ?? "/", "http://x");
     const run = url.pathname === "/api/terminal/attach" ? attachPod(req, socket, head, url)
       : url.pathname.startsWith(ATTACH_PREFIX) ? attachTerminal(attachCtx, req, socket, head, url)

@@ -15,7 +15,7 @@ import type { RecordingStore } from "./recordings/store.ts";
 import { type RelayLimits, relay } from "./relay.ts";
 import { clientFor } from "./terminals/hosts.ts";
 import { ANNOTATION_IDENTIFIER, type TerminalService, creator } from "./terminals/service.ts";
-import { type Admit, admitUser, originAllowed, reject } from "./upgrade.ts";
+import { type Admit, admitUser, reject } from "./upgrade.ts";
 
 export const ATTACH_PREFIX = "/api/terminals/attach/";
 /** The attach ServiceAccount's token lives this long (TokenRequest's minimum). */
@@ -66,7 +66,6 @@ async function ownReadyTerminal(ctx: AttachContext, token: string, user: string,
 }
 
 export async function attachTerminal(ctx: AttachContext, req: IncomingMessage, socket: Duplex, head: Buffer, url: URL): Promise<void> {
-  if (!originAllowed(req)) return reject(socket, 403, "Forbidden", "Origin not allowed");
   const key = parsePath(url);
   if (typeof key === "string") return reject(socket, 400, "BadRequest", key);
   const admitted = await admitUser(req, socket, ctx.garden, ctx.admit);

@@ -21,12 +21,18 @@ export function tokenFrom(req: IncomingMessage): string | undefined {
   return token.length > 0 && token.length <= 16 * 1024 && !/[\s]/.test(token) ? token : undefined;
 }
 
-/** A browser's `Origin` must name the host it sent the request to; clients without one pass. */
+/**
+ * A browser's `Origin` must be the dashboard itself: the scheme it serves and the host the request went
+ * to (so another site's page cannot open a socket with the user's cookies or token); clients without
+ * an `Origin` (not browsers) pass. Checked once for every upgrade path, before anything else.
+ */
 export function originAllowed(req: IncomingMessage): boolean {
   const origin = req.headers.origin;
   if (origin === undefined) return true;
+  const scheme = (req.socket as { encrypted?: boolean }).encrypted ? "https:" : "http:";
   try {
-    return new URL(origin).host === req.headers.host;
+    const u = new URL(origin);
+    return u.protocol === scheme && u.host === req.headers.host?.toLowerCase() && origin === u.origin;
   } catch {
     return false;
   }
