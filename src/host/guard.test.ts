@@ -6,7 +6,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { RecordingExec } from "./exec.ts";
-import { guardPort, macFor, unguardPort } from "./guard.ts";
+import { guardPort, macFor, portElements, unguardPort } from "./guard.ts";
 import { Names } from "./names.ts";
 import { RecordStore } from "./records.ts";
 
@@ -45,6 +45,24 @@ test("guardPort pins the port's MAC and addresses in the bridge namespace and re
     const [rec] = await ctx.records.list();
     assert.deepEqual([rec?.kind, rec?.parent], ["nftTable", "link/ga-pub/ga-pub"]);
   });
+});
+
+test("a port's routed ranges (a node's pod range) go to the interval sets routed4/routed6, which the IP rules accept as sources but ARP does not", async () => {
+  await withCtx("ga-pub (id: 0)", async (ctx, exec) => {
+    const mac = macFor("ga-m-a-0");
+    await guardPort(ctx, "ga-pub", { bridge: "ga-pub", port: "ga-m-a-0", mac, addresses: ["10.250.0.3/16"], routed: ["100.96.0.9/24", "fd01::/64"] });
+    const [table, ports] = exec.calls.filter((c) => c.command === "nft" && c.args[0] === "-f").map((c) => c.input!);
+    assert.match(table!, /add set bridge ga_guard_ga_pub routed4 \{ type ifname \. ether_addr \. ipv4_addr; flags interval; \}/);
+    assert.match(table!, /ether type ip iifname \. ether saddr \. ip saddr != @addr4 iifname \. ether saddr \. ip saddr != @routed4 drop/);
+    assert.match(table!, /ether type arp iifname \. arp saddr ether \. arp saddr ip != @addr4 drop/, "ARP claims only the machine's own address");
+    assert.match(ports!, new RegExp(`add element bridge ga_guard_ga_pub routed4 \\{ "ga-m-a-0" \\. ${mac} \\. 100\\.96\\.0\\.0/24 \\}`));
+    assert.match(ports!, new RegExp(`add element bridge ga_guard_ga_pub routed6 \\{ "ga-m-a-0" \\. ${mac} \\. fd01::/64 \\}`));
+    assert.ok(portElements("t", "delete", { bridge: "b", port: "ga-m-a-0", mac, addresses: [], routed: ["100.96.0.0/24"] }).includes(`delete element bridge t routed4 { "ga-m-a-0" . ${mac} . 100.96.0.0/24 }`), "removal names the same element");
+  });
+  await assert.rejects(
+    withCtx("ga-pub (id: 0)", (ctx) => guardPort(ctx, "ga-pub", { bridge: "ga-pub", port: "ga-m-a-0", mac: macFor("ga-m-a-0"), addresses: [], routed: ["100.96.0.0/24 }; flush ruleset"] })),
+    "a routed range that is no CIDR is refused",
+  );
 });
 
 test("unguardPort deletes the port's elements, and does nothing when the bridge's table or namespace is gone", async () => {

@@ -2,11 +2,13 @@
 // so it could send frames with another machine's MAC or packets with another machine's address. Each
 // bridge gets a table `bridge <prefix>guard_<bridge>` in its namespace, made with the bridge, whose
 // prerouting chain lets a machine's port (the host end of its veth) send only from the MAC and addresses
-// the machine was given: what a cloud's network does for its VMs. Ports that are not machines' (the
-// host's, routers') pass unchecked.
+// the machine was given: what a cloud's network does for its VMs. A machine that routes a range (a node's
+// pod range) may also send from that range, as a cloud lets a VM with IP forwarding (AWS's source/destination
+// check off, GCP's canIpForward) send for the ranges routed to it. Ports that are not machines' (the host's,
+// routers') pass unchecked.
 import { createHash } from "node:crypto";
 import { recorded, type HostContext } from "./context.ts";
-import { addressOf, familyOf } from "./cidr.ts";
+import { addressOf, familyOf, normalizeCidr } from "./cidr.ts";
 import { netnsExists } from "./netns.ts";
 import { validateIfname } from "./names.ts";
 
@@ -19,6 +21,13 @@ export interface GuardedPort {
   mac: string;
   /** The machine's addresses on this bridge (with or without prefix length). */
   addresses: readonly string[];
+  /** Ranges the machine routes for (e.g. its pod range): it may send from any address in them, but not claim them in ARP. */
+  routed?: readonly string[];
+}
+
+/** The `routed` field of a guarded port, from a machine record's interface. */
+export function routedOf(iface: { routed?: readonly string[] }): { routed?: readonly string[] } {
+  return iface.routed?.length ? { routed: iface.routed } : {};
 }
 
 /** A locally administered unicast MAC, stable for a link name (so it is known without asking the kernel). */
@@ -57,14 +66,16 @@ function renderGuard(name: string): string {
     `add set bridge ${name} macs { type ifname . ether_addr; }`,
     `add set bridge ${name} addr4 { type ifname . ether_addr . ipv4_addr; }`,
     `add set bridge ${name} addr6 { type ifname . ether_addr . ipv6_addr; }`,
+    `add set bridge ${name} routed4 { type ifname . ether_addr . ipv4_addr; flags interval; }`,
+    `add set bridge ${name} routed6 { type ifname . ether_addr . ipv6_addr; flags interval; }`,
     `add chain bridge ${name} prerouting { type filter hook prerouting priority -200; policy accept; }`,
     `flush chain bridge ${name} prerouting`,
     `add rule bridge ${name} prerouting iifname != @ports accept`,
     `add rule bridge ${name} prerouting iifname . ether saddr != @macs drop`,
     `add rule bridge ${name} prerouting ether type arp iifname . arp saddr ether . arp saddr ip != @addr4 drop`,
-    `add rule bridge ${name} prerouting ether type ip iifname . ether saddr . ip saddr != @addr4 drop`,
+    `add rule bridge ${name} prerouting ether type ip iifname . ether saddr . ip saddr != @addr4 iifname . ether saddr . ip saddr != @routed4 drop`,
     // Link-local and unspecified sources are how IPv6 finds its neighbours; the MAC is pinned above.
-    `add rule bridge ${name} prerouting ether type ip6 ip6 saddr != { ::, fe80::/10 } iifname . ether saddr . ip6 saddr != @addr6 drop`,
+    `add rule bridge ${name} prerouting ether type ip6 ip6 saddr != { ::, fe80::/10 } iifname . ether saddr . ip6 saddr != @addr6 iifname . ether saddr . ip6 saddr != @routed6 drop`,
     "",
   ].join("\n");
 }
@@ -77,6 +88,10 @@ export function portElements(name: string, verb: "add" | "delete", p: GuardedPor
   for (const a of p.addresses) {
     const ip = addressOf(a);
     lines.push(`${verb} element bridge ${name} addr${familyOf(ip)} { ${port} . ${mac} . ${ip} }`);
+  }
+  for (const r of p.routed ?? []) {
+    const cidr = normalizeCidr(r);
+    lines.push(`${verb} element bridge ${name} routed${familyOf(cidr)} { ${port} . ${mac} . ${cidr} }`);
   }
   return lines;
 }

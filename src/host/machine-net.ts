@@ -10,7 +10,7 @@
 import { ownLink, ownNetns, ownedFields, type HostContext, type Owned } from "./context.ts";
 import { familyOf, normalizeCidr } from "./cidr.ts";
 import { ensureRoute, ensureVeth } from "./links.ts";
-import { guardPort, guardTable, macFor, portElements } from "./guard.ts";
+import { guardPort, guardTable, macFor, portElements, routedOf } from "./guard.ts";
 import { HostSpecError, validateIfname } from "./names.ts";
 import { applyTable } from "./nft.ts";
 import { renderApplyTable, validateIdent, type NftTable } from "./nft-render.ts";
@@ -29,6 +29,11 @@ export interface MachineNetwork {
   routes?: readonly string[];
   /** Interface name inside the machine (default eth<index>). */
   interface?: string;
+  /**
+   * Ranges routed to this machine on the network (a node's pod range): its port may also send from them,
+   * as a cloud lets a VM with IP forwarding on send for the ranges routed to it (guard.ts).
+   */
+  routed?: readonly string[];
 }
 
 interface Plan {
@@ -67,7 +72,7 @@ function plan(ctx: HostContext, rec: MachineRecord, networks: readonly MachineNe
     machineLine(4, `addr replace ${iface.address} dev ${iface.name}${v6 ? " nodad" : ""}`);
     if (!v6) p.sysctls.push(`net.ipv4.conf.${iface.name}.arp_notify=1`);
     machineLine(4, `link set dev ${iface.name} up`);
-    addLine(p.guards, bridgeNs, portElements(guardTable(ctx, iface.bridge), "add", { bridge: iface.bridge, port: iface.hostLink, mac, addresses: [iface.address] }).join("\n"));
+    addLine(p.guards, bridgeNs, portElements(guardTable(ctx, iface.bridge), "add", { bridge: iface.bridge, port: iface.hostLink, mac, addresses: [iface.address], ...routedOf(iface) }).join("\n"));
     if (n.gateway === undefined) continue;
     for (const destination of n.routes ?? (defaultRouted ? [] : ["default"])) {
       const probe = destination === "default" ? n.gateway : destination;
@@ -123,7 +128,7 @@ export async function wireStepByStep(ctx: HostContext, rec: MachineRecord, netwo
     const peer = { name: iface.hostLink, master: iface.bridge, ...(iface.bridgeNetns ? { netns: iface.bridgeNetns } : {}) };
     const mac = macFor(iface.hostLink);
     await ensureVeth(ctx, { name: iface.name, netns: rec.netns, addresses: [iface.address], mac, peer, ...owned });
-    await guardPort(ctx, iface.bridgeNetns, { bridge: iface.bridge, port: iface.hostLink, mac, addresses: [iface.address] });
+    await guardPort(ctx, iface.bridgeNetns, { bridge: iface.bridge, port: iface.hostLink, mac, addresses: [iface.address], ...routedOf(iface) });
     if (n.gateway === undefined) continue;
     const routes = n.routes ?? (defaultRouted ? [] : ["default"]);
     for (const destination of routes) {

@@ -18,6 +18,8 @@ export interface MachineInterface {
   hostLink: string;
   bridge: string;
   bridgeNetns?: string;
+  /** Ranges the machine routes for on this network (normalised CIDRs), which it may send from. */
+  routed?: string[];
 }
 
 export interface MachineInfo {

@@ -36,6 +36,13 @@ test("invalid machine specs are refused before anything is created", () => {
   assert.throws(() => planMachine(ctx, { name: "m", networks: [{ ...net, address: "192.168.250.10" }] }), HostSpecError);
   assert.throws(() => planMachine(ctx, { name: "m", networks: [{ ...net, interface: "eth0" }, { ...net, interface: "eth0" }] }), HostSpecError);
   assert.throws(() => planMachine(ctx, { name: "m", networks: [{ ...net, bridge: "a-very-long-bridge-name" }] }), HostSpecError);
+  assert.throws(() => planMachine(ctx, { name: "m", networks: [{ ...net, routed: ["fd00::/64"] }] }), HostSpecError, "a routed range of another family");
+  assert.throws(() => planMachine(ctx, { name: "m", networks: [{ ...net, routed: ["100.96.0.0/33"] }] }), "a routed range that is no CIDR");
+});
+
+test("a machine's routed ranges (a node's pod range) are kept normalised in its record, for the guard and its removal", () => {
+  const rec = planMachine(ctx, { name: "w1", networks: [{ bridge: "ga-nodes", address: "10.250.0.3/16", routed: ["100.96.0.1/24"] }, { bridge: "ga-public", address: "192.168.250.10/24" }] });
+  assert.deepEqual(rec.interfaces.map((i) => i.routed), [["100.96.0.0/24"], undefined]);
 });
 
 test("sweep keeps what keep() claims; parts follow their machine, orphans go", () => {

@@ -10,12 +10,12 @@ import { constants as fsConstants, existsSync } from "node:fs";
 import { chmod, chown, copyFile, mkdir, open, readdir, readlink, rm, writeFile } from "node:fs/promises";
 import { isAbsolute, join, resolve } from "node:path";
 import { deleteRecords, ownedFields, type HostContext, type Owned } from "./context.ts";
-import { addressOf, familyOf } from "./cidr.ts";
+import { addressOf, familyOf, normalizeCidr } from "./cidr.ts";
 import { deleteLink } from "./links.ts";
 import { type MachineNetwork, wireMachine } from "./machine-net.ts";
 import { DEFAULT_HOST_KEY_TYPES, INIT, STAGE1, SYSTEMCTL, hostKeyFile, renderSshdConfig, type HostKeyType, type SshdOptionValue } from "./machine-files.ts";
 import { getMachineRecord, statusOf, supervisorExits, waitMachineReady, type MachineInfo } from "./machine-status.ts";
-import { macFor, unguardPort } from "./guard.ts";
+import { macFor, routedOf, unguardPort } from "./guard.ts";
 import { ensureImage, systemBinds } from "./image.ts";
 import { bindIdmapped, bindReadOnly, isBelow, mountOverlay, unmount } from "./mounts.ts";
 import { HostSpecError, validateIfname, validateLogicalName } from "./names.ts";
@@ -79,7 +79,14 @@ export function planMachine(ctx: Pick<HostContext, "names" | "stateDir">, spec: 
     inner.add(ifname);
     if (!n.address.includes("/")) throw new HostSpecError(`machine ${name}: address ${n.address} needs a prefix length`);
     familyOf(n.address);
-    return { name: ifname, address: n.address, hostLink: ctx.names.machineLink(name, i), bridge: validateIfname(n.bridge), ...(n.bridgeNetns ? { bridgeNetns: n.bridgeNetns } : {}) };
+    const routed = (n.routed ?? []).map((r) => {
+      if (familyOf(r) !== familyOf(n.address)) throw new HostSpecError(`machine ${name}: routed range ${r} is not of its address's family`);
+      return normalizeCidr(r);
+    });
+    return {
+      name: ifname, address: n.address, hostLink: ctx.names.machineLink(name, i), bridge: validateIfname(n.bridge),
+      ...(n.bridgeNetns ? { bridgeNetns: n.bridgeNetns } : {}), ...(routed.length > 0 ? { routed } : {}),
+    };
   });
   const sshd = spec.sshd ?? {};
   const types = sshd.hostKeyTypes ?? DEFAULT_HOST_KEY_TYPES;
@@ -253,7 +260,7 @@ export async function stopMachine(ctx: HostContext, name: string): Promise<void>
   if (rec?.supervisor) supervisorExits.delete(`${rec.supervisor.pid}:${rec.supervisor.startTime}`);
   await unmount(ctx, paths.dir);
   for (const i of rec?.interfaces ?? []) {
-    await unguardPort(ctx, i.bridgeNetns, { bridge: i.bridge, port: i.hostLink, mac: macFor(i.hostLink), addresses: [i.address] });
+    await unguardPort(ctx, i.bridgeNetns, { bridge: i.bridge, port: i.hostLink, mac: macFor(i.hostLink), addresses: [i.address], ...routedOf(i) });
     // Its record (the veth, recorded from the machine's end) goes with the machine's below.
     await deleteLink(ctx, i.hostLink, i.bridgeNetns, false);
   }

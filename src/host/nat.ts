@@ -1,6 +1,7 @@
 // One-way NAT: hosts of a source network (a shoot's node network) reach the outside (the public network)
 // masqueraded behind the router namespace's outside address; nothing outside can open a connection in,
 // except what `inbound` names (one source address to one TCP port, e.g. the control plane to the kubelets).
+// Ranges routed behind the source network's hosts (`routed`, nodes' pod ranges) are closed the same way.
 import { HostSpecError, type Names } from "./names.ts";
 import { addressOf, familyOf, normalizeCidr } from "./cidr.ts";
 import { ownNetns, ownedFields, type HostContext, type Owned } from "./context.ts";
@@ -18,6 +19,11 @@ export interface NatSpec extends Owned {
   outInterface: string;
   /** New TCP connections from the outside that pass anyway: from `saddr` (an address) to `dport` of the source network. */
   inbound?: readonly NatInbound[];
+  /**
+   * Ranges routed to hosts of the source network (nodes' pod ranges): closed to the outside like the source
+   * network. They are not masqueraded here: their hosts masquerade what they send out themselves.
+   */
+  routed?: readonly string[];
 }
 
 export interface NatInbound {
@@ -48,11 +54,18 @@ export function natTable(names: Names, spec: NatSpec): NftTable {
         rules: [
           { ct: ["established", "related"], verdict: "accept" },
           ...(spec.inbound ?? []).map((i) => ({ iif: spec.outInterface, saddr: addressOf(i.saddr), daddr: source, protocol: "tcp" as const, dport: i.dport, ct: ["new" as const], verdict: "accept" as const })),
-          { iif: spec.outInterface, daddr: source, verdict: "drop" },
+          { iif: spec.outInterface, daddr: [source, ...routedOf(spec, source)], verdict: "drop" },
         ],
       },
     ],
   };
+}
+
+function routedOf(spec: NatSpec, source: string): string[] {
+  return (spec.routed ?? []).map((r) => {
+    if (familyOf(r) !== familyOf(source)) throw new HostSpecError(`NAT ${spec.name}: routed range ${r} is not of the source network's family`);
+    return normalizeCidr(r);
+  });
 }
 
 export async function ensureNat(ctx: HostContext, spec: NatSpec): Promise<void> {

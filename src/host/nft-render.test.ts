@@ -151,6 +151,14 @@ test("an inbound exception lets new TCP connections from one address to one port
   assert.throws(() => renderTable(natTable(new Names("ga-"), { name: "s", netns: "r", sourceCidr: "10.250.0.0/16", outInterface: "ga-up", inbound: [{ saddr: "fd00::2", dport: 10250 }] })), HostSpecError, "another family");
 });
 
+test("ranges routed to the source network's hosts (pod ranges) are closed to the outside as the source network is, and not masqueraded", () => {
+  const text = renderTable(natTable(new Names("ga-"), { name: "s", netns: "ga-router", sourceCidr: "10.250.0.0/16", outInterface: "ga-up", routed: ["100.96.1.7/24", "100.96.0.0/24"] }));
+  assert.match(text, /oifname "ga-up" ip saddr 10\.250\.0\.0\/16 masquerade\n/);
+  assert.match(text, /iifname "ga-up" ip daddr \{ 10\.250\.0\.0\/16, 100\.96\.0\.0\/24, 100\.96\.1\.0\/24 \} drop\n/);
+  assert.throws(() => natTable(new Names("ga-"), { name: "s", netns: "r", sourceCidr: "10.250.0.0/16", outInterface: "ga-up", routed: ["fd00::/64"] }), HostSpecError, "another family");
+  assert.throws(() => natTable(new Names("ga-"), { name: "s", netns: "r", sourceCidr: "10.250.0.0/16", outInterface: "ga-up", routed: ["100.96.0.0/24; flush ruleset"] }), "not a CIDR");
+});
+
 test("an interface name ending in * matches every interface with that stem", () => {
   const t: NftTable = { family: "inet", name: "t", chains: [{ name: "c", rules: [{ iif: "tun*", oif: "eth0", verdict: "accept" }] }] };
   assert.match(renderTable(t), /\t\tiifname "tun\*" oifname "eth0" accept\n/);

@@ -70,7 +70,7 @@ export interface MachineRecord extends RecordBase {
   supervisor?: ProcessRef;
   /** The machine's PID 1 as seen from the host. */
   init?: ProcessRef;
-  interfaces: { name: string; address: string; hostLink: string; bridge: string; bridgeNetns?: string }[];
+  interfaces: { name: string; address: string; hostLink: string; bridge: string; bridgeNetns?: string; routed?: string[] }[];
   /** Addresses sshd listens on and its port, for readiness. */
   sshd: { port: number; listenAddresses: string[]; hostKeyFiles: string[] };
   /** Host directories bound read-only at the same path inside the machine. */

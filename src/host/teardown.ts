@@ -7,7 +7,7 @@ import { randomInt } from "node:crypto";
 import { rm } from "node:fs/promises";
 import { join } from "node:path";
 import { deleteRecords, type HostContext } from "./context.ts";
-import { macFor, unguardPorts, type GuardedPort } from "./guard.ts";
+import { macFor, routedOf, unguardPorts, type GuardedPort } from "./guard.ts";
 import { isBelow, mountsBelow } from "./mounts.ts";
 import { nsutil } from "./native.ts";
 import { killProcesses, listLinks, listNetns } from "./netns.ts";
@@ -118,7 +118,7 @@ export async function stopMachines(ctx: HostContext, machines: readonly MachineR
     for (const i of m.interfaces) {
       const key = `${i.bridgeNetns ?? "-"}/${i.bridge}`;
       const g = ports.get(key) ?? { netns: i.bridgeNetns, bridge: i.bridge, ports: [] };
-      g.ports.push({ bridge: i.bridge, port: i.hostLink, mac: macFor(i.hostLink), addresses: [i.address] });
+      g.ports.push({ bridge: i.bridge, port: i.hostLink, mac: macFor(i.hostLink), addresses: [i.address], ...routedOf(i) });
       ports.set(key, g);
     }
   }

@@ -2,7 +2,8 @@
 // through the shoot's router (NAT to the public network), running sshd, with table `inet bastion_access`
 // holding the shoot's current bastions (docs/bastion.md#provider-local): SSH reaches a worker only from them.
 // A worker that runs pods also gets `inet kubelet_access` (the kubelet port only from the control plane)
-// and `ip pod_nat` (its pods' outbound traffic masqueraded) (docs/machines.md#pods-on-workers).
+// and `ip pod_nat` (its pods' outbound traffic masqueraded), and its pod range is routed to it in the shoot's
+// router (docs/machines.md#pods-on-workers).
 import type { MachineInfo, SshdOptionValue } from "../../host/index.ts";
 import { nodePool, type LocalNetworks } from "../network/networks.ts";
 import { bastionNodeAddresses, shootMachines } from "./access.ts";
@@ -37,6 +38,9 @@ export interface Worker {
   info: MachineInfo;
 }
 
+/** The worker's key in its node network's address pool (and pod routes). */
+const workerKey = (name: string): string => `worker/${name}`;
+
 export function workerMachineName(namespace: string, name: string): string {
   return machineName("worker", namespace, name);
 }
@@ -47,14 +51,15 @@ export async function startWorker(networks: LocalNetworks, spec: WorkerSpec): Pr
   const net = await networks.nodeNetwork(spec.namespace);
   if (!net) throw new Error(`the node network of ${spec.namespace} does not exist; ensure it first`);
   const machine = workerMachineName(spec.namespace, spec.name);
-  const address = await networks.allocateNode(spec.namespace, `worker/${spec.name}`);
+  const address = await networks.allocateNode(spec.namespace, workerKey(spec.name));
   // Under the shoot's lock: a bastion added meanwhile either is in this list or finds this worker's record.
   const started = await networks.exclusive(`machines/${spec.namespace}`, async () =>
     host.startMachine({
       name: machine,
       hostname: machineHostname("worker", spec.name),
       owner: machineOwner("worker", spec.namespace, spec.name),
-      networks: [{ bridge: net.bridge, bridgeNetns: net.netns, address: `${address}/${net.prefixLength}`, gateway: net.gateway, interface: NODE_IF }],
+      // A node with pods sends from its pod range too (the bridge guard lets it, as a cloud lets a VM that forwards).
+      networks: [{ bridge: net.bridge, bridgeNetns: net.netns, address: `${address}/${net.prefixLength}`, gateway: net.gateway, interface: NODE_IF, ...(spec.kubelet ? { routed: [spec.kubelet.podCidr] } : {}) }],
       nftTables: [
         bastionAccessTable(await bastionNodeAddresses(host, net, networks.leavingBastions)),
         ...(spec.kubelet ? [kubeletAccessTable(spec.kubelet.controlPlane, KUBELET_PORT), podMasqueradeTable(spec.kubelet.podCidr, NODE_IF)] : []),
@@ -65,6 +70,7 @@ export async function startWorker(networks: LocalNetworks, spec: WorkerSpec): Pr
       ...(spec.readOnlyBinds ? { readOnlyBinds: spec.readOnlyBinds } : {}),
     }),
   );
+  if (spec.kubelet) await networks.routePods(spec.namespace, workerKey(spec.name), spec.kubelet.podCidr);
   const info = spec.wait === false ? started : await host.waitMachineReady(machine, spec.readyTimeoutMs);
   return { machine, address, info };
 }
@@ -72,7 +78,8 @@ export async function startWorker(networks: LocalNetworks, spec: WorkerSpec): Pr
 /** Stops the worker and releases its address. */
 export async function stopWorker(networks: LocalNetworks, namespace: string, name: string): Promise<void> {
   await networks.host.stopMachine(workerMachineName(namespace, name));
-  await networks.release(nodePool(namespace), `worker/${name}`);
+  await networks.unroutePods(namespace, workerKey(name));
+  await networks.release(nodePool(namespace), workerKey(name));
 }
 
 /** The shoot's worker machines (names), from the host records. */

@@ -110,3 +110,31 @@ test("the control plane's kubelet access is recorded with the node network: anot
   await networks.deleteNodeNetwork("shoot--p--a");
   assert.equal((await networks.addresses.read())["control-plane-sources"], undefined);
 });
+
+test("a node's pod range is routed to it in the router and closed to the public side; rebuilds keep the route; unrouting and deletion forget it", async () => {
+  const { host, networks } = setup();
+  const ns = "shoot--p--a";
+  const net = await networks.ensureNodeNetwork(ns, "10.250.0.0/16");
+  const natText = async (): Promise<string> => renderTable(host.state.tables.get(`${net.netns}/ip/${(await host.listTables(net.netns))[0]!.name}`)!);
+  const routes = (): string[] => [...host.state.routes.values()].filter((r) => r.netns === net.netns).map((r) => `${r.destination} via ${r.via} dev ${r.dev}`).sort();
+  await assert.rejects(networks.routePods(ns, "worker/w1", "100.96.0.0/24"), /worker\/w1 has no address in the node network/);
+  const w1 = await networks.allocateNode(ns, "worker/w1");
+  const w2 = await networks.allocateNode(ns, "worker/w2");
+  await networks.routePods(ns, "worker/w1", "100.96.0.7/24");
+  await networks.routePods(ns, "worker/w2", "100.96.1.0/24");
+  assert.deepEqual(routes(), [`100.96.0.0/24 via ${w1} dev br-nodes`, `100.96.1.0/24 via ${w2} dev br-nodes`]);
+  assert.match(await natText(), /iifname "public0" ip daddr \{ 10\.250\.0\.0\/16, 100\.96\.0\.0\/24, 100\.96\.1\.0\/24 \} drop/);
+  assert.match(await natText(), /oifname "public0" ip saddr 10\.250\.0\.0\/16 masquerade/, "pod ranges are not masqueraded by the router (the nodes do)");
+  // Another process (provider-local) on the same book rebuilds the router with both routes.
+  await host.deleteNetns(net.netns);
+  await new LocalNetworks({ host, addresses: networks.addresses }).ensureNodeNetwork(ns);
+  assert.equal(routes().length, 2);
+  await networks.unroutePods(ns, "worker/w1");
+  await networks.unroutePods(ns, "worker/w1");
+  assert.deepEqual(routes(), [`100.96.1.0/24 via ${w2} dev br-nodes`]);
+  await networks.ensureNodeNetwork(ns);
+  assert.match(await natText(), /ip daddr \{ 10\.250\.0\.0\/16, 100\.96\.1\.0\/24 \} drop/);
+  await networks.deleteNodeNetwork(ns);
+  assert.equal((await networks.addresses.read())[`pod-routes/${ns}`], undefined);
+  await assert.rejects(networks.routePods(ns, "worker/w2", "fd00::/64"));
+});

@@ -5,7 +5,7 @@
 // nothing on it reaches them except through a bastion. Everything is named, owned and idempotent.
 import { normalizeCidr, parseCidr } from "../../host/cidr.ts";
 import type { Host } from "../../host/index.ts";
-import { allocateIn, carveIn, nthAddress, releaseIn, type AddressBook } from "./addresses.ts";
+import { allocateIn, carveIn, nthAddress, releaseIn, type AddressBook, type Allocations } from "./addresses.ts";
 import { KeyedMutex } from "./lock.ts";
 
 /**
@@ -38,6 +38,8 @@ const POOL_CONTROL_PLANE = "control-plane-sources";
 /** The kubelet's port on every node (the node agent's kubelet endpoint). */
 export const KUBELET_PORT = 10250;
 export const nodePool = (namespace: string): string => `nodes/${namespace}`;
+/** A node network's route table for pod ranges: worker key ("worker/<name>", its key in nodePool) -> its pod range. */
+const podRoutesPool = (namespace: string): string => `pod-routes/${namespace}`;
 
 export interface PublicNetwork {
   netns: string;
@@ -247,12 +249,44 @@ export class LocalNetworks {
         name: ROUTER_PUBLIC_IF, netns: net.netns, addresses: [`${routerAddress}/${p.prefixLength}`],
         peer: { name: this.host.names.link("r", namespace), netns: p.netns, master: p.bridge }, owner,
       });
+      const podRoutes = routesOf(book, namespace);
       await this.host.ensureNat({
         name: namespace, netns: net.netns, sourceCidr: net.cidr, outInterface: ROUTER_PUBLIC_IF, owner,
         ...(controlPlane ? { inbound: [{ saddr: controlPlane, dport: KUBELET_PORT }] } : {}),
+        ...(podRoutes.length > 0 ? { routed: podRoutes.map((r) => r.cidr) } : {}),
       });
+      for (const r of podRoutes) await this.host.ensureRoute({ netns: net.netns, destination: r.cidr, via: r.via, dev: net.bridge, owner });
       this.ensured.set(memo, wanted);
       return net;
+    });
+  }
+
+  /**
+   * Routes `podCidr` in the shoot's router to the node `key` ("worker/<name>", allocated in the node network), as a
+   * cloud network's route table sends each node's pod range to the node (docs/machines.md#pods-on-workers): the
+   * node network (the vpn-shoot-client, other nodes) reaches pod IPs through the router; the public side does
+   * not. Recorded with the node network, so every process that ensures it keeps the route.
+   */
+  async routePods(namespace: string, key: string, podCidr: string): Promise<void> {
+    const cidr = normalizeCidr(podCidr);
+    if (parseCidr(cidr).family !== 4) throw new Error(`pod range ${podCidr}: only IPv4 is supported`);
+    await this.addresses.update((a) => {
+      if (a[nodePool(namespace)]?.[key] === undefined) throw new Error(`${key} has no address in the node network of ${namespace}`);
+      (a[podRoutesPool(namespace)] ??= {})[key] = cidr;
+    });
+    this.ensured.delete(`nodes/${namespace}`);
+    await this.ensureNodeNetwork(namespace);
+  }
+
+  /** Removes the node's pod route (routePods) from the router and the book; nothing to do without one. */
+  async unroutePods(namespace: string, key: string): Promise<void> {
+    await this.mutex.run(`nodes/${namespace}`, async () => {
+      const cidr = (await this.addresses.read())[podRoutesPool(namespace)]?.[key];
+      if (cidr === undefined) return;
+      const netns = this.host.names.netns("nodes", namespace);
+      if (await this.host.netnsExists(netns)) await this.host.deleteRoute({ netns, destination: cidr, dev: ROUTER_NODE_BRIDGE });
+      await this.addresses.update((a) => releaseIn(a, podRoutesPool(namespace), key));
+      this.ensured.delete(`nodes/${namespace}`);
     });
   }
 
@@ -264,6 +298,7 @@ export class LocalNetworks {
       if (await this.host.netnsExists(this.public.netns)) await this.host.deleteLink(this.host.names.link("r", namespace), this.public.netns);
       await this.addresses.update((a) => {
         delete a[nodePool(namespace)];
+        delete a[podRoutesPool(namespace)];
         releaseIn(a, POOL_NODE_NETWORKS, namespace);
         releaseIn(a, POOL_NODE_CIDRS, namespace);
         releaseIn(a, POOL_CONTROL_PLANE, namespace);
@@ -271,4 +306,10 @@ export class LocalNetworks {
       });
     });
   }
+}
+
+/** The node network's pod routes whose node still has its address: pod range -> node address. */
+function routesOf(book: Allocations, namespace: string): { cidr: string; via: string }[] {
+  const nodes = book[nodePool(namespace)] ?? {};
+  return Object.entries(book[podRoutesPool(namespace)] ?? {}).flatMap(([key, cidr]) => (nodes[key] === undefined ? [] : [{ cidr, via: nodes[key] }]));
 }

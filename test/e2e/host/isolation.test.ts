@@ -27,6 +27,7 @@ describe("host e2e: a machine's root is not the host's", { skip: skipUnlessRoot 
   let outside: string;
   const hostTable = () => t!.host.names.table("marker");
   const clientAddr = "192.168.247.9";
+  const routedToB = "10.77.0.0/24";
 
   /** Runs a shell script as gardener through sudo in machine `m`; never throws on a non-zero exit. */
   const sudo = async (m: MachineInfo, script: string) => {
@@ -59,7 +60,8 @@ describe("host e2e: a machine's root is not the host's", { skip: skipUnlessRoot 
     await listen(host, client, "listener", clientAddr, 8080);
     [a, b] = await Promise.all(
       ["a", "b"].map((name, i) =>
-        host.startMachine({ name, networks: [{ bridge: br, bridgeNetns: ns, address: `192.168.247.${10 + i}/24` }], userData, readOnlyBinds: [outside], sshd: { hostKeyTypes: ["ed25519"] }, readyTimeoutMs: 30_000 }),
+        // b routes a range (as a node routes its pods'): it may send from it, a may not.
+        host.startMachine({ name, networks: [{ bridge: br, bridgeNetns: ns, address: `192.168.247.${10 + i}/24`, ...(name === "b" ? { routed: [routedToB] } : {}) }], userData, readOnlyBinds: [outside], sshd: { hostKeyTypes: ["ed25519"] }, readyTimeoutMs: 30_000 }),
       ),
     ) as [MachineInfo, MachineInfo];
     for (const m of [a, b]) {
@@ -174,5 +176,25 @@ describe("host e2e: a machine's root is not the host's", { skip: skipUnlessRoot 
     assert.equal(await reach(), false, "frames from another MAC are dropped");
     await host.execInMachine(a.name, "ip", ["link", "set", "eth0", "address", aMac]);
     assert.equal(await reach(), true, "and its own MAC works again");
+  });
+
+  test("a machine sends from a range routed to it (a node's pods), and no machine from one that is not", async () => {
+    const host = t!.host;
+    const client = host.names.netns("client");
+    // The client routes both ranges to their machines, so an answer would find its way back if the packet got out.
+    await host.execInNetns(client, "ip", ["route", "replace", routedToB, "via", "192.168.247.11"]);
+    await host.execInNetns(client, "ip", ["route", "replace", "10.78.0.0/24", "via", "192.168.247.10"]);
+    const reach = async (m: MachineInfo, source: string) => {
+      await host.execInMachine(m.name, "ip", ["addr", "replace", `${source}/32`, "dev", "lo"]);
+      const r = await host.execInMachine(m.name, NC, ["-s", source, "-z", "-w", "1", clientAddr, "8080"], { okExitCodes: [0, 1] });
+      await host.execInMachine(m.name, "ip", ["addr", "del", `${source}/32`, "dev", "lo"]);
+      return r.exitCode === 0;
+    };
+    // ARP names only the machine's own address (the guard drops other claims): as for a node forwarding its pods' packets.
+    for (const m of [a, b]) await host.execInMachine(m.name, "sysctl", ["-qw", "net.ipv4.conf.all.arp_announce=2"]);
+    assert.equal(await reach(b, "10.77.0.5"), true, "b sends from its routed range");
+    assert.equal(await reach(a, "10.78.0.5"), false, "a has no routed range: a packet from 10.78.0.5 is dropped");
+    const guard = (await host.execInNetns(host.names.netns("pub"), "nft", ["list", "set", "bridge", host.names.table("guard", host.names.link("pub")), "routed4"])).stdout;
+    assert.match(guard, /10\.77\.0\.0\/24/);
   });
 });

@@ -18,6 +18,7 @@ import { kubectlAvailable, kubectlFor, kubectlPath, latestKubectl, type Kubectl 
 import { parseTable } from "../../support/table.ts";
 import { type Landscape, hostSnapshot, skipUnlessRoot, startLandscape } from "../support/landscape.ts";
 import { checkInPodKubectl } from "./in-pod-kubectl.ts";
+import { checkPodAndServiceProxy } from "./podproxy.ts";
 import { firstExecAndLogs, followLogs, killingEvent, startStreamPods, terminals } from "./streams.ts";
 import { hostOf, inMachine, kubectlInPty, podInPhase, podTraces, recordedPid, shootMachine, shootNode, signalNodeAgent, stopShootClient, type PodJson } from "./support.ts";
 
@@ -166,6 +167,10 @@ describe("workloads on the local landscape", { skip, timeout: 900_000 }, () => {
     assert.match(log, /api-open/, "but reaches its API server");
     assert.match(log, /egress-closed/, "and not the control plane's VPN namespace on the seed network");
     await k.ok(["delete", "pod", "probe"]);
+  });
+
+  test("pods/proxy and services/proxy reach HTTP servers in pods on both workers through the tunnel (the router routes each worker's pod range)", async () => {
+    await checkPodAndServiceProxy(k);
   });
 
   test("HA: killing one tunnel's OpenVPN server during a running exec stream, the next exec works within 2 s through the other", async () => {
