@@ -47,7 +47,10 @@ export async function makeDirectPath(o: { host: LinuxHost; layout: Layout; hostA
     const routerNs = host.names.netns("nodes", SHOOT_TECHNICAL_ID);
     const router = (await ipv4Of(host, routerNs, ROUTER_PUBLIC_IF)).split("/")[0]!;
     const nodeCidr = normalizeCidr(await ipv4Of(host, routerNs, ROUTER_NODE_BRIDGE));
-    const nat = { name: SHOOT_TECHNICAL_ID, netns: routerNs, sourceCidr: nodeCidr, outInterface: ROUTER_PUBLIC_IF, owner: `network/${SHOOT_TECHNICAL_ID}` };
+    // The router's table as the landscape has it (the workers' pod ranges closed to the public side), plus the exception.
+    const book = JSON.parse(readFileSync(join(o.layout.providerState, "addresses.json"), "utf8")) as Record<string, Record<string, string> | undefined>;
+    const routed = Object.values(book[`pod-routes/${SHOOT_TECHNICAL_ID}`] ?? {});
+    const nat = { name: SHOOT_TECHNICAL_ID, netns: routerNs, sourceCidr: nodeCidr, outInterface: ROUTER_PUBLIC_IF, owner: `network/${SHOOT_TECHNICAL_ID}`, routed };
     await host.ensureNat({ ...nat, inbound: [{ saddr: o.hostAddress, dport: KUBELET_PORT }] });
     undo.push(() => host.ensureNat(nat));
     for (const w of o.workers) {
