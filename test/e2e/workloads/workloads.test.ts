@@ -3,7 +3,7 @@
 // the node's masquerade; deleting a pod gracefully leaves nothing of it on the machine; a stopped node
 // agent makes its Node NotReady and new pods go to the other node; the shoot API server reaches the kubelets
 // only through the reversed VPN (no host route; without the tunnel exec fails with the egress proxy's error
-// and works again within seconds of its return), and no pod reaches a kubelet; the seed has a schedulable
+// and works again within seconds of its return; SIGKILLs of the VPN's processes and the seed proxy converge), and no pod reaches a kubelet; the seed has a schedulable
 // worker of its own; `down` leaves nothing on the host.
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
@@ -17,6 +17,7 @@ import { eventually } from "../../support/http.ts";
 import { kubectlAvailable, kubectlFor, kubectlPath, latestKubectl, type Kubectl } from "../../support/kubectl.ts";
 import { parseTable } from "../../support/table.ts";
 import { type Landscape, hostSnapshot, skipUnlessRoot, startLandscape } from "../support/landscape.ts";
+import { vpnChaos } from "./chaos.ts";
 import { checkInPodKubectl } from "./in-pod-kubectl.ts";
 import { checkPodAndServiceProxy } from "./podproxy.ts";
 import { firstExecAndLogs, followLogs, killingEvent, startStreamPods, terminals } from "./streams.ts";
@@ -192,6 +193,9 @@ describe("workloads on the local landscape", { skip, timeout: 900_000 }, () => {
       await stream.stop();
     }
   });
+
+  test("chaos: SIGKILL of vpn-seed-server, vpn-shoot-client and the seed CONNECT proxy at random points of an exec stream; each time exec works again within seconds", () =>
+    vpnChaos(l, k, "v", progress));
 
   test("without the vpn-shoot-client's tunnels exec fails with the egress proxy's error; exec works again within seconds of their return", async () => {
     assert.equal((await k.ok(["exec", "v", "--", "echo", "through"])).trim(), "through");

@@ -1,0 +1,98 @@
+// Chaos on the landscape's reversed VPN: SIGKILL of the vpn-seed-server (its process and both OpenVPN
+// servers), of the vpn-shoot-client (both OpenVPN clients and its health process) and of the seed CONNECT proxy
+// (a landscape component), each at a random point of a running `kubectl exec` stream, then all three at random
+// offsets; their supervisors restart them and the next `kubectl exec` works within seconds.
+import assert from "node:assert/strict";
+import { connect } from "node:net";
+import { SHOOT_TECHNICAL_ID } from "../../../src/landscape/layout.ts";
+import { eventually } from "../../support/http.ts";
+import type { Kubectl } from "../../support/kubectl.ts";
+import type { Landscape } from "../support/landscape.ts";
+import { hostOf } from "./support.ts";
+
+/** The killed processes run again within this long (1 s for the VPN's, the seed proxy's backoff and node start). */
+export const RESTART_MS = 30_000;
+/** Once they run, exec works again within this long (OpenVPN's retry of up to 5 s, the proxy's 2 s answer wait, TLS). */
+export const CONVERGE_MS = 15_000;
+
+/** A small seeded generator (mulberry32): a failing run can be repeated with VPN_CHAOS_SEED. */
+function random(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** True once host:port accepts a TCP connection. */
+function listening(host: string, port: number): Promise<true | undefined> {
+  return new Promise((resolve) => {
+    const s = connect(port, host, () => (s.destroy(), resolve(true)));
+    s.setTimeout(1000, () => (s.destroy(), resolve(undefined)));
+    s.on("error", () => resolve(undefined));
+  });
+}
+
+type Target = "vpn-seed-server" | "vpn-shoot-client" | "vpn-seed-proxy";
+
+/** The pids of a target's processes now (recorded host processes, or the component's pid file). */
+async function pidsOf(l: Landscape, target: Target): Promise<number[]> {
+  if (target === "vpn-seed-proxy") {
+    const pid = l.pidOf("vpn-seed-proxy");
+    return pid ? [pid] : [];
+  }
+  const ns = SHOOT_TECHNICAL_ID;
+  const names = target === "vpn-seed-server"
+    ? [`vpn-seed-server.${ns}`, `vpn-seed-server.${ns}.openvpn-0`, `vpn-seed-server.${ns}.openvpn-1`]
+    : [`vpn-shoot-client-0.${ns}`, `vpn-shoot-client-1.${ns}`, `vpn-shoot-client.${ns}.health`];
+  const host = hostOf(l);
+  const pids = await Promise.all(names.map(async (n) => (await host.processStatus(n))?.process?.pid));
+  return pids.filter((p): p is number => p !== undefined);
+}
+
+async function kill(l: Landscape, target: Target): Promise<number[]> {
+  const pids = await pidsOf(l, target);
+  assert.ok(pids.length > 0, `${target} runs`);
+  for (const pid of pids) process.kill(pid, "SIGKILL");
+  return pids;
+}
+
+/** Runs the chaos rounds against the running pod `pod`; prints each round's time to a working exec. */
+export async function vpnChaos(l: Landscape, k: Kubectl, pod: string, progress: (line: string) => void): Promise<void> {
+  const seed = Number(process.env.VPN_CHAOS_SEED ?? Math.floor(Math.random() * 1e6));
+  const rand = random(seed);
+  progress(`VPN chaos with VPN_CHAOS_SEED=${seed}`);
+  const rounds: Target[][] = [["vpn-seed-server"], ["vpn-shoot-client"], ["vpn-seed-proxy"], ["vpn-seed-server", "vpn-shoot-client", "vpn-seed-proxy"]];
+  for (const targets of rounds) {
+    const stream = k.stream(["exec", pod, "--", "sh", "-c", "while :; do echo tick; sleep 0.2; done"]);
+    const killed = new Map<Target, number[]>();
+    try {
+      await stream.waitFor(/tick/, 20_000);
+      // A random point of the running stream, and for several targets random offsets between them.
+      for (const t of targets) {
+        await sleep(Math.floor(rand() * 1500));
+        killed.set(t, await kill(l, t));
+      }
+      const start = Date.now();
+      for (const [t, old] of killed) {
+        await eventually(`${t} restarted`, async () => {
+          const pids = await pidsOf(l, t);
+          return pids.length === old.length && pids.every((p) => !old.includes(p)) ? pids : undefined;
+        }, RESTART_MS, 100);
+      }
+      if (killed.has("vpn-seed-proxy")) await eventually("the seed proxy listening again", () => listening(l.hostAddress, 8132), RESTART_MS, 100);
+      const restarted = Date.now();
+      await eventually(`exec after SIGKILL of ${targets.join(", ")}`, async () => ((await k.run(["exec", pod, "--", "true"], { timeoutMs: 10_000 })).code === 0 ? true : undefined), 60_000, 250);
+      const ms = Date.now() - restarted;
+      progress(`SIGKILL of ${targets.join(", ")}: running again after ${restarted - start} ms, exec works ${ms} ms later`);
+      assert.ok(ms < CONVERGE_MS, `exec worked again only ${ms} ms (at most ${CONVERGE_MS} ms) after ${targets.join(", ")} ran again`);
+    } finally {
+      await stream.stop();
+    }
+  }
+}
