@@ -58,7 +58,14 @@ async function pidsOf(l: Landscape, target: Target): Promise<number[]> {
 async function kill(l: Landscape, target: Target): Promise<number[]> {
   const pids = await pidsOf(l, target);
   assert.ok(pids.length > 0, `${target} runs`);
-  for (const pid of pids) process.kill(pid, "SIGKILL");
+  for (const pid of pids) {
+    try {
+      process.kill(pid, "SIGKILL");
+    } catch (err) {
+      // Gone already: an OpenVPN server dies with the vpn-seed-server that it belongs to, or is still restarting.
+      if ((err as NodeJS.ErrnoException).code !== "ESRCH") throw err;
+    }
+  }
   return pids;
 }
 
