@@ -36,6 +36,8 @@ const needed = [
   ["/usr/bin/arping", "iputils-arping"],
   // the reversed VPN (src/vpn/): OpenVPN servers and clients in network namespaces
   ["/usr/sbin/openvpn", "openvpn"],
+  // the landscape's probe of the vpn-shoot-client's health from inside its namespace (landscape/vpnpod.ts)
+  ["/usr/bin/curl", "curl"],
   // the README's query of the garden's audit log; test/e2e/landscape/audit.test.ts runs it
   ["/usr/bin/jq", "jq"],
   // the power-cut test: SQLite on ext4 on a loop device

@@ -175,7 +175,8 @@ export class KubeConfigTransport implements Transport {
       res.socket?.setKeepAlive(true, 30_000);
       return res;
     }
-    const text = await readBody(res).catch(() => "");
+    // A Status is small; an error page from behind a proxy subresource may be anything, so only its start is read.
+    const text = await readBody(res, MAX_ERROR_BODY).catch(() => "");
     throw statusErrorFromResponse(res.statusCode ?? 0, text, `GET ${req.path}`);
   }
 
@@ -184,11 +185,26 @@ export class KubeConfigTransport implements Transport {
   }
 }
 
-/** Reads a whole response body; rejects if the connection breaks before the end. */
-export function readBody(res: IncomingMessage): Promise<string> {
+/** How much of a stream's error answer is read. */
+export const MAX_ERROR_BODY = 64 * 1024;
+
+/**
+ * Reads a whole response body; rejects if the connection breaks before the end. With `maxBytes`, reads at most
+ * that much and then closes the response.
+ */
+export function readBody(res: IncomingMessage, maxBytes?: number): Promise<string> {
   return new Promise<string>((resolve, reject) => {
     const chunks: Buffer[] = [];
-    res.on("data", (c: Buffer) => chunks.push(c));
+    let size = 0;
+    res.on("data", (c: Buffer) => {
+      if (maxBytes === undefined) return void chunks.push(c);
+      chunks.push(c.subarray(0, maxBytes - size));
+      size += c.length;
+      if (size >= maxBytes) {
+        resolve(Buffer.concat(chunks).toString("utf8"));
+        res.destroy();
+      }
+    });
     res.on("error", reject);
     res.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
     res.on("close", () => {

@@ -22,6 +22,7 @@ function vpnOptions(f: GardenletFlags): VpnOptions {
     issuer: vpnIssuer(f.vpnKeyAlgorithm === "ecdsa-p256" ? EC_P256 : VPN_KEY_ALGORITHM),
     addresses: { addressesFor: (namespace, count) => { const a = f.vpnServerAddresses.get(namespace); return a && a.length >= count ? a.slice(0, count) : undefined; } },
     egressSecretsDir: f.vpnEgressSecretsDir,
+    careIntervalMs: f.shootCareSyncPeriodMs,
   };
 }
 

@@ -38,7 +38,7 @@ test("controller manager flags: errors are one line and exit 2; help exits 0", (
 test("gardenlet flags", () => {
   const r = parseGardenletFlags(["--garden-kubeconfig", "/g", "--seed-kubeconfig", "/s", "--seed-name", "local", "--metrics-bind-address", ":9090"]);
   assert.ok(r.kind === "options");
-  assert.deepEqual(r.options, { gardenKubeconfig: "/g", seedKubeconfig: "/s", seedName: "local", metricsBindAddress: { host: "0.0.0.0", port: 9090 }, logLevel: "info", shootKubeconfigs: new Map(), sshKeypairPoolSize: 8, vpnServerAddresses: new Map(), vpnKeyAlgorithm: "rsa-3072", vpnEgressSecretsDir: "/srv/kubernetes/vpn" });
+  assert.deepEqual(r.options, { gardenKubeconfig: "/g", seedKubeconfig: "/s", seedName: "local", metricsBindAddress: { host: "0.0.0.0", port: 9090 }, logLevel: "info", shootKubeconfigs: new Map(), sshKeypairPoolSize: 8, vpnServerAddresses: new Map(), vpnKeyAlgorithm: "rsa-3072", vpnEgressSecretsDir: "/srv/kubernetes/vpn", shootCareSyncPeriodMs: 60_000 });
   assert.deepEqual(parseGardenletFlags(["--garden-kubeconfig", "/g", "--seed-kubeconfig", "/s"]), { kind: "exit", code: 2, stdout: "", stderr: "error: --seed-name is required\n" });
 });
 

@@ -76,3 +76,14 @@ test("a malformed, repeated or oversized --vpn-server-addresses, an unknown key 
     }
   }
 });
+
+test("--shoot-care-sync-period is the tunnel check's period (default 1m, 1s..1h); anything else is a flag error", () => {
+  const def = parseGardenletFlags(base);
+  assert.ok(def.kind === "options" && def.options.shootCareSyncPeriodMs === 60_000);
+  const r = parseGardenletFlags([...base, "--shoot-care-sync-period", "10s"]);
+  assert.ok(r.kind === "options" && r.options.shootCareSyncPeriodMs === 10_000);
+  for (const [value, message] of [["0s", /must be positive/], ["500ms", /expected 1s to 1h/], ["2h", /expected 1s to 1h/], ["ten", /--shoot-care-sync-period/]] as const) {
+    const bad = parseGardenletFlags([...base, "--shoot-care-sync-period", value]);
+    assert.ok(bad.kind === "exit" && bad.code === 2 && message.test(bad.stderr), `${value}: ${JSON.stringify(bad)}`);
+  }
+});

@@ -4,6 +4,7 @@ import { Command, Option } from "commander";
 import { type BindAddress, FlagError, type FlagsResult, parseBindAddress, parseFlags } from "../utils/flags.ts";
 import { isIP } from "node:net";
 import { DEFAULT_EGRESS_SECRETS_DIR } from "../api/gardencore/vpnsecrets.ts";
+import { parsePositiveDuration } from "../utils/duration.ts";
 import { KEY_POOL_SIZE } from "./controller/sshkeypair/keypool.ts";
 
 export interface GardenletFlags {
@@ -25,10 +26,16 @@ export interface GardenletFlags {
   vpnKeyAlgorithm: VpnKeyAlgorithm;
   /** Where the shoot API server finds the VPN Secrets (flag --vpn-egress-secrets-dir). */
   vpnEgressSecretsDir: string;
+  /** The tunnel check's period while the tunnel is healthy, in ms (flag --shoot-care-sync-period, Gardener's shoot care sync period). */
+  shootCareSyncPeriodMs: number;
 }
 
 export const VPN_KEY_ALGORITHMS = ["rsa-3072", "ecdsa-p256"] as const;
 export type VpnKeyAlgorithm = (typeof VPN_KEY_ALGORITHMS)[number];
+
+/** Bounds of --shoot-care-sync-period: each period is one list and one proxied request per shoot. */
+export const MIN_CARE_SYNC_PERIOD_MS = 1000;
+export const MAX_CARE_SYNC_PERIOD_MS = 60 * 60_000;
 
 /** Bounds of --ssh-keypair-pool-size: each pair is an RSA 4096 generation at start and about 3 KiB of memory. */
 export const MAX_SSH_KEYPAIR_POOL_SIZE = 64;
@@ -51,6 +58,7 @@ function program(): Command {
     )
     .addOption(new Option("--vpn-key-algorithm <algorithm>", "Keys of the VPN certificates: rsa-3072 (Gardener's) or ecdsa-p256 (fast).").choices(VPN_KEY_ALGORITHMS).default("rsa-3072"))
     .addOption(new Option("--vpn-egress-secrets-dir <dir>", "Where the shoot API server finds the VPN Secrets; the egress selector ConfigMap names files below it.").default(DEFAULT_EGRESS_SECRETS_DIR))
+    .addOption(new Option("--shoot-care-sync-period <duration>", "How often the tunnel check runs while the tunnel is healthy (1s..1h).").default("1m"))
     .addOption(new Option("--log-level <level>", "pino log level: trace, debug, info, warn, error.").default("info"))
     .helpOption("-h, --help", "Show this help.")
     .allowExcessArguments(false)
@@ -103,6 +111,14 @@ export function parseGardenletFlags(argv: string[]): ParseResult {
     const poolSize = String(o.sshKeypairPoolSize);
     if (!/^\d+$/.test(poolSize) || Number(poolSize) < 1 || Number(poolSize) > MAX_SSH_KEYPAIR_POOL_SIZE) throw new FlagError(`invalid value "${poolSize}" for --ssh-keypair-pool-size: expected a whole number from 1 to ${MAX_SSH_KEYPAIR_POOL_SIZE}`);
     if (!String(o.vpnEgressSecretsDir).startsWith("/")) throw new FlagError(`invalid value "${String(o.vpnEgressSecretsDir).slice(0, 256)}" for --vpn-egress-secrets-dir: expected an absolute path`);
+    const period = String(o.shootCareSyncPeriod);
+    let careMs: number;
+    try {
+      careMs = parsePositiveDuration(period);
+    } catch (err) {
+      throw new FlagError(`invalid value "${period.slice(0, 64)}" for --shoot-care-sync-period: ${(err as Error).message}`);
+    }
+    if (careMs < MIN_CARE_SYNC_PERIOD_MS || careMs > MAX_CARE_SYNC_PERIOD_MS) throw new FlagError(`invalid value "${period.slice(0, 64)}" for --shoot-care-sync-period: expected 1s to 1h`);
     const options: GardenletFlags = {
       gardenKubeconfig: o.gardenKubeconfig!,
       seedKubeconfig: o.seedKubeconfig!,
@@ -114,6 +130,7 @@ export function parseGardenletFlags(argv: string[]): ParseResult {
       vpnServerAddresses: parseVpnServerAddresses((o.vpnServerAddresses as unknown as string[] | undefined) ?? []),
       vpnKeyAlgorithm: o.vpnKeyAlgorithm as VpnKeyAlgorithm,
       vpnEgressSecretsDir: String(o.vpnEgressSecretsDir),
+      shootCareSyncPeriodMs: careMs,
     };
     return options;
   });

@@ -16,6 +16,7 @@ test("the gardenlet gets the shoot's kubeconfig (sshkeypair controller)", () => 
   assert.doesNotMatch(gardenlet(ctx).args.join(" "), /--ssh-keypair-pool-size/, "its default unless told");
   assert.match(gardenlet({ ...ctx, sshKeypairPoolSize: "24" }).args.join(" "), /--ssh-keypair-pool-size 24/);
   assert.match(gardenlet(ctx).args.join(" "), /--metrics-bind-address 0 /, "no metrics server unless told");
+  assert.match(gardenlet(ctx).args.join(" "), /--shoot-care-sync-period 10s /, "the tunnel check every 10 s");
   assert.match(gardenlet({ ...ctx, gardenletMetricsAddress: "127.0.0.1:38446" }).args.join(" "), /--metrics-bind-address 127\.0\.0\.1:38446 /);
 });
 

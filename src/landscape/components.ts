@@ -91,6 +91,9 @@ export const scheduler = (c: ComponentContext, name: "garden" | "seed" | "shoot"
 export const controllerManager = (c: ComponentContext): ComponentSpec =>
   node(c.layout, "gardener-controller-manager", "gardener-controller-manager", ["--kubeconfig", c.layout.gardenKubeconfig, "--leader-elect", "false", "--metrics-bind-address", "0", "--log-level", "warn"]);
 
+/** The landscape gardenlet's tunnel check period while healthy (Gardener's default is 1m). */
+export const LANDSCAPE_CARE_SYNC_PERIOD = "10s";
+
 export const gardenlet = (c: ComponentContext): ComponentSpec =>
   node(c.layout, "gardenlet", "gardenlet", [
     "--garden-kubeconfig", c.layout.gardenletKubeconfig,
@@ -102,6 +105,8 @@ export const gardenlet = (c: ComponentContext): ComponentSpec =>
     // namespace's addresses on the landscape's seed network; ECDSA keys (RSA 3072 takes seconds per key on a busy machine).
     "--vpn-server-addresses", `${SHOOT_TECHNICAL_ID}=${vpnServerAddresses(LANDSCAPE_VPN_HA).join(",")}`,
     "--vpn-key-algorithm", "ecdsa-p256", "--vpn-egress-secrets-dir", egressSecretsDirOf(c.layout),
+    // The tunnel check on the Shoot follows a stopped or returning vpn-shoot-client within seconds, not a minute.
+    "--shoot-care-sync-period", LANDSCAPE_CARE_SYNC_PERIOD,
     "--metrics-bind-address", c.gardenletMetricsAddress ?? "0", "--log-level", "warn",
   ]);
 

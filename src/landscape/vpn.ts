@@ -17,6 +17,7 @@ import { ShootClient, ShootHealthProcess } from "../vpn/shootclient.ts";
 import type { Layout } from "./layout.ts";
 import { SHOOT_TECHNICAL_ID } from "./layout.ts";
 import { vpnDir, writeEgress } from "./vpnegress.ts";
+import { VpnShootPodWriter, healthFromNetns } from "./vpnpod.ts";
 import { SecretFollower, waitForSecrets } from "./vpnfollow.ts";
 import { type EgressCredentials, type ShootClientCredentials, readEgressCredentials, readServerCredentials, readShootClientCredentials } from "./vpnsecrets.ts";
 
@@ -114,6 +115,13 @@ export async function startVpn(o: StartVpnOptions): Promise<LandscapeVpn> {
   const health = new ShootHealthProcess({ host, netns: clientNs, listenAddress: clientAddress, namespace: SHOOT_TECHNICAL_ID, dir, clients });
   for (const c of clients) await c.start();
   await health.start();
+  // The vpn-shoot Pod the gardenlet's tunnel check looks for, as a kubelet would mirror these processes.
+  const pod = new VpnShootPodWriter({
+    shoot: o.shoot, address: clientAddress, log: o.log,
+    running: () => health.running(), healthy: () => healthFromNetns(host, clientNs, clientAddress),
+    restarts: () => health.restarts + clients.reduce((n, c) => n + c.restarts, 0),
+  });
+  await pod.start();
   const follower = followVpnSecrets({
     seed: o.seed, shoot: o.shoot, namespace: SHOOT_TECHNICAL_ID, highAvailability: o.highAvailability, seedServer, clients, log: o.log,
     current: { server: serverCreds, egress, clients: clientCreds }, egress: { layout: o.layout, restartShootApiServer: o.restartShootApiServer },
@@ -122,6 +130,7 @@ export async function startVpn(o: StartVpnOptions): Promise<LandscapeVpn> {
     seedServer, clients, clientAddress,
     stop: async () => {
       await follower.stop();
+      await pod.stop();
       await health.stop().catch(() => undefined);
       for (const c of clients) await c.stop().catch(() => undefined);
       await seedServer.stop().catch(() => undefined);

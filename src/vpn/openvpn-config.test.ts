@@ -54,7 +54,7 @@ test("the up hook routes the shoot's ranges in the server's own table, for the t
 test("the client config dials through the proxy with the Reversed-VPN header and accepts no routes", () => {
   const files = { ca: "/c/ca", cert: "/c/crt", key: "/c/key", tlsAuth: "/c/ta", management: "/c/m.sock" };
   const text = renderClientConfig({ endpoint: "api.local", proxyHost: "198.18.0.1", namespace: "shoot--p--s", index: 0, files });
-  for (const line of ["proto tcp4-client", "dev tun0", "remote api.local 1194", "http-proxy 198.18.0.1 8132", "http-proxy-option CUSTOM-HEADER Reversed-VPN outbound|1194||vpn-seed-server-0.shoot--p--s.svc.cluster.local", "connect-retry 1 5", "tls-auth /c/ta 1", "verify-x509-name vpn-seed-server name", 'pull-filter ignore "route"']) {
+  for (const line of ["proto tcp4-client", "dev tun0", "remote api.local 1194", "http-proxy 198.18.0.1 8132", "http-proxy-option CUSTOM-HEADER Reversed-VPN outbound|1194||vpn-seed-server-0.shoot--p--s.svc.cluster.local", "connect-retry 1 2", "tls-auth /c/ta 1", "verify-x509-name vpn-seed-server name", 'pull-filter ignore "route"']) {
     assert.ok(text.split("\n").includes(line), line);
   }
   assert.doesNotMatch(text, /connect-retry-max/);

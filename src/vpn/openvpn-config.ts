@@ -216,7 +216,7 @@ export function renderClientConfig(o: ClientConfigOptions): string {
     "resolv-retry infinite",
     `http-proxy ${o.proxyHost} ${o.proxyPort ?? CONNECT_PROXY_PORT}`,
     `http-proxy-option CUSTOM-HEADER Reversed-VPN ${reversedVpnHeader(o.namespace, o.index)}`,
-    "connect-retry 1 5",
+    "connect-retry 1 2",
     "data-ciphers AES-256-GCM",
     "auth SHA256",
     `tls-auth ${path(f.tlsAuth)} 1`,

@@ -2,13 +2,14 @@ import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { createCertificateAuthority, issueServingCertificate } from "../apiserver/certs/issue.ts";
 import { FakeClock } from "../utils/clock.ts";
-import { SeedServer } from "./seedserver.ts";
+import { DOWN_POLL_MS, HEALTH_POLL_MS, SeedServer, nextPollMs } from "./seedserver.ts";
 import { type FakeManagement, fakeManagement, statusLines } from "./testing-management.ts";
 
 let m0: FakeManagement;
 let m1: FakeManagement;
 let server: SeedServer;
 let health = 0;
+const clock = new FakeClock();
 
 const get = async (path: string) => {
   const r = await fetch(`http://127.0.0.1:${health}${path}`);
@@ -31,7 +32,7 @@ before(async () => {
     egressPort: 0,
     healthPort: 0,
     statusTimeoutMs: 200,
-    clock: new FakeClock(),
+    clock,
   });
   health = (await server.start()).health.port;
 });
@@ -83,4 +84,29 @@ test("a server whose management connection ends is down at once, before the next
   m0.kill();
   assert.equal(await down, "vpn-seed-server-0");
   assert.match((await get("/healthz")).body, /^openvpn vpn-seed-server-0: management socket .* closed$/m);
+});
+
+test("the poll runs every 250 ms while no tunnel is up and every 2 s while one is", async () => {
+  assert.equal(nextPollMs(false), DOWN_POLL_MS);
+  assert.equal(nextPollMs(true), HEALTH_POLL_MS);
+  assert.equal(nextPollMs(false, 100), 100);
+  m0.status = statusLines([]);
+  m1.status = statusLines([]);
+  await server.poll();
+  // Let the scheduled poll (armed after the last one) find no tunnel, then count the polls of 1 s of fake time.
+  const count = async (ms: number): Promise<number> => {
+    const before = m0.queries;
+    for (let t = 0; t < ms; t += 50) {
+      clock.step(50);
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    return m0.queries - before;
+  };
+  const down = await count(1000);
+  assert.ok(down >= 3, `${down} polls in 1 s without a tunnel`);
+  m0.status = statusLines([{ cn: "vpn-shoot-client-0" }]);
+  await count(500);
+  assert.equal(server.tunnels.isUp("vpn-seed-server-0"), true);
+  const up = await count(1900);
+  assert.ok(up <= 1, `${up} polls in 1.9 s with a tunnel up`);
 });

@@ -1,6 +1,6 @@
 // The vpn-seed-server process inside the control plane's VPN namespace (docs/reversed-vpn.md#health):
-// polls each OpenVPN server's management socket (`status 2`, every 2 s, over a connection kept open, whose
-// end marks the tunnel down at once), feeds the tunnel set of the egress proxy (9443) and serves /healthz,
+// polls each OpenVPN server's management socket (`status 2`, every 2 s, every 250 ms while no tunnel is up, over
+// a connection kept open, whose end marks the tunnel down at once), feeds the tunnel set of the egress proxy (9443) and serves /healthz,
 // /readyz and /metrics (15000).
 import type { AddressInfo } from "node:net";
 import { pino, type Logger } from "pino";
@@ -13,6 +13,16 @@ import { ManagementConnection, type ServerStatus } from "./management.ts";
 import { TunnelSet } from "./tunnels.ts";
 
 export const HEALTH_POLL_MS = 2000;
+/**
+ * The poll while no tunnel is up: the egress answers 503 until a poll sees a client (OpenVPN tells connects only
+ * to a management client that authorizes them), so a returning tunnel is used within this long, not 2 s.
+ */
+export const DOWN_POLL_MS = 250;
+
+/** The next poll: HEALTH_POLL_MS (or the configured one) while a tunnel is up, else at most DOWN_POLL_MS. */
+export function nextPollMs(anyUp: boolean, pollMs = HEALTH_POLL_MS, downPollMs = DOWN_POLL_MS): number {
+  return anyUp ? pollMs : Math.min(pollMs, downPollMs);
+}
 
 export interface ManagedServer {
   /** `vpn-seed-server`, or `vpn-seed-server-0` / `-1` in HA. */
@@ -33,6 +43,8 @@ export interface SeedServerOptions {
   egressPort?: number;
   healthPort?: number;
   pollMs?: number;
+  /** The poll while no tunnel is up (default DOWN_POLL_MS). */
+  downPollMs?: number;
   statusTimeoutMs?: number;
   upstreamTimeoutMs?: number;
   clock?: Clock;
@@ -104,7 +116,8 @@ export class SeedServer {
 
   private schedule(): void {
     if (this.closed) return;
-    this.timer = this.clock.setTimer(this.o.pollMs ?? HEALTH_POLL_MS, () => {
+    const anyUp = this.o.servers.some((s) => this.tunnels.isUp(s.name));
+    this.timer = this.clock.setTimer(nextPollMs(anyUp, this.o.pollMs, this.o.downPollMs), () => {
       this.polling = this.poll().finally(() => this.schedule());
     });
   }

@@ -173,6 +173,14 @@ export class ShootHealthProcess {
     await this.supervisor.start();
   }
 
+  async running(): Promise<boolean> {
+    return this.supervisor.running();
+  }
+
+  get restarts(): number {
+    return this.supervisor.restarts;
+  }
+
   async stop(): Promise<void> {
     await this.supervisor.stop();
   }

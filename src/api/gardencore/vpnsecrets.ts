@@ -32,3 +32,11 @@ export const EGRESS_CONFIGMAP = "kube-apiserver-egress-selector-config";
 export const EGRESS_CONFIG_KEY = "egress-selector-configuration.yaml";
 /** Where the shoot API server finds the VPN Secrets: `<dir>/<secret name>/<key>`, as Secret volumes are mounted. */
 export const DEFAULT_EGRESS_SECRETS_DIR = "/srv/kubernetes/vpn";
+
+/**
+ * The vpn-shoot Pod in the shoot's kube-system (Gardener's labels): the tunnel check finds it by these labels and
+ * asks its health port through the shoot API server's pods/proxy; whoever runs the vpn-shoot-client writes it.
+ */
+export const VPN_SHOOT_POD = "vpn-shoot";
+export const VPN_SHOOT_LABELS: Readonly<Record<string, string>> = { app: "vpn-shoot", type: "tunnel" };
+export const VPN_SHOOT_HEALTH_PORT = 8080;

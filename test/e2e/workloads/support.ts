@@ -2,11 +2,11 @@
 // inside a worker), and the pods of the shoot through real kubectl.
 import { spawn } from "node:child_process";
 import { LinuxHost } from "../../../src/host/index.ts";
-import { SHOOT_TECHNICAL_ID } from "../../../src/landscape/layout.ts";
+import { PROJECT_NAMESPACE, SHOOT, SHOOT_TECHNICAL_ID } from "../../../src/landscape/layout.ts";
 import { workerMachineName } from "../../../src/provider-local/machines/workers.ts";
 import type { Landscape } from "../support/landscape.ts";
 import { eventually } from "../../support/http.ts";
-import type { Kubectl } from "../../support/kubectl.ts";
+import { type Kubectl, kubectlFor } from "../../support/kubectl.ts";
 
 export const shootMachine = (w: string): string => workerMachineName(SHOOT_TECHNICAL_ID, w);
 export const shootNode = (w: string): string => `${SHOOT_TECHNICAL_ID}-worker-${w}`;
@@ -90,4 +90,20 @@ export async function stopShootClient(l: Landscape): Promise<{ pids: number[]; c
   const clientNs = host.names.netns("vpnshoot", SHOOT_TECHNICAL_ID);
   await host.execInNetns(clientNs, "ss", ["-K", "dport", "=", ":8132"]);
   return { pids, clientNs };
+}
+
+export interface TunnelCondition {
+  status: string;
+  reason: string;
+  message: string;
+}
+
+/** Waits (30 s) for the garden Shoot's tunnel condition (SystemComponentsHealthy, the gardenlet's tunnel check) to match. */
+export async function tunnelCondition(l: Landscape, pred: (c: TunnelCondition) => boolean, what: string): Promise<TunnelCondition> {
+  const garden = kubectlFor(l.layout.gardenKubeconfig);
+  return eventually(`the Shoot's tunnel condition ${what}`, async () => {
+    const shoot = await garden.json<{ status?: { conditions?: (TunnelCondition & { type: string })[] } }>(["get", "shoot", SHOOT, "-n", PROJECT_NAMESPACE]);
+    const c = shoot.status?.conditions?.find((x) => x.type === "SystemComponentsHealthy");
+    return c && pred(c) ? c : undefined;
+  }, 30_000, 500);
 }

@@ -21,7 +21,7 @@ import { vpnChaos } from "./chaos.ts";
 import { checkInPodKubectl } from "./in-pod-kubectl.ts";
 import { checkPodAndServiceProxy } from "./podproxy.ts";
 import { firstExecAndLogs, followLogs, killingEvent, startStreamPods, terminals } from "./streams.ts";
-import { hostOf, inMachine, kubectlInPty, podInPhase, podTraces, recordedPid, shootMachine, shootNode, signalNodeAgent, stopShootClient, type PodJson } from "./support.ts";
+import { hostOf, inMachine, kubectlInPty, podInPhase, podTraces, recordedPid, shootMachine, shootNode, signalNodeAgent, stopShootClient, tunnelCondition, type PodJson, type TunnelCondition } from "./support.ts";
 
 const PREFIX = "glk-";
 const PORTS = { garden: 31443, seed: 31444, shoot: 31445 };
@@ -34,8 +34,9 @@ describe("workloads on the local landscape", { skip, timeout: 900_000 }, () => {
   let stopped: string | undefined;
 
   before(async () => {
-    // A short grace period, so a silent node is NotReady within seconds.
-    l = await startLandscape({ prefix: PREFIX, ports: PORTS, nodeMonitorGracePeriod: "8s", out: progress });
+    // A short grace period, so a silent node is NotReady within seconds; the chaos test kills the seed proxy on
+    // purpose, so its restart backoff stays short.
+    l = await startLandscape({ prefix: PREFIX, ports: PORTS, nodeMonitorGracePeriod: "8s", maxRestartBackoff: "1s", out: progress });
     k = kubectlFor(l.layout.shootKubeconfig);
   });
   after(async () => {
@@ -197,24 +198,38 @@ describe("workloads on the local landscape", { skip, timeout: 900_000 }, () => {
   test("chaos: SIGKILL of vpn-seed-server, vpn-shoot-client and the seed CONNECT proxy at random points of an exec stream; each time exec works again within seconds", () =>
     vpnChaos(l, k, "v", progress));
 
-  test("without the vpn-shoot-client's tunnels exec fails with the egress proxy's error; exec works again within seconds of their return", async () => {
+  test("without the vpn-shoot-client's tunnels exec fails with the egress proxy's error and the Shoot's tunnel condition turns False; both recover within seconds of their return", async () => {
     assert.equal((await k.ok(["exec", "v", "--", "echo", "through"])).trim(), "through");
+    // The vpn-shoot Pod the gardenlet's tunnel check targets: Running and Ready on the client's node-network address.
+    const pod = await k.json<{ spec: { nodeName?: string }; status: { phase?: string; podIP?: string; conditions?: { type: string; status: string }[] } }>(["get", "pod", "-n", "kube-system", "vpn-shoot"]);
+    assert.deepEqual([pod.spec.nodeName, pod.status.phase, pod.status.conditions?.find((c) => c.type === "Ready")?.status], ["vpn-shoot-client", "Running", "True"]);
+    assert.match(pod.status.podIP ?? "", /^10\.250\.\d+\.\d+$/);
+    await tunnelCondition(l, (c) => c.status === "True", "True after up");
     const { pids, clientNs } = await stopShootClient(l);
     let failed: { code: number | null; stderr: string };
+    let broken: TunnelCondition;
     try {
       failed = await eventually("exec refused without a tunnel", async () => {
         const r = await k.run(["exec", "v", "--", "true"], { timeoutMs: 60_000 });
         return r.code !== 0 ? r : undefined;
       }, 30_000, 250);
+      const stopped = Date.now();
+      // Within the landscape gardenlet's check period (10 s) and the probe's 5 s timeout.
+      broken = await tunnelCondition(l, (c) => c.status === "False", "False after the client stopped");
+      progress(`the Shoot's tunnel condition was False ${Date.now() - stopped} ms after exec failed`);
     } finally {
       for (const pid of pids) process.kill(pid, "SIGCONT");
     }
     assert.match(failed.stderr, /proxy error from 10\.1\.255\.2:9443 while dialing [\d.]+:10250, code 503/);
+    assert.equal(broken.reason, "TunnelConnectionBroken");
+    assert.match(broken.message, /^Tunnel connection has not been established \(could not forward to vpn-shoot pod \(timeout after 5 seconds\): error trying to reach service: proxy error from 10\.1\.255\.2:9443 while dialing 10\.250\.\d+\.\d+:8080, code 503/);
     const back = Date.now();
     await eventually("exec through the new tunnel", async () => ((await k.run(["exec", "v", "--", "true"])).code === 0 ? true : undefined), 30_000, 250);
     const ms = Date.now() - back;
     progress(`exec works again ${ms} ms after the vpn-shoot-client's openvpn continued (${clientNs})`);
     assert.ok(ms < 15_000, `exec took ${ms} ms to work again`);
+    await tunnelCondition(l, (c) => c.status === "True", "True again after the client continued");
+    progress(`the Shoot's tunnel condition was True again ${Date.now() - back} ms after the client continued`);
     await k.ok(["delete", "pod", "v", "--grace-period=1"]);
   });
 

@@ -1,13 +1,12 @@
 // The gardenlet's `vpn` controller against in-process garden and seed API servers (the seed server also
 // plays the shoot), on a FakeClock: the VPN Secrets with their names, contents and renewal, the shoot copies,
 // the Services and Endpoints in plain and HA mode and under hibernation, and the tunnel check's condition from
-// a vpn-seed-server /readyz stand-in on a loopback address (docs/reversed-vpn.md#gardenlet).
+// a probe stand-in (the real probe through pods/proxy is shown in tunnelcheck.test.ts; docs/reversed-vpn.md#gardenlet).
 import assert from "node:assert/strict";
 import { X509Certificate } from "node:crypto";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type Server, createServer } from "node:http";
 import { after, before, test } from "node:test";
 import { pino } from "pino";
 import type { Endpoints, Service } from "../../../src/apis/core/v1/service.ts";
@@ -21,7 +20,7 @@ import { unlessNotFound } from "../../../src/client/helpers.ts";
 import { type Gardenlet, createGardenlet } from "../../../src/gardenlet/app.ts";
 import { staticShootClients } from "../../../src/gardenlet/controller/sshkeypair/reconciler.ts";
 import { EndpointsType, Pods, Services } from "../../../src/gardenlet/controller/vpn/resources.ts";
-import { type Probe, httpProbe } from "../../../src/gardenlet/controller/vpn/tunnelcheck.ts";
+import type { Probe } from "../../../src/gardenlet/controller/vpn/tunnelcheck.ts";
 import { gardenAdmissionPlugins } from "../../../src/plugins/garden.ts";
 import { type Clock, FakeClock, realClock } from "../../../src/utils/clock.ts";
 import { pollUntil } from "../../../src/utils/poll.ts";
@@ -50,12 +49,12 @@ const gardenletClock: Clock = {
   setTimer: (ms, fn) => (ms >= 5000 ? clock.setTimer(ms, fn) : realClock.setTimer(ms, fn)),
   sleep: (ms, signal) => realClock.sleep(ms, signal),
 };
-let ready = 503;
-let health: Server;
-const probes: number[] = [];
-const probe: Probe = (target, timeoutMs, signal) => {
-  probes.push(clock.nowMs());
-  return httpProbe(target, timeoutMs, signal);
+let ready = false;
+const probes: { at: number; pod: string; port: number }[] = [];
+/** Stands in for the pods/proxy request to the vpn-shoot Pod's health port. */
+const probe: Probe = async (_shoot, pod, _timeoutMs) => {
+  probes.push({ at: clock.nowMs(), pod: `${pod.namespace}/${pod.name}`, port: pod.port });
+  if (!ready) throw new Error("the server is currently unable to handle the request");
 };
 
 const secret = (c: Client, namespace: string, name: string) => unlessNotFound(c.get(Secrets, { namespace, name }));
@@ -81,8 +80,6 @@ const kick = () => gardenlet.vpn!.controller.enqueue(KEY);
 before(async () => {
   garden = await startInProcessApiServer({ flags: ["--enable-gardener-apis"], gardenAdmission: gardenAdmissionPlugins() });
   seed = await startInProcessApiServer();
-  health = createServer((req, res) => res.writeHead(req.url === "/readyz" ? ready : 404).end(ready === 200 ? "ok" : "no tunnel is up"));
-  await new Promise<void>((resolve) => health.listen(15000, ADDRESSES[0], resolve));
   await garden.admin.create(Seeds, { metadata: { name: "a" }, spec: { networks: { nodes: "10.10.0.0/16", pods: "10.20.0.0/16", services: "10.30.0.0/16" } } });
   await garden.admin.create(Projects, { metadata: { name: "p" }, spec: { namespace: NS, owner: { apiGroup: "rbac.authorization.k8s.io", kind: "User", name: "alice" } } });
   await garden.admin.create(Namespaces, { metadata: { name: NS } }).catch(() => undefined);
@@ -109,7 +106,6 @@ before(async () => {
 
 after(async () => {
   await gardenlet?.stop();
-  await new Promise<void>((resolve) => (health ? health.close(() => resolve()) : resolve()));
   await seed?.stop();
   await garden?.stop();
   rmSync(dir, { recursive: true, force: true });
@@ -188,15 +184,17 @@ test("the tunnel check: no tunnel pod, no running vpn-shoot pod, a failing probe
   kick();
   c = await pollUntil("probe failure", async () => ((await condition())?.message.includes("could not forward") ? await condition() : undefined));
   assert.equal(c?.status, "False");
-  assert.equal(c?.message, "Tunnel connection has not been established (could not forward to vpn-shoot pod (timeout after 5 seconds): vpn-seed-server /readyz answered 503: no tunnel is up)");
+  assert.equal(c?.message, "Tunnel connection has not been established (could not forward to vpn-shoot pod (timeout after 5 seconds): the server is currently unable to handle the request)");
+  assert.deepEqual(probes.at(-1)?.pod, "kube-system/vpn-shoot");
+  assert.equal(probes.at(-1)?.port, 8080);
 
   // While failing within 15 min of the spec change, the check runs every 5 s of fake time.
   const before = probes.length;
   const at = clock.nowMs();
   await stepUntil("a probe 5 s later", () => (probes.length > before ? true : undefined), 5000);
-  assert.ok(probes[before]! - at <= 10_000, `re-checked after ${probes[before]! - at} ms of fake time`);
+  assert.ok(probes[before]!.at - at <= 10_000, `re-checked after ${probes[before]!.at - at} ms of fake time`);
 
-  ready = 200;
+  ready = true;
   c = await stepUntil("healthy", async () => ((await condition())?.status === "True" ? await condition() : undefined), 5000);
   assert.equal(c?.reason, "SystemComponentsRunning");
   assert.equal(c?.message, "All system components are healthy.");

@@ -22,6 +22,8 @@ export interface VpnOptions {
   issuer: VpnIssuer;
   addresses?: VpnAddresses;
   probe?: Probe;
+  /** The tunnel check's period while healthy (default 1 min). */
+  careIntervalMs?: number;
   /** Where the shoot API server finds the VPN Secrets (default /srv/kubernetes/vpn). */
   egressSecretsDir?: string;
   /** Default 5. */
@@ -58,6 +60,7 @@ export function addVpnController(mgr: Manager, o: AddOptions): VpnController {
     ...(o.shootClients ? { shootClients: o.shootClients } : {}),
     ...(o.addresses ? { addresses: o.addresses } : {}),
     ...(o.probe ? { probe: o.probe } : {}),
+    ...(o.careIntervalMs !== undefined ? { careIntervalMs: o.careIntervalMs } : {}),
     ...(o.egressSecretsDir ? { egressSecretsDir: o.egressSecretsDir } : {}),
     readShoot: (key, signal) => unlessNotFound(mgr.cache.get(Shoots, key, signal)),
   });

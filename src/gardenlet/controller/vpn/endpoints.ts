@@ -70,13 +70,3 @@ export async function ensureEndpoints(seed: Client, namespace: string, ha: boole
   return changed;
 }
 
-/** The address of the vpn-seed-server's health port (15000), from its Endpoints; undefined when none. */
-export async function healthAddress(seed: Client, namespace: string, signal?: AbortSignal): Promise<{ ip: string; port: number } | undefined> {
-  const ep = await unlessNotFound(seed.get(EndpointsType, { namespace, name: n.APP_SEED_SERVER }, { signal }));
-  for (const s of ep?.subsets ?? []) {
-    const port = s.ports?.find((p) => p.name === "metrics")?.port;
-    const ip = s.addresses?.[0]?.ip ?? s.notReadyAddresses?.[0]?.ip;
-    if (ip && port) return { ip, port };
-  }
-  return undefined;
-}

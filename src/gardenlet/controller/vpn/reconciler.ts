@@ -17,10 +17,10 @@ import type { ShootClients } from "../sshkeypair/reconciler.ts";
 import { unixSecondsLabel } from "../sshkeypair/secrets.ts";
 import type { VpnIssuer } from "./certs.ts";
 import { DEFAULT_EGRESS_SECRETS_DIR, ensureEgressConfig } from "./egressconfig.ts";
-import { ensureEndpoints, healthAddress } from "./endpoints.ts";
+import { ensureEndpoints } from "./endpoints.ts";
 import { ensureVpnSecrets } from "./secrets.ts";
 import { syncShootSecrets } from "./shootsecrets.ts";
-import { type DesiredCondition, type Probe, checkTunnel, httpProbe } from "./tunnelcheck.ts";
+import { type DesiredCondition, type Probe, checkTunnel, podProxyProbe } from "./tunnelcheck.ts";
 
 export const CARE_INTERVAL_MS = 60_000;
 export const RECONCILE_POLL_MS = 5_000;
@@ -40,15 +40,17 @@ export interface VpnReconcilerDeps {
   shootClients?: ShootClients;
   addresses?: VpnAddresses;
   probe?: Probe;
+  /** The care loop's period of the tunnel check while healthy (Gardener's shoot care sync period); default CARE_INTERVAL_MS. */
+  careIntervalMs?: number;
   /** Where the shoot API server finds the VPN Secrets (the egress selector configuration's files). */
   egressSecretsDir?: string;
   /** How the pass reads the Shoot; default a live read. */
   readShoot?: (key: ObjectKey, signal: AbortSignal) => Promise<Shoot | undefined>;
 }
 
-/** The next tunnel check: every 5 s while not healthy within 15 min of a spec change, else every minute. */
-export function checkIntervalMs(healthy: boolean, specChangedMs: number, nowMs: number): number {
-  return !healthy && nowMs - specChangedMs < RECONCILE_WINDOW_MS ? RECONCILE_POLL_MS : CARE_INTERVAL_MS;
+/** The next tunnel check: every 5 s while not healthy within 15 min of a spec change, else the care period (1 min). */
+export function checkIntervalMs(healthy: boolean, specChangedMs: number, nowMs: number, careMs = CARE_INTERVAL_MS): number {
+  return !healthy && nowMs - specChangedMs < RECONCILE_WINDOW_MS ? Math.min(RECONCILE_POLL_MS, careMs) : careMs;
 }
 
 export class VpnReconciler implements Reconciler {
@@ -82,14 +84,11 @@ export class VpnReconciler implements Reconciler {
     const changed = await ensureEndpoints(this.d.seedClient, namespace, ha, hibernated ? undefined : addresses, rc.signal);
     if (changed.length > 0) rc.log.info({ objects: changed }, "vpn-seed-server endpoints written");
     if (await ensureEgressConfig(this.d.seedClient, namespace, addresses?.[0], this.d.egressSecretsDir ?? DEFAULT_EGRESS_SECRETS_DIR, rc.signal)) rc.log.info("egress selector configuration written");
-    if (hibernated) return { requeueAfterMs: CARE_INTERVAL_MS };
+    const careMs = this.d.careIntervalMs ?? CARE_INTERVAL_MS;
+    // The check goes through the shoot: without a client of it there is nothing to check.
+    if (hibernated || !shootClient) return { requeueAfterMs: careMs };
 
-    const condition = await checkTunnel({
-      ...(shootClient ? { shoot: shootClient } : {}),
-      target: await healthAddress(this.d.seedClient, namespace, rc.signal),
-      probe: this.d.probe ?? httpProbe,
-      signal: rc.signal,
-    });
+    const condition = await checkTunnel({ shoot: shootClient, probe: this.d.probe ?? podProxyProbe, signal: rc.signal });
     await this.writeCondition(shoot, condition, nowMs, rc.signal);
     return { requeueAfterMs: this.nextCheckMs(shoot, condition, nowMs) };
   }
@@ -98,7 +97,7 @@ export class VpnReconciler implements Reconciler {
     const key = keyString(keyOf(shoot));
     let seen = this.seen.get(key);
     if (!seen || seen.generation !== shoot.metadata.generation) this.seen.set(key, (seen = { generation: shoot.metadata.generation, sinceMs: nowMs }));
-    return checkIntervalMs(condition.status === "True", seen.sinceMs, nowMs);
+    return checkIntervalMs(condition.status === "True", seen.sinceMs, nowMs, this.d.careIntervalMs);
   }
 
   /** Writes the condition when its status, reason or message changed; conditional on the resourceVersion read. */

@@ -1,15 +1,17 @@
 // The gardenlet's tunnel check (docs/reversed-vpn.md#tunnel-check), Gardener's CheckTunnelConnection: with a
-// client of the shoot, a `type=tunnel` Pod must exist and an `app=vpn-shoot` Pod must run; then the
-// vpn-seed-server's `/readyz` on 15000 (200 while a tunnel is up) is asked with a 5 s timeout. The result
-// is the Shoot's condition `SystemComponentsHealthy`, with Gardener's reasons and messages.
-import { request } from "node:http";
+// client of the shoot, a `type=tunnel` Pod must exist and an `app=vpn-shoot` Pod must run; then its health port
+// is asked through the shoot API server (`pods/<pod>:8080/proxy/healthz`, 5 s), which crosses the egress proxy,
+// the tunnel and the vpn-shoot-client. The result is the Shoot's condition `SystemComponentsHealthy`, with
+// Gardener's reasons and messages.
 import type { Condition } from "../../../apis/gardencore/v1beta1/types.ts";
 import type { Client } from "../../../client/client.ts";
+import { readBody } from "../../../client/transport.ts";
 import * as n from "./names.ts";
 import { Pods } from "./resources.ts";
 
 export const CONDITION_SYSTEM_COMPONENTS_HEALTHY = "SystemComponentsHealthy";
 export const PROBE_TIMEOUT_MS = 5000;
+/** How much of a healthy answer is read. */
 const MAX_BODY = 4096;
 
 export type DesiredCondition = Pick<Condition, "type" | "status" | "reason" | "message">;
@@ -23,48 +25,47 @@ export const broken = (err: string): DesiredCondition => ({
   message: `Tunnel connection has not been established (${err})`,
 });
 
-/** Asks `http://<ip>:<port>/readyz`; resolves on 200, rejects with the status and body otherwise. */
-export type Probe = (target: { ip: string; port: number }, timeoutMs: number, signal?: AbortSignal) => Promise<void>;
+export interface ProbeTarget {
+  namespace: string;
+  name: string;
+  port: number;
+}
 
-export const httpProbe: Probe = (target, timeoutMs, signal) =>
-  new Promise<void>((resolve, reject) => {
-    const req = request({ host: target.ip, port: target.port, path: "/readyz", method: "GET", timeout: timeoutMs, signal }, (res) => {
-      let body = "";
-      res.setEncoding("utf8");
-      res.on("data", (chunk: string) => {
-        if (body.length < MAX_BODY) body += chunk.slice(0, MAX_BODY - body.length);
-      });
-      res.on("end", () => (res.statusCode === 200 ? resolve() : reject(new Error(`vpn-seed-server /readyz answered ${res.statusCode}: ${body.trim()}`))));
-      res.on("error", reject);
-    });
-    req.on("timeout", () => req.destroy(new Error(`no answer from ${target.ip}:${target.port} within ${timeoutMs} ms`)));
-    req.on("error", reject);
-    req.end();
-  });
+/** Asks the vpn-shoot Pod's health through the shoot; resolves on 200, rejects with the reason otherwise. */
+export type Probe = (shoot: Client, pod: ProbeTarget, timeoutMs: number, signal?: AbortSignal) => Promise<void>;
+
+/** `GET /api/v1/namespaces/<ns>/pods/<pod>:<port>/proxy/healthz` through the shoot API server. */
+export const podProxyProbe: Probe = async (shoot, pod, timeoutMs, signal) => {
+  const timeout = AbortSignal.timeout(timeoutMs);
+  const both = signal ? AbortSignal.any([signal, timeout]) : timeout;
+  const path = `/api/v1/namespaces/${encodeURIComponent(pod.namespace)}/pods/${encodeURIComponent(pod.name)}:${pod.port}/proxy/healthz`;
+  try {
+    const res = await shoot.transport.stream({ path, signal: both });
+    await readBody(res, MAX_BODY);
+  } catch (err) {
+    if (timeout.aborted && !signal?.aborted) throw new Error(`no answer from pod ${pod.namespace}/${pod.name} on port ${pod.port} within ${timeoutMs / 1000} s`);
+    throw err;
+  }
+};
 
 export interface CheckDeps {
-  /** A client of the shoot; without one the Pod steps are skipped. */
-  shoot?: Client;
-  /** The vpn-seed-server's health address, or undefined when it has no Endpoints. */
-  target: { ip: string; port: number } | undefined;
+  shoot: Client;
   probe: Probe;
   signal?: AbortSignal;
 }
 
 export async function checkTunnel(d: CheckDeps): Promise<DesiredCondition> {
-  if (d.shoot) {
-    let pods;
-    try {
-      pods = await d.shoot.list(Pods, { namespace: n.SHOOT_NAMESPACE, labelSelector: "type=tunnel", signal: d.signal });
-    } catch (err) {
-      return broken(`could not list the tunnel pods: ${(err as Error).message}`);
-    }
-    if (pods.items.length === 0) return noTunnel();
-    if (!pods.items.some((p) => p.metadata.labels?.app === "vpn-shoot" && p.status?.phase === "Running")) return broken("no running vpn-shoot pod found yet in the shoot cluster");
-  }
-  if (!d.target) return broken("the vpn-seed-server has no endpoints yet");
+  let pods;
   try {
-    await d.probe(d.target, PROBE_TIMEOUT_MS, d.signal);
+    pods = await d.shoot.list(Pods, { namespace: n.SHOOT_NAMESPACE, labelSelector: "type=tunnel", signal: d.signal, timeoutMs: PROBE_TIMEOUT_MS });
+  } catch (err) {
+    return broken(`could not list the tunnel pods: ${(err as Error).message}`);
+  }
+  if (pods.items.length === 0) return noTunnel();
+  const pod = pods.items.find((p) => p.metadata.labels?.app === n.VPN_SHOOT_LABELS.app && p.status?.phase === "Running");
+  if (!pod) return broken("no running vpn-shoot pod found yet in the shoot cluster");
+  try {
+    await d.probe(d.shoot, { namespace: n.SHOOT_NAMESPACE, name: pod.metadata.name!, port: n.VPN_SHOOT_HEALTH_PORT }, PROBE_TIMEOUT_MS, d.signal);
     return healthy();
   } catch (err) {
     return broken(`could not forward to vpn-shoot pod (timeout after ${PROBE_TIMEOUT_MS / 1000} seconds): ${(err as Error).message}`);
