@@ -1,7 +1,8 @@
 // Descriptors (and the few fields the runtime itself reads) for built-in kinds the controller
 // runtime uses directly: ConfigMaps and Secrets in tests and samples, Namespaces, and Leases for
-// leader election; Pods, Services, Endpoints and ServiceAccounts, which several components read and write.
+// leader election; Nodes, Pods, Services, Endpoints and ServiceAccounts, which several components read and write.
 import type { Pod } from "../apis/core/v1/pod.ts";
+import type { Node } from "../apis/core/v1/types.ts";
 import type { Endpoints as EndpointsObject, Service } from "../apis/core/v1/service.ts";
 import type { KubeObject } from "../apis/meta/v1/types.ts";
 import type { Role, RoleBinding } from "../apis/rbac/v1/types.ts";
@@ -50,6 +51,7 @@ export const Leases = resourceType<Lease>({
 export const Roles = resourceType<Role>({ group: "rbac.authorization.k8s.io", version: "v1", kind: "Role", plural: "roles", namespaced: true });
 export const RoleBindings = resourceType<RoleBinding>({ group: "rbac.authorization.k8s.io", version: "v1", kind: "RoleBinding", plural: "rolebindings", namespaced: true });
 
+export const Nodes = resourceType<Node>({ group: "", version: "v1", kind: "Node", plural: "nodes", namespaced: false });
 export const Pods = resourceType<Pod>({ group: "", version: "v1", kind: "Pod", plural: "pods", namespaced: true });
 export const Services = resourceType<Service>({ group: "", version: "v1", kind: "Service", plural: "services", namespaced: true });
 export const Endpoints = resourceType<EndpointsObject>({ group: "", version: "v1", kind: "Endpoints", plural: "endpoints", namespaced: true });

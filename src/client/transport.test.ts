@@ -55,3 +55,11 @@ test("a GET on a reused socket that the server resets is sent again on a new one
   assert.deepEqual(await transport.request({ method: "GET", path: "/b" }), { n: 3 }, "resent on a new connection");
   await assert.rejects(transport.request({ method: "POST", path: "/c", body: {} }), { code: "ECONNRESET" });
 });
+
+test("a request's own headers are sent beside the credentials", async (t) => {
+  const { server, transport } = await serve((req, res) => res.end(JSON.stringify({ csrf: req.headers["x-requested-with"] ?? null, auth: req.headers.authorization })), 60_000);
+  t.after(() => stop(server));
+  t.after(() => transport.close());
+  assert.deepEqual(await transport.request({ method: "POST", path: "/api", body: {}, headers: { "x-requested-with": "XMLHttpRequest" } }), { csrf: "XMLHttpRequest", auth: "Bearer t" });
+  assert.deepEqual(await transport.request({ method: "GET", path: "/api" }), { csrf: null, auth: "Bearer t" });
+});

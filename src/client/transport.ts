@@ -21,6 +21,8 @@ export interface TransportRequest {
   signal?: AbortSignal;
   /** Client-side timeout for the whole request; default 60 s. Not applied to streams. */
   timeoutMs?: number;
+  /** Headers beyond the credentials' (e.g. the CSRF header the dashboard's API wants). */
+  headers?: Record<string, string>;
 }
 
 export interface Transport {
@@ -123,7 +125,7 @@ export class KubeConfigTransport implements Transport {
 
   private async open(req: TransportRequest, signal: AbortSignal | undefined, retried = false): Promise<IncomingMessage> {
     const p = await this.prepare();
-    const headers: OutgoingHttpHeaders = { ...(await this.headers(p)), accept: "application/json", "user-agent": this.userAgent };
+    const headers: OutgoingHttpHeaders = { ...(await this.headers(p)), accept: "application/json", "user-agent": this.userAgent, ...req.headers };
     let payload: Buffer | undefined;
     if (req.body !== undefined) {
       payload = Buffer.from(JSON.stringify(req.body), "utf8");

@@ -1,4 +1,6 @@
 import assert from "node:assert/strict";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -50,6 +52,28 @@ test("the terminals' readiness fails with the step that did not work and where t
     });
     assert.equal(existsSync(dashboardUrlPath(layout)), false, "no dashboard.url while not ready");
   } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("the readiness takes the controller's /readyz as passed on 200 only, then goes on to the webhooks", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "terminals-"));
+  let code = 503;
+  const server = createServer((_req, res) => res.writeHead(code).end(code === 200 ? "ok" : "[-]informers not synced"));
+  try {
+    const layout = new Layout(dir);
+    writeMemberToken(layout);
+    mkdirSync(join(layout.apiServerDir("garden"), "pki"), { recursive: true });
+    writeFileSync(join(layout.apiServerDir("garden"), "pki", "ca.crt"), "");
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    // The controller's health port is the garden's + 7.
+    const ports = { garden: (server.address() as AddressInfo).port - 7, seed: 2, shoot: 3 };
+    await assert.rejects(terminalsReady(layout, ports, () => undefined, 300), /waiting for the terminal-controller-manager's \/readyz: \[-\]informers not synced/);
+    code = 200;
+    // No garden here: the next step is the one that fails.
+    await assert.rejects(terminalsReady(layout, ports, () => undefined, 300), /waiting for the garden's Terminal webhooks to admit a member's Terminal/);
+  } finally {
+    server.close();
     rmSync(dir, { recursive: true, force: true });
   }
 });

@@ -4,14 +4,14 @@
 // command lines, and what `up` waits for before it says Ready.
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { request } from "node:https";
-import { request as httpRequest } from "node:http";
 import { join } from "node:path";
 import { API_VERSION, KIND_TERMINAL, type Terminal } from "../apis/dashboard/v1alpha1/types.ts";
 import { issueServingCertificate } from "../apiserver/certs/issue.ts";
 import { unlessNotFound } from "../apimachinery/errors.ts";
 import { Secrets } from "../client/builtins.ts";
+import { KubeConfig } from "@kubernetes/client-node";
 import { Client } from "../client/client.ts";
+import { KubeConfigTransport, type Transport } from "../client/transport.ts";
 import { Terminals } from "../client/garden.ts";
 import { type ComponentContext, bin } from "./components.ts";
 import type { ComponentSpec } from "./supervisor.ts";
@@ -107,20 +107,24 @@ export function dashboard(c: ComponentContext): ComponentSpec {
   return { name: "dashboard", command: process.execPath, args: [bin("dashboard"), ...args], logFile: join(c.layout.logs, "dashboard.log") };
 }
 
-/** One HTTP(S) request; answers the status and at most 64 KiB of the body. */
-function call(url: string, o: { method?: string; caPem?: string; headers?: Record<string, string>; body?: string } = {}): Promise<{ code: number; body: string }> {
-  return new Promise((resolve, reject) => {
-    const send = url.startsWith("https:") ? request : httpRequest;
-    const req = send(url, { method: o.method ?? "GET", timeout: 5000, headers: o.headers, ...(o.caPem ? { ca: o.caPem } : {}) }, (res) => {
-      let body = "";
-      res.on("data", (d: Buffer) => (body.length < 65536 ? (body += d.toString("utf8")) : undefined));
-      res.on("end", () => resolve({ code: res.statusCode ?? 0, body }));
-      res.on("error", reject);
-    });
-    req.on("timeout", () => req.destroy(new Error(`${url}: timed out`)));
-    req.on("error", reject);
-    req.end(o.body);
+/** The project's client transport to a server that is no API server (a health port, the dashboard), with an optional CA and bearer token. */
+function transportTo(server: string, o: { caPem?: string; token?: string } = {}): Transport {
+  const kc = new KubeConfig();
+  kc.loadFromOptions({
+    // client-node takes plain HTTP (a health port) only with skipTLSVerify, which has nothing to skip there.
+    clusters: [{ name: "c", server, skipTLSVerify: server.startsWith("http:"), ...(o.caPem ? { caData: Buffer.from(o.caPem).toString("base64") } : {}) }],
+    users: [{ name: "u", ...(o.token ? { token: o.token } : {}) }],
+    contexts: [{ name: "c", cluster: "c", user: "u" }],
+    currentContext: "c",
   });
+  return new KubeConfigTransport(kc, "gardener-local");
+}
+
+/** A GET that only needs a 200 (a health endpoint's body is plain text): other codes throw. */
+async function answers200(t: Transport, path: string): Promise<true> {
+  const res = await t.stream({ path, signal: AbortSignal.timeout(5000) });
+  res.resume();
+  return true;
 }
 
 /** The Terminal a member's shoot terminal is (the dashboard's spec for target `shoot`, host the shoot). */
@@ -159,14 +163,10 @@ async function webhooksAdmit(layout: Layout): Promise<true> {
 }
 
 /** The dashboard answers the member's `config` (the first call of a terminal pane) with an image. */
-async function dashboardAnswers(url: string, caPem: string, token: string): Promise<true> {
-  const body = JSON.stringify({ method: "config", params: { coordinate: { namespace: PROJECT_NAMESPACE, name: SHOOT, target: "shoot" } } });
-  const r = await call(new URL("api/terminals", url).toString(), {
-    method: "POST", caPem, body,
-    headers: { authorization: `Bearer ${token}`, "content-type": "application/json", "x-requested-with": "XMLHttpRequest" },
-  });
-  if (r.code !== 200) throw new Error(`POST /api/terminals config answered ${r.code}: ${r.body.slice(0, 300)}`);
-  if (!(JSON.parse(r.body) as { container?: { image?: string } }).container?.image) throw new Error(`POST /api/terminals config answered no image: ${r.body.slice(0, 300)}`);
+async function dashboardAnswers(dashboard: Transport): Promise<true> {
+  const body = { method: "config", params: { coordinate: { namespace: PROJECT_NAMESPACE, name: SHOOT, target: "shoot" } } };
+  const r = await dashboard.request<{ container?: { image?: string } } | undefined>({ method: "POST", path: "/api/terminals", body, headers: { "x-requested-with": "XMLHttpRequest" }, timeoutMs: 5000 });
+  if (!r?.container?.image) throw new Error(`POST /api/terminals config answered no image: ${JSON.stringify(r ?? null).slice(0, 300)}`);
   return true;
 }
 
@@ -183,12 +183,17 @@ export async function terminalsReady(layout: Layout, ports: Ports, log: (line: s
   const ca = readFileSync(gardenCa(layout), "utf8");
   const token = readFileSync(memberTokenPath(layout), "utf8").trim();
   const logs = `see ${join(layout.logs, "terminal-controller-manager.log")} and ${join(layout.logs, "dashboard.log")}`;
+  const health = transportTo(`http://127.0.0.1:${p.health}`);
+  const dashboard = transportTo(url, { caPem: ca, token });
   try {
-    await waitFor("the terminal-controller-manager's /readyz", async () => ((await call(`http://127.0.0.1:${p.health}/readyz`)).code === 200 ? true : undefined), timeoutMs);
+    await waitFor("the terminal-controller-manager's /readyz", () => answers200(health, "/readyz"), timeoutMs);
     await waitFor("the garden's Terminal webhooks to admit a member's Terminal (dry run)", () => webhooksAdmit(layout), timeoutMs);
-    await waitFor(`the dashboard at ${url} to answer the member's POST /api/terminals config`, () => dashboardAnswers(url, ca, token), timeoutMs);
+    await waitFor(`the dashboard at ${url} to answer the member's POST /api/terminals config`, () => dashboardAnswers(dashboard), timeoutMs);
   } catch (err) {
     throw new Error(`web terminals are not ready: ${(err as Error).message} (${logs})`);
+  } finally {
+    health.close();
+    dashboard.close();
   }
   writeFileSync(dashboardUrlPath(layout), `${url}\n`);
   log(`terminal-controller-manager and dashboard ready; dashboard ${url}`);

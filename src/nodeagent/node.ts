@@ -4,10 +4,10 @@
 import type { Node } from "../apis/core/v1/types.ts";
 import { isAlreadyExists, isNotFound } from "../apimachinery/errors.ts";
 import { ANNOTATION_CHECKSUM_CLOUD_CONFIG, ANNOTATION_SSH_HOST_KEYS, LABEL_NODE_AGENT_SECRET_NAME, LABEL_WORKER_POOL } from "../api/gardencore/osc.ts";
+import { Nodes } from "../client/builtins.ts";
 import type { Client } from "../client/client.ts";
-import { resourceType } from "../client/resource.ts";
 
-export const Nodes = resourceType<Node>({ group: "", version: "v1", kind: "Node", plural: "nodes", namespaced: false });
+export { Nodes };
 export const LABEL_HOSTNAME = "kubernetes.io/hostname";
 
 export interface Registration {

@@ -8,9 +8,9 @@ import type { Binding, Pod } from "../apis/core/v1/pod.ts";
 import { DEFAULT_SCHEDULER_NAME, POD_SCHEDULED } from "../apis/core/v1/pod.ts";
 import type { Node } from "../apis/core/v1/types.ts";
 import { isConflict, isNotFound } from "../apimachinery/errors.ts";
-import { Pods } from "../client/builtins.ts";
+import { Nodes, Pods } from "../client/builtins.ts";
 import type { EventRecorder } from "../client/events.ts";
-import { type ObjectKey, keyOf, keyString, resourcePath, resourceType } from "../client/resource.ts";
+import { type ObjectKey, keyOf, keyString, resourcePath } from "../client/resource.ts";
 import { fieldIndexName } from "../controllerruntime/cache/cache.ts";
 import type { Store } from "../controllerruntime/cache/store.ts";
 import { newControllerManagedBy } from "../controllerruntime/builder.ts";
@@ -23,8 +23,7 @@ import { needsScheduling, placePod } from "./filter.ts";
 import { metaTime } from "../utils/time.ts";
 import { unlessNotFound } from "../client/helpers.ts";
 
-export { Pods };
-export const Nodes = resourceType<Node>({ group: "", version: "v1", kind: "Node", plural: "nodes", namespaced: false });
+export { Nodes, Pods };
 
 const NODE_NAME = "spec.nodeName";
 /** kube-scheduler's podInitialBackoffDuration; the cap is its unschedulable-pods flush interval. */

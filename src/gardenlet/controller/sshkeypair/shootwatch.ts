@@ -4,13 +4,13 @@
 import type { Logger } from "pino";
 import type { Node } from "../../../apis/core/v1/types.ts";
 import { ANNOTATION_CHECKSUM_CLOUD_CONFIG, LABEL_NODE_AGENT_SECRET_NAME, LABEL_ROLE, LABEL_WORKER_POOL, OSC_NAMESPACE, ROLE_OSC } from "../../../api/gardencore/osc.ts";
-import { Secrets } from "../../../client/builtins.ts";
+import { Nodes, Secrets } from "../../../client/builtins.ts";
 import type { Client } from "../../../client/client.ts";
-import { type ObjectKey, keyString, parseKey, resourceType } from "../../../client/resource.ts";
+import { type ObjectKey, keyString, parseKey } from "../../../client/resource.ts";
 import { Cache } from "../../../controllerruntime/cache/cache.ts";
 import type { Clock } from "../../../utils/clock.ts";
 
-export const Nodes = resourceType<Node>({ group: "", version: "v1", kind: "Node", plural: "nodes", namespaced: false });
+export { Nodes };
 
 /** A Node change that matters: its reported checksum, pool, followed Secret or deletion. */
 export function nodeChanged(o: Node, n: Node): boolean {
