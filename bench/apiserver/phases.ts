@@ -128,11 +128,11 @@ export async function measureServer(kubeconfig: string, serverPid: number, o: Ph
 }
 
 /** Creates/s alone, interleaved with raw etcd puts as in measureServer (for a server run that measures nothing else). */
-export async function measureCreates(kubeconfig: string, o: PhaseOptions, reference: Slice): Promise<{ createsPerSec: number; rawPutsPerSec: number }> {
+export async function measureCreates(kubeconfig: string, o: PhaseOptions, reference: Slice, serverPid?: number): Promise<{ createsPerSec: number; rawPutsPerSec: number; cpuMsPerCreate: number }> {
   const c = benchClient(kubeconfig, o.clients);
   try {
     await namespace(c, "bench");
-    return await interleavedCreates(c, undefined, o, reference, () => undefined);
+    return await interleavedCreates(c, serverPid, o, reference, () => undefined);
   } finally {
     c.close();
   }

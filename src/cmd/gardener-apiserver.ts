@@ -4,15 +4,17 @@
 // (exit 0). Bad flags: one line on stderr, exit 2.
 import { join } from "node:path";
 import { parseOptions } from "../apiserver/server/options.ts";
-import { startApiServer } from "../apiserver/server/server.ts";
-import { startWorkers } from "../apiserver/server/workers/primary.ts";
-import { gardenAdmissionPlugins } from "../plugins/garden.ts";
 import { componentLogger, flagsOrExit, orExit } from "./component.ts";
 
 const options = flagsOrExit(parseOptions(process.argv.slice(2)));
 const logger = componentLogger("gardener-apiserver", options.logLevel);
+// Each path loads only what it runs: the primary of --workers does not serve requests itself.
 const running = await orExit(logger, async () => {
-  if (options.workers === 1) return startApiServer(options, { logger, gardenAdmission: gardenAdmissionPlugins() });
+  if (options.workers === 1) {
+    const [{ startApiServer }, { gardenAdmissionPlugins }] = await Promise.all([import("../apiserver/server/server.ts"), import("../plugins/garden.ts")]);
+    return startApiServer(options, { logger, gardenAdmission: gardenAdmissionPlugins() });
+  }
+  const { startWorkers } = await import("../apiserver/server/workers/primary.ts");
   const entry = new URL("./gardener-apiserver-worker.ts", import.meta.url).href;
   const primary = await startWorkers(options, { entry, logger });
   return { ...primary, adminKubeconfigPath: join(options.dataDir, "admin.kubeconfig"), schedulerKubeconfigPath: join(options.dataDir, "scheduler.kubeconfig") };

@@ -221,7 +221,6 @@ export function parseOptions(argv: string[]): ParseResult {
     const etcdServers = (o.etcdServers as string[] | undefined) ?? [];
     const leaderElection = leaderElectionFlags(o);
     const workers = o.workers as number;
-    if (workers > 1 && etcdServers.length === 0) throw new FlagError("--workers above 1 needs --etcd-servers");
     const options: ApiServerOptions = {
       leaderElection,
       workers,

@@ -72,6 +72,8 @@ export interface WorkerRole {
   connections: MessagePort;
   /** Where audit events go (the primary writes the one log), when auditing is on. */
   auditSink?: AuditSink;
+  /** SQLite: the primary owns the database; storage calls go to it through this port. */
+  storage?: MessagePort;
 }
 
 export interface RunningServer {
@@ -165,7 +167,7 @@ export async function startApiServer(o: ApiServerOptions, deps: StartDeps = {}):
   try {
     const audit = await startAudit(o, logger, deps.worker?.auditSink);
     cleanups.push(() => audit.close());
-    const stack = await openStorage(o, clock);
+    const stack = await openStorage(o, clock, deps.worker?.storage);
     cleanups.push(() => stack.close());
     const storage = stack.storage;
 

@@ -1,10 +1,12 @@
 // The storage stack: SQLite at <data-dir>/state.db, or etcd with --etcd-servers (loaded only then),
 // wrapped in the watch cache; and periodic compaction that keeps the newest revisions.
 import { join } from "node:path";
+import type { MessagePort } from "node:worker_threads";
 import type { Logger } from "pino";
 import type { Clock, Timer } from "../../utils/clock.ts";
 import { Cacher } from "../storage/cacher/cacher.ts";
 import type { Storage } from "../storage/interface.ts";
+import { RemoteStorage } from "../storage/remote/remote.ts";
 import { SQLiteStorage } from "../storage/sqlite/sqlite.ts";
 import type { ApiServerOptions } from "./options.ts";
 
@@ -30,9 +32,14 @@ async function openEtcd(o: ApiServerOptions): Promise<Storage> {
   return new EtcdStorage({ endpoints: o.etcdServers, prefix: etcdKeyPrefix(o.etcdPrefix) });
 }
 
-export async function openStorage(o: ApiServerOptions, clock: Clock): Promise<StorageStack> {
-  const backend: Storage =
-    o.etcdServers.length > 0 ? await openEtcd(o) : new SQLiteStorage({ path: join(o.dataDir, "state.db"), fsync: o.sqliteFsync });
+/** The SQLite database at <data-dir>/state.db. */
+export function openSQLite(o: ApiServerOptions): SQLiteStorage {
+  return new SQLiteStorage({ path: join(o.dataDir, "state.db"), fsync: o.sqliteFsync });
+}
+
+/** `remote`: a worker of --workers on SQLite reaches the database the primary owns through it. */
+export async function openStorage(o: ApiServerOptions, clock: Clock, remote?: MessagePort): Promise<StorageStack> {
+  const backend: Storage = remote ? new RemoteStorage(remote) : o.etcdServers.length > 0 ? await openEtcd(o) : openSQLite(o);
   if (o.watchCacheSize === 0) return { storage: backend, backend, close: () => backend.close() };
   const cacher = new Cacher(backend, { historySize: o.watchCacheSize, clock });
   try {

@@ -1,5 +1,6 @@
-// gardener-apiserver --workers (docs/high-availability.md#workers) on one etcd member: the primary
-// hands connections to its two worker threads in turn. A write through a connection of worker 0
+// gardener-apiserver --workers (docs/high-availability.md#workers), on one etcd member and on SQLite
+// (the primary owns the database, the workers call it): the primary hands connections to its two
+// worker threads in turn. A write through a connection of worker 0
 // is seen by a watch that worker 1 serves; audit events of both reach the primary's one log with
 // the client's address; a killed worker's connections are cut, the next requests succeed on the
 // other, and the primary restarts it. The real binary with --workers 2 serves and exits 0 on SIGTERM.
@@ -27,9 +28,11 @@ interface Answer {
   localPort: number;
 }
 
-void describe("gardener-apiserver --workers on etcd", { skip: !etcdAvailable() && "/usr/bin/etcd is missing: run `npm run setup`", timeout: 120_000 }, () => {
+for (const storage of ["etcd", "sqlite"] as const) {
+const skip = storage === "etcd" && !etcdAvailable() && "/usr/bin/etcd is missing: run `npm run setup`";
+void describe(`gardener-apiserver --workers on ${storage}`, { skip, timeout: 120_000 }, () => {
   let dir: string;
-  let etcd: RunningEtcd;
+  let etcd: RunningEtcd | undefined;
   let primary: RunningWorkers;
   let kc: ReturnType<typeof readKubeconfig>;
   const agents: Agent[] = [];
@@ -56,10 +59,10 @@ void describe("gardener-apiserver --workers on etcd", { skip: !etcdAvailable() &
 
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), "gapi-workers-"));
-    etcd = await startEtcd({ dataDir: join(dir, "etcd") });
+    if (storage === "etcd") etcd = await startEtcd({ dataDir: join(dir, "etcd") });
     writeFileSync(join(dir, "policy.yaml"), "apiVersion: audit.k8s.io/v1\nkind: Policy\nrules:\n- level: Metadata\n  resources: [{ group: '', resources: [configmaps] }]\n");
     const parsed = parseOptions([
-      ...["--data-dir", join(dir, "data"), "--secure-port", "0", "--etcd-servers", etcd.endpoint, "--workers", "2", "--log-level", "warn"],
+      ...["--data-dir", join(dir, "data"), "--secure-port", "0", ...(etcd ? ["--etcd-servers", etcd.endpoint] : []), "--workers", "2", "--log-level", "warn"],
       ...["--audit-policy-file", join(dir, "policy.yaml"), "--audit-log-path", join(dir, "audit.log")],
     ]);
     assert.equal(parsed.kind, "options");
@@ -127,12 +130,12 @@ void describe("gardener-apiserver --workers on etcd", { skip: !etcdAvailable() &
     assert.ok(events().some((e) => e.verb === "watch"));
   });
 });
+}
 
-void describe("the gardener-apiserver binary with --workers 2", { skip: !etcdAvailable() && "/usr/bin/etcd is missing: run `npm run setup`", timeout: 120_000 }, () => {
+void describe("the gardener-apiserver binary with --workers 2 on SQLite", { timeout: 120_000 }, () => {
   void it("serves and exits 0 on SIGTERM, taking its workers with it", async () => {
     const dir = mkdtempSync(join(tmpdir(), "gapi-workers-bin-"));
-    const etcd = await startEtcd({ dataDir: join(dir, "etcd") });
-    const server = await startApiServerProcess({ storage: "etcd", etcdEndpoint: etcd.endpoint, dataDir: join(dir, "data"), extraArgs: ["--workers", "2"] });
+    const server = await startApiServerProcess({ storage: "sqlite", dataDir: join(dir, "data"), extraArgs: ["--workers", "2"] });
     try {
       const client = rawClient(server.kubeconfig, { maxSockets: 2 });
       const [a, b] = await Promise.all([client.request({ path: "/api/v1/namespaces" }), client.request({ path: "/api/v1/namespaces/default" })]);
@@ -146,7 +149,6 @@ void describe("the gardener-apiserver binary with --workers 2", { skip: !etcdAva
       await assert.rejects(rawClient(server.kubeconfig).request({ path: "/readyz", timeoutMs: 2000 }), /ECONNREFUSED/);
     } finally {
       await server.stop();
-      await etcd.stop();
       rmSync(dir, { recursive: true, force: true });
     }
   });

@@ -1,5 +1,5 @@
 // --workers N (docs/high-availability.md#workers): the primary thread generates the PKI, listens on
-// --secure-port, owns the audit log, and starts N worker threads, each a full API server (its own
+// --secure-port, owns the audit log and (SQLite) the database, and starts N worker threads, each a full API server (its own
 // storage client and watch cache, admission, controllers) that serves the connections the primary
 // hands it in turn. The primary restarts a worker that exits or crashes; its connections are cut
 // (clients reconnect and land on another worker). Ending the process ends every worker with it.
@@ -7,7 +7,10 @@ import { mkdir } from "node:fs/promises";
 import { MessageChannel, Worker } from "node:worker_threads";
 import type { Logger } from "pino";
 import type { AuditLog } from "../../audit/log.ts";
+import type { Storage } from "../../storage/interface.ts";
+import { type StorageService, serveStorage } from "../../storage/remote/service.ts";
 import { openAuditLog } from "../audit.ts";
+import { openSQLite } from "../storage.ts";
 import type { ApiServerOptions } from "../options.ts";
 import { clientHost, hostPort, loadTls } from "../tls.ts";
 import { ConnectionRelay } from "./relay-primary.ts";
@@ -22,6 +25,9 @@ export interface WorkerData {
   /** tsx's registration module, for a thread started without tsx's loader. */
   tsx?: string;
 }
+
+/** What the primary posts to a worker: start serving (workers after the first wait for it), or stop. */
+export type PrimaryCommand = { type: "go" } | { type: "stop" };
 
 /** Messages a worker posts to the primary on its parentPort. */
 export type WorkerStatus = { type: "ready" } | { type: "failed"; message: string } | { type: "stopped" };
@@ -90,25 +96,36 @@ export async function startWorkers(o: ApiServerOptions, p: PrimaryOptions): Prom
   const port = await relay.listen(o.securePort, o.bindAddress);
   const url = `https://${hostPort(clientHost(o), port)}`;
   const audit: AuditLog | undefined = o.auditPolicyFile && o.auditLogPath ? await openAuditLog(o, o.auditLogPath, log) : undefined;
+  // SQLite: one owner of the database (group commit, the watch hub); workers call it over a port.
+  const database: Storage | undefined = o.etcdServers.length === 0 ? openSQLite(o) : undefined;
   const tsx = tsxModule();
   const baseDelay = p.restartDelayMs ?? 200;
   let stopping = false;
   const slots: Slot[] = [];
 
+  // Workers load their modules at once; all but the first begin serving once the first serves.
+  let firstServing = false;
+  const waitingForFirst: Worker[] = [];
+  const go = (w: Worker) => w.postMessage({ type: "go" } satisfies PrimaryCommand);
+
   const start = (slot: Slot): Promise<void> => {
     const connections = new MessageChannel();
     const auditChannel = audit ? new MessageChannel() : undefined;
     auditChannel?.port1.on("message", (event: object) => audit!.write(event));
+    const storageChannel = database ? new MessageChannel() : undefined;
+    const service: StorageService | undefined = storageChannel && database ? serveStorage(database, storageChannel.port1) : undefined;
     const data: WorkerData = { options: o, index: slot.index, port, entry: p.entry, tsx };
-    const transfer = [connections.port2, ...(auditChannel ? [auditChannel.port2] : [])];
+    const transfer = [connections.port2, ...(auditChannel ? [auditChannel.port2] : []), ...(storageChannel ? [storageChannel.port2] : [])];
     // The thread's execArgv without tsx's loader flags: the thread registers tsx itself.
     const worker = new Worker(BOOT, {
       eval: true,
-      workerData: { ...data, connections: connections.port2, audit: auditChannel?.port2 },
+      workerData: { ...data, connections: connections.port2, audit: auditChannel?.port2, storage: storageChannel?.port2 },
       transferList: transfer,
       execArgv: withoutTsx(process.execArgv),
     });
     slot.worker = worker;
+    if (slot.index === 0 || firstServing) go(worker);
+    else waitingForFirst.push(worker);
     slot.starts++;
     slot.startedAt = Date.now();
     relay.attach(slot.index, connections.port1);
@@ -118,6 +135,10 @@ export async function startWorkers(o: ApiServerOptions, p: PrimaryOptions): Prom
         if (m.type === "ready" && !settled) {
           settled = true;
           log.info({ worker: slot.index }, "worker serving");
+          if (slot.index === 0 && !firstServing) {
+            firstServing = true;
+            for (const w of waitingForFirst.splice(0)) go(w);
+          }
           resolve();
         } else if (m.type === "failed" && !settled) {
           settled = true;
@@ -129,6 +150,7 @@ export async function startWorkers(o: ApiServerOptions, p: PrimaryOptions): Prom
         relay.detach(slot.index);
         connections.port1.close();
         auditChannel?.port1.close();
+        service?.close();
         if (slot.worker === worker) slot.worker = undefined;
         if (!settled) {
           settled = true;
@@ -148,7 +170,7 @@ export async function startWorkers(o: ApiServerOptions, p: PrimaryOptions): Prom
     const w = slot.worker;
     if (!w) return;
     const exited = new Promise<void>((resolve) => w.once("exit", () => resolve()));
-    w.postMessage({ type: "stop" });
+    w.postMessage({ type: "stop" } satisfies PrimaryCommand);
     const timer = setTimeout(() => void w.terminate(), STOP_GRACE_MS);
     await exited;
     clearTimeout(timer);
@@ -160,13 +182,14 @@ export async function startWorkers(o: ApiServerOptions, p: PrimaryOptions): Prom
     await Promise.all(slots.map(stopSlot));
     relay.closeAll();
     await audit?.close();
+    await database?.close();
   };
 
   try {
     for (let i = 0; i < o.workers; i++) slots.push({ index: i, ready: Promise.resolve(), startedAt: 0, starts: 0, delayMs: baseDelay });
-    // The first worker creates the bootstrap objects alone; the others start once it serves.
-    await (slots[0]!.ready = start(slots[0]!));
-    await Promise.all(slots.slice(1).map((s) => (s.ready = start(s))));
+    // The first worker creates the bootstrap objects alone; the others start serving once it serves.
+    for (const s of slots) s.ready = start(s);
+    await Promise.all(slots.map((s) => s.ready));
   } catch (err) {
     await stopAll();
     throw err;

@@ -4,7 +4,7 @@
 import { type MessagePort, parentPort, workerData } from "node:worker_threads";
 import type { AuditSink } from "../../audit/log.ts";
 import { type RunningServer, type StartDeps, startApiServer } from "../server.ts";
-import type { WorkerData, WorkerStatus } from "./primary.ts";
+import type { PrimaryCommand, WorkerData, WorkerStatus } from "./primary.ts";
 
 /** Audit events posted to the primary, which writes (and rotates) the log. */
 class PostedAuditSink implements AuditSink {
@@ -21,9 +21,11 @@ class PostedAuditSink implements AuditSink {
 }
 
 /** The worker's data, or undefined when this is not a worker thread of the primary. */
-export function workerRole(): (WorkerData & { connections: MessagePort; audit?: MessagePort }) | undefined {
-  const d = workerData as (WorkerData & { connections?: MessagePort; audit?: MessagePort }) | null;
-  return parentPort && d?.connections ? (d as WorkerData & { connections: MessagePort; audit?: MessagePort }) : undefined;
+type Ports = { connections: MessagePort; audit?: MessagePort; storage?: MessagePort };
+
+export function workerRole(): (WorkerData & Ports) | undefined {
+  const d = workerData as (WorkerData & Partial<Ports>) | null;
+  return parentPort && d?.connections ? (d as WorkerData & Ports) : undefined;
 }
 
 /** Starts this thread's server and follows the primary's stop; `deps` is what the composition root wires. */
@@ -32,22 +34,36 @@ export async function serveAsWorker(deps: Omit<StartDeps, "worker">): Promise<vo
   if (!role || !parentPort) throw new Error("not a worker thread of gardener-apiserver --workers");
   const parent = parentPort;
   const status = (s: WorkerStatus) => parent.postMessage(s);
-  let running: RunningServer;
+  let running: RunningServer | undefined;
+  let stopping = false;
+  let started = () => {};
+  const go = new Promise<void>((resolve) => (started = resolve));
+  parent.on("message", (m: PrimaryCommand) => {
+    if (m.type === "go") return started();
+    // Stopped while starting: nothing to drain yet.
+    if (!running) process.exit(0);
+    if (stopping) return;
+    stopping = true;
+    running.stop().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
+  });
+  await go;
   try {
     running = await startApiServer(role.options, {
       ...deps,
-      worker: { index: role.index, port: role.port, connections: role.connections, auditSink: role.audit ? new PostedAuditSink(role.audit) : undefined },
+      worker: {
+        index: role.index,
+        port: role.port,
+        connections: role.connections,
+        auditSink: role.audit ? new PostedAuditSink(role.audit) : undefined,
+        storage: role.storage,
+      },
     });
   } catch (err) {
     status({ type: "failed", message: (err as Error).message });
     process.exit(1);
   }
   status({ type: "ready" });
-  parent.on("message", (m: { type: string }) => {
-    if (m.type !== "stop") return;
-    running.stop().then(
-      () => process.exit(0),
-      () => process.exit(1),
-    );
-  });
 }
