@@ -48,7 +48,7 @@ export function vpnShootPod(address: string): Pod {
   };
 }
 
-/** The status a kubelet would report: phase from the process, Ready from the probe, transitions kept. */
+/** The status a kubelet would report: phase from the processes, Ready from the probe, transitions kept. */
 export function podStatus(o: { address: string; running: boolean; ready: boolean; restarts: number; nowIso: string; startTime: string; previous: PodStatus | undefined }): PodStatus {
   const cond = (type: string, ok: boolean): PodCondition => {
     const status = ok ? "True" : "False";
@@ -56,8 +56,10 @@ export function podStatus(o: { address: string; running: boolean; ready: boolean
     return { type, status, lastProbeTime: null, lastTransitionTime: old?.status === status ? (old.lastTransitionTime ?? o.nowIso) : o.nowIso };
   };
   const ready = o.running && o.ready;
+  // As a kubelet with restartPolicy Always: once the processes ran, a restart keeps the Pod Running, not ready.
+  const started = o.running || o.previous?.phase === "Running";
   return {
-    phase: o.running ? "Running" : "Pending",
+    phase: started ? "Running" : "Pending",
     conditions: [cond("Initialized", true), cond("Ready", ready), cond("ContainersReady", ready), cond("PodScheduled", true)],
     hostIP: o.address,
     hostIPs: [{ ip: o.address }],
@@ -67,7 +69,7 @@ export function podStatus(o: { address: string; running: boolean; ready: boolean
     qosClass: "BestEffort",
     containerStatuses: [{
       name: CONTAINER, ready, started: o.running, restartCount: o.restarts, image: "vpn-shoot-client", imageID: "",
-      state: o.running ? { running: { startedAt: o.startTime } } : { waiting: { reason: "ContainerCreating" } },
+      state: o.running ? { running: { startedAt: o.startTime } } : { waiting: { reason: started ? "CrashLoopBackOff" : "ContainerCreating" } },
     }],
   };
 }
