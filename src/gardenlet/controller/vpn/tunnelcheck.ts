@@ -18,11 +18,14 @@ export type DesiredCondition = Pick<Condition, "type" | "status" | "reason" | "m
 
 export const healthy = (): DesiredCondition => ({ type: CONDITION_SYSTEM_COMPONENTS_HEALTHY, status: "True", reason: "SystemComponentsRunning", message: "All system components are healthy." });
 export const noTunnel = (): DesiredCondition => ({ type: CONDITION_SYSTEM_COMPONENTS_HEALTHY, status: "False", reason: "NoTunnelDeployed", message: "no tunnels are currently deployed to perform health-check on" });
+/** How much of an error goes into the condition: the answer comes from the shoot (its Pod may say anything). */
+export const MAX_ERROR_CHARS = 1024;
+
 export const broken = (err: string): DesiredCondition => ({
   type: CONDITION_SYSTEM_COMPONENTS_HEALTHY,
   status: "False",
   reason: "TunnelConnectionBroken",
-  message: `Tunnel connection has not been established (${err})`,
+  message: `Tunnel connection has not been established (${err.length > MAX_ERROR_CHARS ? `${err.slice(0, MAX_ERROR_CHARS)}...` : err})`,
 });
 
 export interface ProbeTarget {
