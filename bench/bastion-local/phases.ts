@@ -10,6 +10,7 @@ import { PROJECT_NAMESPACE, SHOOT } from "../../src/landscape/layout.ts";
 import { DEFAULT_PUBLIC_CIDR } from "../../src/provider-local/network/networks.ts";
 import { summarize } from "../support/stats.ts";
 import type { ReadyWatcher } from "../bastion-control-plane/phases.ts";
+import type { HopTracer } from "./trace.ts";
 
 export const REPO = join(import.meta.dirname, "../..");
 
@@ -31,6 +32,8 @@ export interface Phase {
   watcher: ReadyWatcher;
   publicKey: string;
   readyTimeoutMs: number;
+  /** With --trace: follows each bastion of createWaiting hop by hop (trace.ts). */
+  trace?: { tracer: HopTracer; hostState: string; machineOf: (name: string) => string };
 }
 
 /**
@@ -43,8 +46,11 @@ export async function createWaiting(p: Phase, prefix: string, n: number, concurr
   await forEachConcurrent(n, concurrency, async (i) => {
     const name = names[i]!;
     p.watcher.sent(name);
+    p.trace?.tracer.sent(name);
     await p.client.create(Bastions, bastion(name, p.publicKey));
+    p.trace?.tracer.created(name);
     await p.watcher.until(`bastion ${name} ready`, () => p.watcher.readyTime(name) !== undefined, p.readyTimeoutMs).catch(() => failed++);
+    p.trace?.tracer.addMachine(name, p.trace.hostState, p.trace.machineOf(name));
   });
   const lat = names.map((x) => p.watcher.latency(x)).filter((x): x is number => x !== undefined);
   return { names, latency: summarize(lat), failed };

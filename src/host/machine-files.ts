@@ -24,6 +24,9 @@ export const STAGE1 = `#!/bin/bash
 # usage: (in <machine dir>) stage1 <this script's host path, which names the supervisor> <hostname>
 set -euo pipefail
 name=$2
+# Links announce their addresses when they come up (the host wires them while this runs; a machine's root
+# may set its own network namespace's settings). Best effort: init announces them again.
+{ echo 1 > /proc/sys/net/ipv4/conf/all/arp_notify; } 2>/dev/null || :
 # The host's mounts are locked in this namespace and pivot_root refuses a locked new root: bind it anew.
 mount --rbind root root
 cd root
@@ -67,22 +70,30 @@ exec ${CTL}/init
 export const INIT = `#!/bin/bash
 # PID 1 of a machine. Boots it like cloud-init: runs the user-data as root, makes sure the machine's own
 # sshd runs, reports through files in ${CTL} (the host watches them), then only reaps orphans.
+# Every process it starts is one more wait on a busy host: what bash can do itself, it does
+# (docs/machines.md#creating-many-machines).
 export PATH=${CTL}/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8
 umask 022
 cd /
-log() { printf '%s init: %s\\n' "$(date -u +%FT%TZ)" "$*"; }
-report() { printf '%s\\n' "$2" > "${CTL}/$1.tmp" && mv "${CTL}/$1.tmp" "${CTL}/$1"; }
-log "booting $(hostname)"
+# A timestamp in milliseconds without date(1): bash's clock and printf.
+log() { local -x TZ=UTC; local t=$EPOCHREALTIME; printf '%(%FT%T)T.%sZ init: %s\\n' "\${t%.*}" "\${t: -6:3}" "$*"; }
+# The host reads a status file as soon as it appears: ready and user-data.exit only need to exist with
+# their content, written in one write; failed is written whole (temp file and rename).
+report() { printf '%s\\n' "$2" > "${CTL}/$1"; }
+log "booting $(</proc/sys/kernel/hostname)"
 # Announce the IPv4 addresses (gratuitous ARP), as a VM's network start-up does: addresses are reused by
 # new machines with new MACs, and the kernel's own announcement when the link comes up (arp_notify) can
 # go out before the bridge forwards, leaving neighbours sending to the old MAC for up to a minute.
-ip -4 -o addr show scope global | while read -r _ dev _ cidr _; do
-  arping -q -U -c 1 -I "$dev" "\${cidr%/*}" </dev/null >/dev/null 2>&1 &
-done
+# In the background: nothing below waits for it.
+(
+  ip -4 -o addr show scope global | while read -r _ dev _ cidr _; do
+    arping -q -U -c 1 -I "$dev" "\${cidr%/*}" </dev/null >/dev/null 2>&1 &
+  done
+) </dev/null >/dev/null 2>&1 &
 code=0
 if [ -s ${CTL}/user-data ]; then
-  chmod 700 ${CTL}/user-data
-  if [ "$(head -c 2 ${CTL}/user-data)" = "#!" ]; then
+  read -rn 2 magic < ${CTL}/user-data || :
+  if [ "$magic" = "#!" ]; then
     ${CTL}/user-data </dev/null >${CTL}/user-data.log 2>&1 || code=$?
   else
     /bin/sh ${CTL}/user-data </dev/null >${CTL}/user-data.log 2>&1 || code=$?
@@ -90,7 +101,14 @@ if [ -s ${CTL}/user-data ]; then
 fi
 report user-data.exit "$code"
 log "user-data exited with $code"
-if systemctl start sshd; then report ready ok; else report failed "sshd did not start (see ${CTL}/sshd.log)"; fi
+# sshd usually runs already (the user-data started it): then nothing is started to find that out.
+pid=""
+[ -s ${CTL}/sshd.pid ] && pid=$(<${CTL}/sshd.pid)
+if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null || systemctl start sshd; then
+  report ready ok
+else
+  printf '%s\\n' "sshd did not start (see ${CTL}/sshd.log)" > ${CTL}/failed.tmp && mv ${CTL}/failed.tmp ${CTL}/failed
+fi
 while :; do sleep infinity & wait $!; done
 `;
 
@@ -100,18 +118,22 @@ export const SYSTEMCTL = `#!/bin/bash
 # Other units are "not found" (exit 5), as systemctl says for units that do not exist.
 pidfile=${CTL}/sshd.pid
 config=${CTL}/sshd_config
-running() { [ -s "$pidfile" ] && kill -0 "$(cat "$pidfile")" 2>/dev/null; }
+running() { [ -s "$pidfile" ] && kill -0 "$(<"$pidfile")" 2>/dev/null; }
 start() {
   running && return 0
-  /usr/sbin/sshd -t -f "$config" || return 1
-  rm -f "$pidfile"
-  setsid /usr/sbin/sshd -D -e -f "$config" </dev/null >>${CTL}/sshd.log 2>&1 &
+  : > "$pidfile"
+  # A configuration sshd refuses ends it at once: the loop below sees it exit (no separate \`sshd -t\`).
+  /usr/sbin/sshd -D -e -f "$config" </dev/null >>${CTL}/sshd.log 2>&1 &
   local pid=$! i
+  # Naps without a process: a read that times out on the control directory's pipe, opened for reading
+  # and writing so it never blocks on open (sleep(1) where there is no such pipe).
+  local nap="sleep 0.05"
+  if [ -p ${CTL}/network ] && exec 9<>${CTL}/network; then nap="read -r -t 0.01 -u 9 _"; fi
   # sshd writes its pid file once its sockets listen: that is the moment it is started.
-  for ((i = 0; i < 600; i++)); do
+  for ((i = 0; i < 3000; i++)); do
     [ -s "$pidfile" ] && return 0
     kill -0 "$pid" 2>/dev/null || { echo "sshd exited; see ${CTL}/sshd.log" >&2; return 1; }
-    sleep 0.05
+    $nap || :
   done
   echo "sshd did not start listening within 30 s" >&2
   return 1

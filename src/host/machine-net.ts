@@ -2,7 +2,8 @@
 // routes, the bridges' guard elements and its nftables tables. A freshly attached machine namespace
 // holds nothing, so the whole wiring is a few batches instead of one process per step: one `ip -batch`
 // in the host (every `link add`, and the bridge ports of bridges in the host), one per bridge namespace
-// (ports to their bridge, up), one `sysctl` (through nsenter) and one `ip -batch` in the machine (addresses, up, routes),
+// (ports to their bridge, up), one `ip -batch` in the machine (loopback, addresses, up, routes; the
+// machine's stage 1 turns on arp_notify for its links itself),
 // one `nft -f` per bridge namespace (guard elements) and one `nft -f` for all the machine's tables.
 // Every object is recorded ("creating") before and ("created") after, as the step-by-step path does. When
 // a batch fails (a leftover link of the same name, a bridge without its guard table), the step-by-step
@@ -40,18 +41,18 @@ interface Plan {
   records: RecordInput[];
   hostLines: string[];
   bridgeLines: Map<string, string[]>;
-  sysctls: string[];
   machineLines: Map<4 | 6, string[]>;
   guards: Map<string | undefined, string[]>;
   tables: string;
 }
 
 function plan(ctx: HostContext, rec: MachineRecord, networks: readonly MachineNetwork[], tables: readonly NftTable[], owned: Owned): Plan {
-  const p: Plan = { records: [], hostLines: [], bridgeLines: new Map(), sysctls: [], machineLines: new Map(), guards: new Map(), tables: "" };
+  const p: Plan = { records: [], hostLines: [], bridgeLines: new Map(), machineLines: new Map(), guards: new Map(), tables: "" };
   const ns = rec.netns;
   ownNetns(ctx, ns);
   const addLine = <K>(m: Map<K, string[]>, k: K, line: string) => m.set(k, [...(m.get(k) ?? []), line]);
   const machineLine = (family: 4 | 6, line: string) => addLine(p.machineLines, family, line);
+  machineLine(4, "link set dev lo up");
   let defaultRouted = false;
   for (const [i, n] of networks.entries()) {
     const iface = rec.interfaces[i]!;
@@ -70,7 +71,6 @@ function plan(ctx: HostContext, rec: MachineRecord, networks: readonly MachineNe
     else addLine(p.bridgeLines, bridgeNs, portLine);
     const v6 = familyOf(iface.address) === 6;
     machineLine(4, `addr replace ${iface.address} dev ${iface.name}${v6 ? " nodad" : ""}`);
-    if (!v6) p.sysctls.push(`net.ipv4.conf.${iface.name}.arp_notify=1`);
     machineLine(4, `link set dev ${iface.name} up`);
     addLine(p.guards, bridgeNs, portElements(guardTable(ctx, iface.bridge), "add", { bridge: iface.bridge, port: iface.hostLink, mac, addresses: [iface.address], ...routedOf(iface) }).join("\n"));
     if (n.gateway === undefined) continue;
@@ -109,7 +109,6 @@ export async function wireMachine(ctx: HostContext, rec: MachineRecord, networks
   try {
     await ipBatch(ctx, undefined, p.hostLines);
     await Promise.all([...p.bridgeLines].map(([ns, lines]) => ipBatch(ctx, ns, lines)));
-    if (p.sysctls.length > 0) await ctx.exec.run("sysctl", ["-qw", ...p.sysctls], { netns: rec.netns });
     await ipBatch(ctx, rec.netns, p.machineLines.get(4) ?? []);
     await ipBatch(ctx, rec.netns, p.machineLines.get(6) ?? [], 6);
     await Promise.all([...[...p.guards].map(([ns, lines]) => nft(ctx, ns, lines.join("\n"))), nft(ctx, rec.netns, p.tables)]);
@@ -122,6 +121,7 @@ export async function wireMachine(ctx: HostContext, rec: MachineRecord, networks
 
 /** One idempotent step at a time (each checks what exists). */
 export async function wireStepByStep(ctx: HostContext, rec: MachineRecord, networks: readonly MachineNetwork[], tables: readonly NftTable[], owned: Owned): Promise<void> {
+  await ctx.exec.run("ip", ["-n", rec.netns, "link", "set", "dev", "lo", "up"]);
   let defaultRouted = false;
   for (const [i, n] of networks.entries()) {
     const iface = rec.interfaces[i]!;

@@ -16,6 +16,7 @@ import { type MachineNetwork, wireMachine } from "./machine-net.ts";
 import { DEFAULT_HOST_KEY_TYPES, INIT, STAGE1, SYSTEMCTL, hostKeyFile, renderSshdConfig, type HostKeyType, type SshdOptionValue } from "./machine-files.ts";
 import { getMachineRecord, statusOf, supervisorExits, waitMachineReady, type MachineInfo } from "./machine-status.ts";
 import { macFor, routedOf, unguardPort } from "./guard.ts";
+import { generateHostKey } from "./host-keys.ts";
 import { ensureImage, systemBinds } from "./image.ts";
 import { bindIdmapped, bindReadOnly, isBelow, mountOverlay, unmount } from "./mounts.ts";
 import { HostSpecError, validateIfname, validateLogicalName } from "./names.ts";
@@ -116,7 +117,10 @@ export function planMachine(ctx: Pick<HostContext, "names" | "stateDir">, spec: 
   };
 }
 
-/** The machine's host keys, kept on the host; each boot copies them into the control directory for its root. */
+/**
+ * The machine's host keys, kept on the host; each boot copies them into the control directory for its root.
+ * Ed25519 and ECDSA keys are made in this process (host-keys.ts), RSA keys by ssh-keygen.
+ */
 async function ensureHostKeys(ctx: HostContext, dir: string, types: readonly HostKeyType[]): Promise<void> {
   await mkdir(dir, { recursive: true, mode: 0o700 });
   await Promise.all(
@@ -125,7 +129,14 @@ async function ensureHostKeys(ctx: HostContext, dir: string, types: readonly Hos
       if (existsSync(file) && existsSync(`${file}.pub`)) return;
       await rm(file, { force: true });
       await rm(`${file}.pub`, { force: true });
-      await ctx.exec.run("ssh-keygen", ["-q", "-t", t, "-N", "", "-C", "", "-f", file]);
+      if (t === "rsa") {
+        await ctx.exec.run("ssh-keygen", ["-q", "-t", t, "-N", "", "-C", "", "-f", file]);
+        return;
+      }
+      const key = generateHostKey(t);
+      // The public half last: a key pair counts as present once both files exist.
+      await writeFile(file, key.privateKey, { mode: 0o600 });
+      await writeFile(`${file}.pub`, `${key.publicKey}\n`, { mode: 0o644 });
     }),
   );
 }
@@ -192,6 +203,12 @@ async function releaseStage1(ctl: string, supervisor: ProcessRef, timeoutMs: num
   }
 }
 
+/** Waits for every promise, then throws the first failure (nothing is left running behind a failure). */
+async function settled(all: Promise<unknown>[]): Promise<void> {
+  const failed = (await Promise.allSettled(all)).find((r): r is PromiseRejectedResult => r.status === "rejected");
+  if (failed) throw failed.reason;
+}
+
 /**
  * Starts the machine unless it already runs (then only waits for it, if asked): a running machine is never
  * rebuilt; stop it first to change it. Leftovers of a dead one are removed first.
@@ -210,14 +227,21 @@ export async function startMachine(ctx: HostContext, spec: MachineSpec): Promise
   await mkdir(paths.dir, { recursive: true, mode: 0o755 });
   const child = { parent: id };
   const image = await ensureImage(ctx);
-  await ensureHostKeys(ctx, planned.hostKeysDir, spec.sshd?.hostKeyTypes ?? DEFAULT_HOST_KEY_TYPES);
-  await writeControlFiles(ctx, planned, spec, paths.ctl);
-  await mkdir(paths.upper, { recursive: true, mode: 0o755 });
-  await chown(paths.upper, ctx.ids.base, ctx.ids.base);
-  await mountOverlay(ctx, { target: paths.root, lower: image, upper: paths.upper, work: paths.work, ...child });
-  // Distinct mount points below the root: made at once.
-  await Promise.all((await systemBinds()).map((d) => bindIdmapped(ctx, { source: `/${d}`, target: join(paths.root, d), ...child })));
-  for (const b of planned.readOnlyBinds ?? []) await bindReadOnly(ctx, { source: b, target: join(paths.root, b), ...child });
+  // The control files (with the host keys) and the root (overlay, then its binds) are independent: made at once.
+  await settled([
+    (async () => {
+      await ensureHostKeys(ctx, planned.hostKeysDir, spec.sshd?.hostKeyTypes ?? DEFAULT_HOST_KEY_TYPES);
+      await writeControlFiles(ctx, planned, spec, paths.ctl);
+    })(),
+    (async () => {
+      await mkdir(paths.upper, { recursive: true, mode: 0o755 });
+      await chown(paths.upper, ctx.ids.base, ctx.ids.base);
+      await mountOverlay(ctx, { target: paths.root, lower: image, upper: paths.upper, work: paths.work, ...child });
+      // Distinct mount points below the root: made at once.
+      await Promise.all((await systemBinds()).map((d) => bindIdmapped(ctx, { source: `/${d}`, target: join(paths.root, d), ...child })));
+      for (const b of planned.readOnlyBinds ?? []) await bindReadOnly(ctx, { source: b, target: join(paths.root, b), ...child });
+    })(),
+  ]);
   const namespaces = ["--fork", "--kill-child", "--pid", "--mount", "--uts", "--ipc", "--net", "--cgroup", "--propagation", "private"];
   const supervisor = await ctx.exec.spawnDetached(
     await nsutil(ctx.exec),

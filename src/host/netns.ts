@@ -27,14 +27,13 @@ export async function ensureNetns(ctx: HostContext, name: string, owned: Owned =
 /**
  * Names the network namespace of a running process (`ip netns attach`), so the host configures it like any
  * named one. A machine's namespace is made by the machine (owned by its user namespace); this is how the host
- * finds it.
+ * finds it. Its loopback stays down: the machine's wiring brings it up with the rest (machine-net.ts).
  */
 export async function attachNetns(ctx: HostContext, name: string, pid: number, owned: Owned = {}): Promise<void> {
   ownNetns(ctx, name);
   await recorded(ctx, { kind: "netns", name, ...ownedFields(owned) }, async () => {
     if (await netnsExists(ctx.exec, name)) await ctx.exec.run("ip", ["netns", "del", name]);
     await ctx.exec.run("ip", ["netns", "attach", name, String(pid)]);
-    await ctx.exec.run("ip", ["-n", name, "link", "set", "dev", "lo", "up"]);
   });
 }
 

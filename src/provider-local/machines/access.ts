@@ -25,15 +25,22 @@ export function nodeAddressOf(m: Pick<MachineRecord, "interfaces">, net: NodeNet
   return i ? addressOf(i.address) : undefined;
 }
 
-/** Node addresses of the shoot's bastion machines, without the machines in `exclude` (those being removed). */
-export async function bastionNodeAddresses(host: Host, net: NodeNetwork, exclude: ReadonlySet<string> = new Set()): Promise<string[]> {
-  const out: string[] = [];
+/** Bastion machines being built, not yet (surely) recorded: machine name -> its shoot and node address. */
+export type ArrivingBastions = ReadonlyMap<string, { namespace: string; address: string }>;
+
+/**
+ * Node addresses of the shoot's bastion machines, without the machines in `exclude` (those being removed),
+ * with those of `arriving` (being built) of this shoot.
+ */
+export async function bastionNodeAddresses(host: Host, net: NodeNetwork, exclude: ReadonlySet<string> = new Set(), arriving: ArrivingBastions = new Map()): Promise<string[]> {
+  const out = new Set<string>();
   for (const m of await shootMachines(host, "bastion", net.namespace)) {
     if (exclude.has(m.name)) continue;
     const a = nodeAddressOf(m, net);
-    if (a !== undefined) out.push(a);
+    if (a !== undefined) out.add(a);
   }
-  return out.sort();
+  for (const [m, a] of arriving) if (a.namespace === net.namespace && !exclude.has(m)) out.add(a.address);
+  return [...out].sort();
 }
 
 export interface SyncResult {
@@ -45,21 +52,28 @@ export interface SyncResult {
 
 /**
  * Replaces the allowed-bastions sets of every running worker of the shoot in one transaction each.
- * Workers not running are skipped (they get the current list when they start).
+ * Workers not running are skipped (they get the current list when they start). `arriving` bastions are
+ * allowed before their machine is recorded, so a new bastion's machine and its workers' sets are made at
+ * once rather than one after the other.
  */
-export async function syncBastionAccess(host: Host, net: NodeNetwork, exclude: ReadonlySet<string> = new Set()): Promise<SyncResult> {
-  const bastions = await bastionNodeAddresses(host, net, exclude);
+export async function syncBastionAccess(host: Host, net: NodeNetwork, exclude: ReadonlySet<string> = new Set(), arriving: ArrivingBastions = new Map()): Promise<SyncResult> {
+  const bastions = await bastionNodeAddresses(host, net, exclude, arriving);
   const sets = familySets("bastions", bastions);
   const result: SyncResult = { updated: [], failed: [] };
-  for (const w of await shootMachines(host, "worker", net.namespace)) {
-    try {
-      const st = await host.machineStatus(w.name, { sockets: false });
-      if (!st?.running) continue;
-      await host.replaceSetElements(w.netns, BASTION_ACCESS_TABLE, sets);
-      result.updated.push(w.name);
-    } catch (err) {
-      result.failed.push({ machine: w.name, error: err instanceof Error ? err : new Error(String(err)) });
-    }
-  }
+  // Every worker at once: each is its own namespace and transaction.
+  await Promise.all(
+    (await shootMachines(host, "worker", net.namespace)).map(async (w) => {
+      try {
+        const st = await host.machineStatus(w.name, { sockets: false });
+        if (!st?.running) return;
+        await host.replaceSetElements(w.netns, BASTION_ACCESS_TABLE, sets);
+        result.updated.push(w.name);
+      } catch (err) {
+        result.failed.push({ machine: w.name, error: err instanceof Error ? err : new Error(String(err)) });
+      }
+    }),
+  );
+  result.updated.sort();
+  result.failed.sort((a, b) => a.machine.localeCompare(b.machine));
   return result;
 }

@@ -61,7 +61,7 @@ export async function startWorker(networks: LocalNetworks, spec: WorkerSpec): Pr
       // A node with pods sends from its pod range too (the bridge guard lets it, as a cloud lets a VM that forwards).
       networks: [{ bridge: net.bridge, bridgeNetns: net.netns, address: `${address}/${net.prefixLength}`, gateway: net.gateway, interface: NODE_IF, ...(spec.kubelet ? { routed: [spec.kubelet.podCidr] } : {}) }],
       nftTables: [
-        bastionAccessTable(await bastionNodeAddresses(host, net, networks.leavingBastions)),
+        bastionAccessTable(await bastionNodeAddresses(host, net, networks.leavingBastions, networks.arrivingBastions)),
         ...(spec.kubelet ? [kubeletAccessTable(spec.kubelet.controlPlane, KUBELET_PORT), podMasqueradeTable(spec.kubelet.podCidr, NODE_IF)] : []),
       ],
       sshd: { options: spec.sshdOptions ?? { AllowUsers: "gardener" } },

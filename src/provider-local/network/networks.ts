@@ -100,6 +100,11 @@ export class LocalNetworks {
    * worker's allowed set, also when another bastion's change rewrites the sets meanwhile.
    */
   readonly leavingBastions = new Set<string>();
+  /**
+   * Bastion machines this process is building, with their shoot and node address: their workers allow them
+   * while the machine is made, before its record names the address (docs/bastion.md#provider-local).
+   */
+  readonly arrivingBastions = new Map<string, { namespace: string; address: string }>();
 
   constructor(o: LocalNetworksOptions) {
     this.host = o.host;

@@ -253,4 +253,38 @@ describe("LocalBastionActuator", () => {
     assert.equal(networks.leavingBastions.size, 0);
     assert.deepEqual(await accessSet(host, w.machine), ["10.250.0.4"]);
   });
+
+  test("the workers allow a new bastion while its machine is being built, and drop it when the machine cannot start", async () => {
+    const { host, networks, actuator, ctx } = setup();
+    await networks.ensureNodeNetwork(NS, "10.250.0.0/24");
+    const w = await startWorker(networks, { namespace: NS, name: "w1" });
+    // Hold b1's machine creation until the test lets it go.
+    const start = host.startMachine.bind(host);
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    let seenWhileBuilding: string[] | undefined;
+    host.startMachine = async (spec) => {
+      await held;
+      return start(spec);
+    };
+    const reconciling = actuator.reconcile(ctx, bastion("b1", ["203.0.113.7/32"]), cluster(NS, "10.250.0.0/24"));
+    for (let i = 0; i < 100 && seenWhileBuilding === undefined; i++) {
+      await new Promise((r) => setImmediate(r));
+      const now = await accessSet(host, w.machine);
+      if (now.length > 0) seenWhileBuilding = now;
+    }
+    assert.deepEqual(seenWhileBuilding, ["10.250.0.3"], "allowed before its machine exists");
+    assert.equal(await host.machineStatus(bastionMachineName(NS, "b1")), undefined);
+    release();
+    await reconciling;
+    assert.equal(networks.arrivingBastions.size, 0);
+
+    // b2's machine fails to start: the next rewrite (b3's) no longer allows b2's address.
+    host.startMachine = () => Promise.reject(new Error("no room"));
+    await assert.rejects(actuator.reconcile(ctx, bastion("b2", ["203.0.113.7/32"]), cluster(NS, "10.250.0.0/24")), /no room/);
+    assert.equal(networks.arrivingBastions.size, 0);
+    host.startMachine = start;
+    await actuator.reconcile(ctx, bastion("b3", ["203.0.113.7/32"]), cluster(NS, "10.250.0.0/24"));
+    assert.deepEqual(await accessSet(host, w.machine), ["10.250.0.3", "10.250.0.5"]);
+  });
 });

@@ -80,7 +80,7 @@ export class LocalBastionActuator implements Actuator {
     const net = await networks.ensureNodeNetwork(namespace, nodes);
     const machine = bastionMachineName(namespace, name);
     // The machine itself needs no lock (the work queue never runs one bastion twice at once, and
-    // addresses come from the address book atomically); the workers' bastion sets do.
+    // addresses come from the address book atomically); the workers' bastion sets do (allowOnWorkers).
     // A bastion of this name reconciled again is wanted (a forced removal may have left its name behind).
     networks.leavingBastions.delete(machine);
     const existing = await host.machineStatus(machine, { sockets: false });
@@ -92,28 +92,35 @@ export class LocalBastionActuator implements Actuator {
       } else {
         await host.applyTable(existing.netns, bastionTable({ ingress, except, workers: [net.cidr] }), { parent: `machine/${machine}` });
       }
+      await allowOnWorkers(networks, net);
     } else {
       const { publicAddress, nodeAddress } = await allocateAddresses(networks, namespace, name);
       ctx.log.info({ machine, publicAddress, nodeAddress }, "starting bastion machine");
-      await host.startMachine({
-        name: machine,
-        hostname: machineHostname("bastion", name),
-        owner: machineOwner("bastion", namespace, name),
-        networks: [
-          { bridge: pub.bridge, bridgeNetns: pub.netns, address: `${publicAddress}/${pub.prefixLength}`, interface: BASTION_PUBLIC_IF },
-          { bridge: net.bridge, bridgeNetns: net.netns, address: `${nodeAddress}/${net.prefixLength}`, interface: BASTION_NODE_IF },
-        ],
-        // Installed before the userData runs: SSH is never reachable from outside spec.ingress.
-        nftTables: [bastionTable({ ingress, except, workers: [net.cidr] })],
-        userData: Buffer.from(bastion.spec.userData ?? "", "base64").toString("utf8"),
-        sshd: { listenAddresses: [publicAddress], hostKeyTypes: BASTION_HOST_KEY_TYPES, options: BASTION_SSHD_OPTIONS },
-        wait: false,
-      });
-    }
-    // One rewrite of the workers' sets serves every bastion of the shoot that changed while the previous ran.
-    const sync = await networks.exclusiveShared(`machines/${namespace}`, () => syncBastionAccess(host, net, networks.leavingBastions));
-    if (sync.failed.length > 0) {
-      throw new Error(`could not allow the bastion on workers: ${sync.failed.map((f) => `${f.machine}: ${f.error.message}`).join("; ")}`);
+      // The workers learn the bastion's node address while its machine is built (nobody else can send from
+      // it: the bridge's guard lets a port send only from the addresses the host gave it).
+      networks.arrivingBastions.set(machine, { namespace, address: nodeAddress });
+      try {
+        await settled([
+          host.startMachine({
+            name: machine,
+            hostname: machineHostname("bastion", name),
+            owner: machineOwner("bastion", namespace, name),
+            networks: [
+              { bridge: pub.bridge, bridgeNetns: pub.netns, address: `${publicAddress}/${pub.prefixLength}`, interface: BASTION_PUBLIC_IF },
+              { bridge: net.bridge, bridgeNetns: net.netns, address: `${nodeAddress}/${net.prefixLength}`, interface: BASTION_NODE_IF },
+            ],
+            // Installed before the userData runs: SSH is never reachable from outside spec.ingress.
+            nftTables: [bastionTable({ ingress, except, workers: [net.cidr] })],
+            userData: Buffer.from(bastion.spec.userData ?? "", "base64").toString("utf8"),
+            sshd: { listenAddresses: [publicAddress], hostKeyTypes: BASTION_HOST_KEY_TYPES, options: BASTION_SSHD_OPTIONS },
+            wait: false,
+          }),
+          allowOnWorkers(networks, net),
+        ]);
+      } finally {
+        // From here on its machine record names the address.
+        networks.arrivingBastions.delete(machine);
+      }
     }
     const info = await this.waitReady(machine, name);
     const ip = publicAddressOf(info);
@@ -156,7 +163,7 @@ export class LocalBastionActuator implements Actuator {
     // machine itself is stopped without holding the shoot's lock.
     networks.leavingBastions.add(machine);
     if (net) {
-      const sync = await networks.exclusiveShared(`machines/${namespace}`, () => syncBastionAccess(host, net, networks.leavingBastions));
+      const sync = await networks.exclusiveShared(`machines/${namespace}`, () => syncBastionAccess(host, net, networks.leavingBastions, networks.arrivingBastions));
       for (const f of sync.failed) ctx.log.warn({ worker: f.machine, err: f.error.message, force }, "could not remove the bastion from a worker");
       failedWorkers = sync.failed.length;
     }
@@ -183,6 +190,23 @@ export class LocalBastionActuator implements Actuator {
     const netnsRecorded = records.some((r) => r.kind === "netns" && r.name === netns);
     return records.length + (!netnsRecorded && (await host.netnsExists(netns)) ? 1 : 0);
   }
+}
+
+/**
+ * Lets the shoot's workers accept SSH from its bastions as they are now: one rewrite of the workers' sets
+ * serves every bastion of the shoot that changed while the previous rewrite ran.
+ */
+async function allowOnWorkers(networks: LocalNetworks, net: NodeNetwork): Promise<void> {
+  const sync = await networks.exclusiveShared(`machines/${net.namespace}`, () => syncBastionAccess(networks.host, net, networks.leavingBastions, networks.arrivingBastions));
+  if (sync.failed.length > 0) {
+    throw new Error(`could not allow the bastion on workers: ${sync.failed.map((f) => `${f.machine}: ${f.error.message}`).join("; ")}`);
+  }
+}
+
+/** Waits for every promise, then throws the first failure (nothing is left running behind a failure). */
+async function settled(all: Promise<unknown>[]): Promise<void> {
+  const failed = (await Promise.allSettled(all)).find((r): r is PromiseRejectedResult => r.status === "rejected");
+  if (failed) throw failed.reason;
 }
 
 /**

@@ -1,0 +1,89 @@
+// CPU time the bastions cost, from /proc/<pid>/stat (which the load of other work does not distort, unlike
+// wall time): each landscape component's own time (utime+stime) and its reaped children's (cutime+cstime:
+// the ip, nft, ssh-keygen ... it ran, and the machines it started once they are gone), read from the pids in
+// `<stateDir>/run/<component>.pid`; and a machine's processes (every process whose nearest machine supervisor
+// is the machine's, each with its reaped children).
+import { readFileSync, readdirSync } from "node:fs";
+import { join } from "node:path";
+import { machineOf, ppidFromStat } from "./memory.ts";
+
+/** Clock ticks per second of /proc/<pid>/stat times (USER_HZ, 100 on Linux). */
+const HZ = 100;
+
+export interface CpuMs {
+  /** The process itself. */
+  self: number;
+  /** Its children that exited and were waited for. */
+  children: number;
+}
+
+/** utime, stime, cutime, cstime of a /proc/<pid>/stat text, in ms. */
+export function cpuFromStat(stat: string): CpuMs {
+  const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  // after the command: state(0) ppid(1) ... utime(11) stime(12) cutime(13) cstime(14)
+  const t = (i: number) => (Number(f[i]) * 1000) / HZ;
+  return { self: t(11) + t(12), children: t(13) + t(14) };
+}
+
+function read(path: string): string | undefined {
+  try {
+    return readFileSync(path, "utf8");
+  } catch {
+    return undefined;
+  }
+}
+
+/** Each component's CPU ms by name (components without a live pid are left out). */
+export function componentCpu(runDir: string): Map<string, CpuMs> {
+  const out = new Map<string, CpuMs>();
+  let names: string[] = [];
+  try {
+    names = readdirSync(runDir).filter((n) => n.endsWith(".pid"));
+  } catch {
+    return out;
+  }
+  for (const n of names) {
+    const pid = Number((read(join(runDir, n)) ?? "").trim());
+    const stat = Number.isInteger(pid) && pid > 0 ? read(`/proc/${pid}/stat`) : undefined;
+    if (stat !== undefined) out.set(n.slice(0, -".pid".length), cpuFromStat(stat));
+  }
+  return out;
+}
+
+/** The difference after - before per component (components in both). */
+export function cpuDelta(before: Map<string, CpuMs>, after: Map<string, CpuMs>): Map<string, CpuMs> {
+  const out = new Map<string, CpuMs>();
+  for (const [k, a] of after) {
+    const b = before.get(k);
+    if (b) out.set(k, { self: a.self - b.self, children: a.children - b.children });
+  }
+  return out;
+}
+
+/** CPU ms of every machine below `hostState` so far (live processes with their reaped children), by machine name. */
+export function machineCpu(hostState: string): Map<string, number> {
+  const parent = new Map<number, number>();
+  const cpu = new Map<number, number>();
+  const roots = new Map<number, string>();
+  for (const e of readdirSync("/proc")) {
+    const pid = Number(e);
+    if (!Number.isInteger(pid)) continue;
+    const stat = read(`/proc/${pid}/stat`);
+    if (stat === undefined) continue;
+    parent.set(pid, ppidFromStat(stat));
+    const c = cpuFromStat(stat);
+    cpu.set(pid, c.self + c.children);
+    const name = machineOf((read(`/proc/${pid}/cmdline`) ?? "").split("\0").join(" "), hostState);
+    if (name !== undefined) roots.set(pid, name);
+  }
+  const out = new Map<string, number>();
+  for (const [pid, ms] of cpu) {
+    for (let p = pid, hops = 0; p > 1 && hops < 64; p = parent.get(p) ?? 0, hops++) {
+      const name = roots.get(p);
+      if (name === undefined) continue;
+      out.set(name, (out.get(name) ?? 0) + ms);
+      break;
+    }
+  }
+  return out;
+}
