@@ -4,6 +4,7 @@
 // authorization, the server's own controllers, periodic compaction, the HTTPS listener and the
 // admin and scheduler kubeconfigs.
 import { mkdir, readFile } from "node:fs/promises";
+import { createServer as createPlainServer, type IncomingMessage, type Server as PlainServer, type ServerResponse } from "node:http";
 import { createServer, type Server } from "node:https";
 import type { MessagePort } from "node:worker_threads";
 import type { AddressInfo } from "node:net";
@@ -111,8 +112,8 @@ function listen(server: Server, port: number, host: string): Promise<Listener> {
   });
 }
 
-/** A worker's server takes the connections the primary relays to it. */
-function relayed(server: Server, worker: WorkerRole): Listener {
+/** A worker's server takes the connections the primary relays to it (the primary did their TLS). */
+function relayed(server: PlainServer, worker: WorkerRole): Listener {
   const connections = serveRelayed(server, worker.connections);
   return {
     port: worker.port,
@@ -139,12 +140,12 @@ export async function startApiServer(o: ApiServerOptions, deps: StartDeps = {}):
   // is ready every request gets 503.
   let handler: ApiHandler | undefined;
   const starting = () => newServiceUnavailable("the server is starting up");
-  const server = createServer({ key: tls.key, cert: tls.cert, ca: tls.clientCAs, requestCert: true, rejectUnauthorized: false }, (req, res) =>
-    handler ? handler.request(req, res) : writeError(res, starting()),
-  );
+  const onRequest = (req: IncomingMessage, res: ServerResponse) => (handler ? handler.request(req, res) : writeError(res, starting()));
+  // A worker's connections arrive decrypted: the primary does their TLS.
+  const server: PlainServer = deps.worker ? createPlainServer(onRequest) : createServer({ key: tls.key, cert: tls.cert, ca: tls.clientCAs, requestCert: true, rejectUnauthorized: false }, onRequest);
   server.on("upgrade", (req, socket, head) => (handler ? handler.upgrade(req, socket, head) : writeRawError(socket, starting())));
   server.on("tlsClientError", (err) => logger.debug({ err }, "TLS handshake failed"));
-  const listener = deps.worker ? relayed(server, deps.worker) : await listen(server, o.securePort, o.bindAddress);
+  const listener = deps.worker ? relayed(server, deps.worker) : await listen(server as Server, o.securePort, o.bindAddress);
   const port = listener.port;
   // Work done once per server, not once per worker: the first worker does it.
   const primaryWorker = !deps.worker || deps.worker.index === 0;

@@ -92,7 +92,7 @@ export async function startWorkers(o: ApiServerOptions, p: PrimaryOptions): Prom
   await mkdir(o.dataDir, { recursive: true, mode: 0o700 });
   // The PKI exists before any worker reads it.
   const tls = await loadTls(o);
-  const relay = new ConnectionRelay();
+  const relay = new ConnectionRelay({ key: tls.key, cert: tls.cert, ca: tls.clientCAs });
   const port = await relay.listen(o.securePort, o.bindAddress);
   const url = `https://${hostPort(clientHost(o), port)}`;
   const audit: AuditLog | undefined = o.auditPolicyFile && o.auditLogPath ? await openAuditLog(o, o.auditLogPath, log) : undefined;

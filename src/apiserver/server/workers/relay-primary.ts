@@ -1,13 +1,15 @@
-// The primary's side of the connection relay: one listening socket, whose connections are handed
-// to the workers round-robin. The primary only moves bytes (no TLS, no HTTP): each chunk read from
-// a client goes to its worker as one message, each chunk the worker writes comes back as one, with
-// pause/resume in both directions so neither side buffers without bound.
-import { createServer, type Server, type Socket } from "node:net";
+// The primary's side of the connection relay: one listening TLS socket, whose connections are
+// handed to the workers round-robin. The primary does the TLS (native, on the socket) and moves the
+// plain bytes, no HTTP: each chunk read from a client goes to its worker as one message, each chunk
+// the worker writes comes back as one, with pause/resume in both directions so neither side
+// buffers without bound. The worker learns the verified client certificate's subject with the
+// connection.
+import { createServer, type Server, type TLSSocket, type TlsOptions } from "node:tls";
 import type { MessagePort } from "node:worker_threads";
-import { type RelayMessage, ownBytes } from "./relay-protocol.ts";
+import { type RelayMessage, type VerifiedClient, ownBytes } from "./relay-protocol.ts";
 
 interface Connection {
-  socket: Socket;
+  socket: TLSSocket;
   worker: RelayTarget;
 }
 
@@ -24,8 +26,10 @@ export class ConnectionRelay {
   private nextId = 1;
   private nextTarget = 0;
 
-  constructor() {
-    this.server = createServer({ pauseOnConnect: true, noDelay: true }, (socket) => this.accept(socket));
+  /** `tls`: the serving certificate and key, and the CAs client certificates are verified against. */
+  constructor(tls: Pick<TlsOptions, "key" | "cert" | "ca">) {
+    this.server = createServer({ ...tls, requestCert: true, rejectUnauthorized: false, noDelay: true }, (socket) => this.accept(socket));
+    this.server.on("tlsClientError", () => {});
   }
 
   listen(port: number, host: string): Promise<number> {
@@ -93,7 +97,7 @@ export class ConnectionRelay {
     return undefined;
   }
 
-  private accept(socket: Socket): void {
+  private accept(socket: TLSSocket): void {
     const worker = this.pick();
     if (!worker) {
       socket.destroy();
@@ -104,7 +108,7 @@ export class ConnectionRelay {
     worker.connections.add(id);
     const peer = { address: socket.remoteAddress, port: socket.remotePort, family: socket.remoteFamily };
     const local = { address: socket.localAddress, port: socket.localPort, family: socket.localFamily };
-    worker.port.postMessage(["open", id, peer, local] satisfies RelayMessage);
+    worker.port.postMessage(["open", id, peer, local, verifiedClient(socket)] satisfies RelayMessage);
     socket.on("data", (chunk: Buffer) => post(worker.port, ["data", id, ownBytes(chunk)]));
     socket.on("end", () => worker.port.postMessage(["end", id] satisfies RelayMessage));
     socket.on("drain", () => worker.port.postMessage(["resume", id] satisfies RelayMessage));
@@ -115,7 +119,6 @@ export class ConnectionRelay {
       worker.connections.delete(id);
       worker.port.postMessage(["destroy", id] satisfies RelayMessage);
     });
-    socket.resume();
   }
 
   private fromWorker(target: RelayTarget, m: RelayMessage): void {
@@ -141,6 +144,13 @@ export class ConnectionRelay {
         break;
     }
   }
+}
+
+/** The client certificate's subject, only when it verified against the client CAs. */
+function verifiedClient(socket: TLSSocket): VerifiedClient | undefined {
+  if (!socket.authorized) return undefined;
+  const subject = socket.getPeerCertificate()?.subject as unknown as Record<string, string | string[]> | undefined;
+  return subject ? { subject: { ...subject } } : undefined;
 }
 
 /** Posts a data message, transferring its buffer when that is allowed. */

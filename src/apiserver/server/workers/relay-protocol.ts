@@ -3,8 +3,16 @@
 // MessagePort per worker carries every connection of that worker, each message an array whose
 // first element says what it is.
 
-/** Primary -> worker: a new connection, with the addresses the worker reports as the socket's own. */
-export type OpenMessage = ["open", id: number, peer: SocketAddress, local: SocketAddress];
+/**
+ * Primary -> worker: a new connection, after its TLS handshake, with the addresses and the verified
+ * client certificate's subject (undefined when there is none or it did not verify against the
+ * client CAs) that the worker reports as the socket's own.
+ */
+export type OpenMessage = ["open", id: number, peer: SocketAddress, local: SocketAddress, client: VerifiedClient | undefined];
+
+export interface VerifiedClient {
+  subject: Record<string, string | string[]>;
+}
 /** Either way: bytes of the connection (the ArrayBuffer is transferred). */
 export type DataMessage = ["data", id: number, bytes: Uint8Array];
 /** Either way: the sender will send no more bytes (a half close). */

@@ -1,13 +1,14 @@
-// The worker's side of the connection relay: each connection the primary accepted becomes a
-// Duplex stream here, handed to the worker's HTTPS server as if it had accepted it itself, so
-// TLS, HTTP and everything above run on the worker's thread. The TLS socket reports the client's
-// address and port as a socket on the listening port would (audit, logs).
-import type { Server } from "node:https";
+// The worker's side of the connection relay: each connection the primary accepted (and did the
+// TLS of) becomes a Duplex stream here, handed to the worker's HTTP server as if it had accepted
+// it itself, so HTTP and everything above run on the worker's thread. The stream answers what the
+// server asks a TLS socket: the client's address and port (audit, logs), `encrypted`,
+// `authorized` and the verified client certificate's subject (x509 authentication), and idle
+// timeouts (keep-alive).
+import type { Server } from "node:http";
 import { Duplex } from "node:stream";
-import type { TLSSocket } from "node:tls";
 import type { MessagePort } from "node:worker_threads";
 import { post } from "./relay-primary.ts";
-import { type RelayMessage, type SocketAddress, ownBytes } from "./relay-protocol.ts";
+import { type RelayMessage, type SocketAddress, type VerifiedClient, ownBytes } from "./relay-protocol.ts";
 
 class RelayedSocket extends Duplex {
   /** The primary said its socket cannot take more: writes wait for "resume". */
@@ -17,18 +18,60 @@ class RelayedSocket extends Duplex {
   private paused = false;
   /** The primary's socket is gone: nothing to tell it on destroy. */
   gone = false;
+  readonly encrypted = true;
+  readonly authorized: boolean;
+  readonly remoteAddress: string | undefined;
+  readonly remotePort: number | undefined;
+  readonly remoteFamily: string | undefined;
+  readonly localAddress: string | undefined;
+  readonly localPort: number | undefined;
+  private idleMs = 0;
+  private idleTimer: NodeJS.Timeout | undefined;
 
   constructor(
     readonly id: number,
     private readonly port: MessagePort,
-    readonly peer: SocketAddress,
-    readonly local: SocketAddress,
+    peer: SocketAddress,
+    local: SocketAddress,
+    private readonly client: VerifiedClient | undefined,
     private readonly onGone: (id: number) => void,
   ) {
     super({ allowHalfOpen: true });
+    this.authorized = client !== undefined;
+    this.remoteAddress = peer.address;
+    this.remotePort = peer.port;
+    this.remoteFamily = peer.family;
+    this.localAddress = local.address;
+    this.localPort = local.port;
+  }
+
+  getPeerCertificate(): { subject?: VerifiedClient["subject"] } {
+    return this.client ? { subject: this.client.subject } : {};
+  }
+
+  /** As net.Socket: "timeout" after ms without traffic either way (0: never). */
+  setTimeout(ms: number, cb?: () => void): this {
+    this.idleMs = ms;
+    if (cb) this.once("timeout", cb);
+    this.touch();
+    return this;
+  }
+
+  setNoDelay(): this {
+    return this;
+  }
+
+  setKeepAlive(): this {
+    return this;
+  }
+
+  private touch(): void {
+    if (this.idleTimer) clearTimeout(this.idleTimer);
+    this.idleTimer = this.idleMs > 0 && !this.destroyed ? setTimeout(() => this.emit("timeout"), this.idleMs).unref() : undefined;
   }
 
   received(bytes: Uint8Array): void {
+    if (this.idleMs) this.touch();
     if (!this.push(bytes) && !this.paused) {
       this.paused = true;
       this.port.postMessage(["pause", this.id] satisfies RelayMessage);
@@ -64,6 +107,7 @@ class RelayedSocket extends Duplex {
   }
 
   private send(chunks: Buffer[], cb: (err?: Error | null) => void): void {
+    if (this.idleMs) this.touch();
     const bytes = chunks.length === 1 ? ownBytes(chunks[0]!) : new Uint8Array(Buffer.concat(chunks));
     post(this.port, ["data", this.id, bytes]);
     if (this.blocked) this.waiting.push(() => cb());
@@ -78,6 +122,7 @@ class RelayedSocket extends Duplex {
   override _destroy(err: Error | null, cb: (err?: Error | null) => void): void {
     if (!this.gone) this.port.postMessage(["destroy", this.id] satisfies RelayMessage);
     this.gone = true;
+    if (this.idleTimer) clearTimeout(this.idleTimer);
     this.onGone(this.id);
     this.unblock();
     cb(err);
@@ -92,7 +137,7 @@ export interface RelayedConnections {
 }
 
 /**
- * Feeds the connections arriving on `port` into `server` (an HTTPS server that never listens
+ * Feeds the connections arriving on `port` into `server` (an HTTP server that never listens
  * itself). The server tracks them as its own, so closeIdleConnections and the request timeouts
  * work as usual.
  */
@@ -100,15 +145,9 @@ export function serveRelayed(server: Server, port: MessagePort): RelayedConnecti
   const sockets = new Map<number, RelayedSocket>();
   // The HTTP server starts tracking connections (idle closing, header timeouts) on "listening".
   server.emit("listening");
-  // The TLS socket wraps the relayed stream; give it the client's addresses.
-  server.prependListener("secureConnection", (tls: TLSSocket) => {
-    const raw = (tls as unknown as { _handle?: { _parentWrap?: { stream?: unknown } } })._handle?._parentWrap?.stream;
-    if (!(raw instanceof RelayedSocket)) return;
-    Object.assign(tls, { _peername: raw.peer, _sockname: raw.local });
-  });
   port.on("message", (m: RelayMessage) => {
     if (m[0] === "open") {
-      const s = new RelayedSocket(m[1], port, m[2], m[3], (id) => sockets.delete(id));
+      const s = new RelayedSocket(m[1], port, m[2], m[3], m[4], (id) => sockets.delete(id));
       sockets.set(m[1], s);
       s.on("error", () => {});
       server.emit("connection", s);
