@@ -3,6 +3,7 @@
 // Usage: dashboard --api-server <url> [--api-ca <file>] [--address 127.0.0.1] [--port 8080]
 //        [--tls-cert <file> --tls-key <file>] [--web-root web/dist] [--log-level info]
 //        [--recordings-dir <dir>] [--recording-max-bytes <n>] [--record-input] [--terminal-config <file>]
+//        [--kubeconfig <file>: the dashboard's own read-only garden credential, to list members' Projects]
 import { readFile } from "node:fs/promises";
 import { homedir } from "node:os";
 import { join } from "node:path";
@@ -12,9 +13,10 @@ import { parse } from "yaml";
 import { MIN_CAST_BYTES } from "../dashboard/recordings/asciicast.ts";
 import { startDashboard } from "../dashboard/server.ts";
 import { terminalConfigFromFile } from "../dashboard/terminals/config.ts";
+import { Client } from "../client/client.ts";
 import { componentLogger, orExit } from "./component.ts";
 
-const USAGE = "usage: dashboard --api-server <url> [--api-ca <file>] [--address 127.0.0.1] [--port 8080] [--tls-cert <file> --tls-key <file>] [--web-root <dir>] [--recordings-dir <dir>] [--recording-max-bytes <n>] [--record-input] [--terminal-config <file: JSON or YAML, docs/dashboard.md#seed-hosts>]";
+const USAGE = "usage: dashboard --api-server <url> [--api-ca <file>] [--address 127.0.0.1] [--port 8080] [--tls-cert <file> --tls-key <file>] [--web-root <dir>] [--recordings-dir <dir>] [--recording-max-bytes <n>] [--record-input] [--terminal-config <file: JSON or YAML, docs/dashboard.md#seed-hosts>] [--kubeconfig <file: the dashboard's own garden credential, to list members' Projects>]";
 
 /** Where sessions are recorded unless --recordings-dir says otherwise (docs/dashboard.md#recordings). */
 function defaultRecordingsDir(): string {
@@ -47,7 +49,10 @@ const dashboard = await orExit(logger, async () => {
   const cert = flag("tls-cert"), key = flag("tls-key");
   const terminalConfigFile = flag("terminal-config");
   const terminalConfig = terminalConfigFile ? terminalConfigFromFile(parse(await readFile(terminalConfigFile, "utf8"))) : undefined;
+  const kubeconfig = flag("kubeconfig");
+  const projectReader = kubeconfig ? Client.fromKubeconfigFile(kubeconfig, { fieldManager: "dashboard", userAgent: "dashboard" }) : undefined;
   const d = await startDashboard({
+    ...(projectReader ? { projectReader } : {}),
     apiServer: { url: apiServer, caPem: ca ? await readFile(ca, "utf8") : undefined },
     webRoot: flag("web-root", fileURLToPath(new URL("../../web/dist", import.meta.url)))!,
     address: flag("address", "127.0.0.1"),

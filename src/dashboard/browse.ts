@@ -1,12 +1,14 @@
 // The frontend's read endpoints (docs/dashboard.md#reading-as-the-user): who the user is, the
 // projects they may list and a project's shoots. Every answer is the garden's, asked with the
-// user's own bearer token; the dashboard has no credentials of its own and adds nothing to what the
-// user may read. Answers are reduced to what the pages show and bounded in count.
+// user's own bearer token, with one exception: a member who may not list Projects gets the projects
+// whose members name them, read with the dashboard's own read-only credential (src/dashboard/projects.ts),
+// as upstream's dashboard does. Answers are reduced to what the pages show and bounded in count.
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Project, Shoot } from "../apis/gardencore/v1beta1/types.ts";
 import { StatusError } from "../apimachinery/errors.ts";
 import type { Client } from "../client/client.ts";
 import { Projects, Shoots } from "../client/garden.ts";
+import { memberProjects } from "./projects.ts";
 import { writeStatus } from "./static.ts";
 import { clientFor } from "./terminals/hosts.ts";
 import { isAdmin } from "./terminals/http.ts";
@@ -34,7 +36,7 @@ interface Review {
   status?: { userInfo?: { username?: string; groups?: string[] } };
 }
 
-async function user(api: Api, token: string) {
+async function user(api: Api, token: string, admin = true) {
   const review = await as(api, token, (c) => c.transport.request<Review>({
     method: "POST",
     path: "/apis/authentication.k8s.io/v1/selfsubjectreviews",
@@ -43,22 +45,29 @@ async function user(api: Api, token: string) {
   }));
   const info = review.status?.userInfo;
   if (!info?.username) throw new StatusError(502, "InternalError", "the garden did not name the user");
-  return { username: info.username, groups: (info.groups ?? []).slice(0, 100), isAdmin: await isAdmin(api, token) };
+  return { username: info.username, groups: (info.groups ?? []).slice(0, 100), isAdmin: admin ? await isAdmin(api, token) : false };
 }
 
 function project(p: Project) {
   return { name: p.metadata.name ?? "", namespace: p.spec?.namespace ?? "", phase: p.status?.phase ?? "", description: (p.spec?.description ?? "").slice(0, 1024) };
 }
 
-/** Projects the user may list; a user who may not list them gets `allowed: false` and no items. */
-async function projects(api: Api, token: string) {
+/**
+ * Projects the user may list; a user who may not list them gets the projects whose members name them
+ * (`membership: true`) when the dashboard has its own garden client, else `allowed: false` and no items.
+ */
+async function projects(api: Api, token: string, own?: Client) {
+  const sorted = (items: Project[]) => items.map(project).sort((a, b) => a.name.localeCompare(b.name));
   try {
     const list = await as(api, token, (c) => c.list(Projects, { limit: MAX_ITEMS, timeoutMs: 10_000 }));
-    return { allowed: true, items: list.items.map(project).sort((a, b) => a.name.localeCompare(b.name)), truncated: Boolean(list.metadata?.continue) };
+    return { allowed: true, items: sorted(list.items), truncated: Boolean(list.metadata?.continue) };
   } catch (err) {
-    if (err instanceof StatusError && err.code === 403) return { allowed: false, items: [], truncated: false };
-    throw err;
+    if (!(err instanceof StatusError && err.code === 403)) throw err;
   }
+  if (!own) return { allowed: false, items: [], truncated: false };
+  const who = await user(api, token, false);
+  const mine = await memberProjects(own, { username: who.username, groups: who.groups }, MAX_ITEMS);
+  return { allowed: true, membership: true, items: sorted(mine.items), truncated: mine.truncated };
 }
 
 function shoot(s: Shoot) {
@@ -101,20 +110,20 @@ export function isBrowsePath(path: string): boolean {
   return path === "/api/user" || path === "/api/projects" || /^\/api\/namespaces\/[^/]*\/shoots$/.test(path);
 }
 
-async function handle(api: Api, req: IncomingMessage, path: string): Promise<unknown> {
+async function handle(api: Api, req: IncomingMessage, path: string, own?: Client): Promise<unknown> {
   if (req.method !== "GET") throw new StatusError(405, "MethodNotAllowed", `${req.method} is not allowed: GET`);
   const r = route(path);
   if (!r) throw new StatusError(404, "NotFound", `${path} not found`);
   const token = bearer(req);
   if (!token) throw new StatusError(401, "Unauthorized", "No authorization token was found");
   if (r.kind === "user") return user(api, token);
-  if (r.kind === "projects") return projects(api, token);
+  if (r.kind === "projects") return projects(api, token, own);
   return shoots(api, token, r.namespace);
 }
 
 /** Answers `GET /api/user`, `/api/projects` and `/api/namespaces/<ns>/shoots`; errors are `Status` objects. */
-export function serveBrowse(api: Api, req: IncomingMessage, res: ServerResponse, path: string): void {
-  handle(api, req, path).then(
+export function serveBrowse(api: Api, req: IncomingMessage, res: ServerResponse, path: string, own?: Client): void {
+  handle(api, req, path, own).then(
     (out) => {
       const text = JSON.stringify(out);
       res.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(text), "cache-control": "no-store" });

@@ -7,6 +7,7 @@ import { createServer as createHttpsServer } from "node:https";
 import type { AddressInfo } from "node:net";
 import type { Duplex } from "node:stream";
 import { WebSocketServer, type WebSocket } from "ws";
+import type { Client } from "../client/client.ts";
 import { realClock, type Clock } from "../utils/clock.ts";
 import { isBrowsePath, serveBrowse } from "./browse.ts";
 import { relay, type RelayLimits, type Target } from "./relay.ts";
@@ -36,6 +37,11 @@ export interface DashboardOptions {
   clock?: Clock;
   /** `POST /api/terminals` (docs/dashboard.md#terminals); the garden is `apiServer`. */
   terminals?: { config?: Partial<Omit<TerminalConfig, "garden">>; hosts?: HostResolver };
+  /**
+   * The dashboard's own read-only garden client, used only to list Projects for members who may not
+   * (docs/dashboard.md#reading-as-the-user); without it they open projects by namespace.
+   */
+  projectReader?: Client;
   /** Where sessions are recorded (docs/dashboard.md#recordings); without it nothing is recorded. */
   recordings?: RecordingOptions;
 }
@@ -80,7 +86,7 @@ export async function startDashboard(opts: DashboardOptions): Promise<Dashboard>
     const path = req.url?.split("?")[0] ?? "/";
     if (path === "/api/terminals") return serveTerminals(opts.apiServer, terminals, req, res, recordings);
     if (path.startsWith(RECORDINGS_PREFIX)) return serveRecording(opts.apiServer, recordings, req, res);
-    if (isBrowsePath(path)) return serveBrowse(opts.apiServer, req, res, path);
+    if (isBrowsePath(path)) return serveBrowse(opts.apiServer, req, res, path, opts.projectReader);
     if (path.startsWith("/api/")) return writeStatus(res, 404, "NotFound", `${path.slice(0, 200)} not found`);
     serveStatic(opts.webRoot, req, res).catch(() => writeStatus(res, 500, "InternalError", "cannot read the frontend"));
   };

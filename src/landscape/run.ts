@@ -13,6 +13,7 @@ import * as c from "./components.ts";
 import { PROJECT_NAMESPACE, SEED_WORKERS, SHOOT, SHOOT_POD_CIDR, SHOOT_TECHNICAL_ID, WORKERS } from "./layout.ts";
 import { clusterOf } from "./nodetokens.ts";
 import { publishOperatorTerminalAccess } from "./operator-terminals.ts";
+import { publishDashboardReader } from "./dashboard-reader.ts";
 import { dashboard, publishSeedHost, terminalControllerManager, terminalsReady, writeDashboardConfig, writeMemberToken, writeTerminalCertificates } from "./terminals.ts";
 import { applySeedCRDs, createGardenObjects, createShoot, publishShootCredentials, publishShootKubeconfig } from "./objects.ts";
 import { apiServerClient, kubeletsServing, nodeKeysApplied, nodesRegistered, waitFor, workloadsSchedulable } from "./readiness.ts";
@@ -79,6 +80,7 @@ export async function runLandscape(o: RunOptions, status: Status, hooks: RunHook
   // The seed hosts operators' terminals through a kubeconfig Secret (it is no ManagedSeed).
   await publishSeedHost(garden, layout);
   await publishOperatorTerminalAccess(garden);
+  await publishDashboardReader(garden, layout, o.ports);
   writeDashboardConfig(layout);
   supervisor.start(terminalControllerManager(ctx));
   supervisor.start(dashboard(ctx));

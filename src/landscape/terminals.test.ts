@@ -5,6 +5,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, wri
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
+import { dashboardReaderTokenPath } from "./dashboard-reader.ts";
 import { DEFAULT_PORTS, Layout } from "./layout.ts";
 import { dashboard, dashboardUrlPath, gardenTokenFile, memberShootTerminal, memberTokenPath, terminalControllerManager, terminalPorts, terminalsReady, writeMemberToken } from "./terminals.ts";
 
@@ -17,7 +18,10 @@ test("the member token is private, kept across runs and named for local-member i
     assert.equal(writeMemberToken(layout), first);
     assert.equal(statSync(memberTokenPath(layout)).mode & 0o777, 0o600);
     assert.equal(statSync(gardenTokenFile(layout)).mode & 0o777, 0o600);
-    assert.equal(readFileSync(gardenTokenFile(layout), "utf8"), `${first},local-member,local-member\n`);
+    const reader = readFileSync(dashboardReaderTokenPath(layout), "utf8").trim();
+    assert.ok(reader.length >= 40 && reader !== first);
+    assert.equal(statSync(dashboardReaderTokenPath(layout)).mode & 0o777, 0o600);
+    assert.equal(readFileSync(gardenTokenFile(layout), "utf8"), `${first},local-member,local-member\n${reader},dashboard-project-reader,dashboard-project-reader\n`);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -34,6 +38,7 @@ test("the terminal components listen on 127.0.0.1 beside the garden and register
   const d = dashboard(c).args.join(" ");
   assert.match(d, /--api-server https:\/\/127.0.0.1:7443 /);
   assert.match(d, new RegExp(`--address 127.0.0.1 --port ${p.dashboard} `));
+  assert.match(d, /--kubeconfig \/state\/dashboard\/reader\.kubeconfig/);
 });
 
 test("the terminals' readiness fails with the step that did not work and where the logs are", async () => {

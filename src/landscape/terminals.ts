@@ -4,7 +4,7 @@
 // command lines, and what `up` waits for before it says Ready.
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { API_VERSION, KIND_TERMINAL, type Terminal } from "../apis/dashboard/v1alpha1/types.ts";
 import { issueServingCertificate } from "../apiserver/certs/issue.ts";
 import { unlessNotFound } from "../apimachinery/errors.ts";
@@ -17,6 +17,7 @@ import { type ComponentContext, bin } from "./components.ts";
 import type { ComponentSpec } from "./supervisor.ts";
 import { type Layout, type Ports, MEMBER_USER, PROJECT_NAMESPACE, SEED, SHOOT } from "./layout.ts";
 import { waitFor } from "./readiness.ts";
+import { DASHBOARD_READER_USER, dashboardReaderKubeconfigPath, dashboardReaderTokenPath } from "./dashboard-reader.ts";
 
 /** Beside the API servers' ports (7443-7445 by default): dashboard 7448, webhooks 7449, the TCM's health 7450. */
 export const terminalPorts = (p: Ports): { dashboard: number; webhook: number; health: number } => ({ dashboard: p.garden + 5, webhook: p.garden + 6, health: p.garden + 7 });
@@ -31,12 +32,18 @@ const certDir = (layout: Layout, name: "terminal-controller-manager" | "dashboar
  * (user local-member, no groups: the same user as garden-member.kubeconfig). Before the garden API server starts.
  */
 export function writeMemberToken(layout: Layout): string {
-  const path = memberTokenPath(layout);
-  if (!existsSync(path)) writeFileSync(path, `${randomBytes(32).toString("base64url")}\n`, { mode: 0o600 });
-  const token = readFileSync(path, "utf8").trim();
+  const token = keptToken(memberTokenPath(layout));
+  const reader = keptToken(dashboardReaderTokenPath(layout));
   mkdirSync(layout.path("garden"), { recursive: true });
-  writeFileSync(gardenTokenFile(layout), `${token},${MEMBER_USER},${MEMBER_USER}\n`, { mode: 0o600 });
+  writeFileSync(gardenTokenFile(layout), `${token},${MEMBER_USER},${MEMBER_USER}\n${reader},${DASHBOARD_READER_USER},${DASHBOARD_READER_USER}\n`, { mode: 0o600 });
   return token;
+}
+
+/** A random token kept in the file across runs (0600). */
+function keptToken(path: string): string {
+  mkdirSync(dirname(path), { recursive: true });
+  if (!existsSync(path)) writeFileSync(path, `${randomBytes(32).toString("base64url")}\n`, { mode: 0o600 });
+  return readFileSync(path, "utf8").trim();
 }
 
 /** Serving certificates for 127.0.0.1 from the garden CA (after the garden API server wrote its PKI). */
@@ -101,6 +108,8 @@ export function dashboard(c: ComponentContext): ComponentSpec {
     "--api-server", `https://127.0.0.1:${c.ports.garden}`, "--api-ca", gardenCa(c.layout),
     "--address", "127.0.0.1", "--port", String(terminalPorts(c.ports).dashboard),
     "--tls-cert", join(dir, "tls.crt"), "--tls-key", join(dir, "tls.key"), "--terminal-config", dashboardConfigPath(c.layout), "--log-level", "warn",
+    // Its own read-only garden credential: members who may not list Projects see theirs (src/landscape/dashboard-reader.ts).
+    "--kubeconfig", dashboardReaderKubeconfigPath(c.layout),
     // Recordings stay in the state directory, so `down` removes them with the rest (not the user's home).
     "--recordings-dir", join(c.layout.dir, "dashboard", "recordings"),
   ];
