@@ -19,9 +19,10 @@ import { hostSnapshot, skipUnlessRoot } from "../support/landscape.ts";
 import { ShellChecks, shellSkip } from "../gardenctl-shell/shell.ts";
 import { auditSkip, checkAuditTrail } from "./audit.ts";
 import { kubectl, latestKubectl, skipUnlessKubectl } from "../../support/kubectl.ts";
-import { Layout } from "../../../src/landscape/layout.ts";
+import { Layout, MEMBER_USER } from "../../../src/landscape/layout.ts";
 import { ensureWebDist } from "../../../src/landscape/webdist.ts";
-import { checkMemberShootTerminal } from "./terminal.ts";
+import { LandscapeBrowser, chromiumSkip } from "./browser.ts";
+import { browserTerminalJourney, memberLogin } from "./terminal-browser.ts";
 
 const skip = skipUnlessRoot;
 const PREFIX = "gle-";
@@ -172,9 +173,19 @@ describe("gardener-local e2e", { skip, timeout: 420_000 }, () => {
     assert.equal(nodes.stdout.split("\n").filter((l) => l.includes("worker-w")).length, 2);
   });
 
-  test("a member's web terminal through the dashboard: create on the shoot, fetch until ready, attach, kubectl get nodes finds the workers, remove; nothing left on any cluster or the worker", async () => {
-    const ms = await checkMemberShootTerminal(new Layout(dir), PREFIX);
-    process.stderr.write(`member shoot terminal: create -> ready in ${Math.round(ms)} ms\n`);
+  let browser: LandscapeBrowser | undefined;
+  after(() => browser?.close());
+  test("a member's web terminal in chromium: log in, see the project and shoot, open a pane on the shoot, prompt, kubectl get nodes shows the workers, resize read by stty size, close; nothing left on any cluster or the worker, the recording holds the output", { skip: chromiumSkip }, async () => {
+    const layout = new Layout(dir);
+    const login = memberLogin(layout);
+    browser = await LandscapeBrowser.launch(login.url, login.caPem);
+    const r = await browserTerminalJourney(layout, PREFIX, browser, "member-shoot-terminal", {
+      token: login.token, user: MEMBER_USER, button: "open-shoot-terminal", shoot: "local",
+      command: "kubectl get nodes", expect: /shoot--local--local-worker-w1[\s\S]*shoot--local--local-worker-w2/, recorded: "shoot--local--local-worker-w1",
+      ...(process.env.DASHBOARD_SCREENSHOT ? { screenshot: process.env.DASHBOARD_SCREENSHOT } : {}),
+    });
+    assert.match(r.trace.pod.nodeName, /^shoot--local--local-worker-w\d$/, "the member's terminal runs on a shoot worker");
+    process.stderr.write(`member shoot terminal: click -> prompt in ${Math.round(r.clickToPrompt)} ms\n`);
   });
 
   test("the audit log answers who opened a bastion to which shoot, from which CIDR, and when it ended", { skip: auditSkip }, () => checkAuditTrail(dir, userEnv));

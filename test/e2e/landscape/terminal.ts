@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { KubeConfig } from "@kubernetes/client-node";
 import WebSocket from "ws";
 import { isNotFound } from "../../../src/apimachinery/errors.ts";
-import { Namespaces, Pods, RoleBindings, ServiceAccounts } from "../../../src/client/builtins.ts";
+import { Namespaces, Pods, RoleBindings, Roles, ServiceAccounts } from "../../../src/client/builtins.ts";
 import { Client } from "../../../src/client/client.ts";
 import { LinuxHost } from "../../../src/host/index.ts";
 import { Layout, SEED_NODE_NETWORK, SHOOT_TECHNICAL_ID } from "../../../src/landscape/layout.ts";
@@ -28,24 +28,32 @@ export const OPS_TOOLBELT = "europe-docker.pkg.dev/gardener-project/releases/gar
 /** The dashboard's `POST /api/terminals` as the browser sends it, with the member's bearer token. */
 export class DashboardApi {
   readonly url: string;
-  private readonly ca: string;
+  readonly ca: string;
   constructor(layout: Layout, private readonly token = readFileSync(join(layout.dir, "garden-member.token"), "utf8").trim()) {
     this.url = readFileSync(join(layout.dir, "dashboard.url"), "utf8").trim();
     this.ca = readFileSync(join(layout.apiServerDir("garden"), "pki", "ca.crt"), "utf8");
   }
 
   call<T>(method: string, params: object): Promise<T> {
-    const body = JSON.stringify({ method, params });
+    return this.request("POST", "api/terminals", JSON.stringify({ method, params })).then((text) => JSON.parse(text) as T, (err: Error) => Promise.reject(new Error(`${method}: ${err.message}`)));
+  }
+
+  /** A recording's asciicast as the user reads it (`GET /api/terminals/recordings/<namespace>/<id>`). */
+  recording(namespace: string, id: string): Promise<string> {
+    return this.request("GET", `api/terminals/recordings/${encodeURIComponent(namespace)}/${encodeURIComponent(id)}`);
+  }
+
+  private request(method: string, path: string, body?: string): Promise<string> {
     return new Promise((resolve, reject) => {
-      const req = request(new URL("api/terminals", this.url), {
-        method: "POST", ca: this.ca, timeout: 60_000,
+      const req = request(new URL(path, this.url), {
+        method, ca: this.ca, timeout: 60_000,
         headers: { authorization: `Bearer ${this.token}`, "content-type": "application/json", "x-requested-with": "XMLHttpRequest" },
       }, (res) => {
         let text = "";
         res.on("data", (d: Buffer) => (text += d.toString()));
-        res.on("end", () => (res.statusCode === 200 ? resolve(JSON.parse(text) as T) : reject(new Error(`${method}: ${res.statusCode} ${text}`))));
+        res.on("end", () => (res.statusCode === 200 ? resolve(text) : reject(new Error(`${res.statusCode} ${text}`))));
       });
-      req.on("timeout", () => req.destroy(new Error(`${method}: timed out`)));
+      req.on("timeout", () => req.destroy(new Error(`${method} ${path}: timed out`)));
       req.on("error", reject);
       req.end(body);
     });
@@ -111,61 +119,67 @@ export class Attached {
 
 const gone = async (p: Promise<unknown>): Promise<boolean> => p.then(() => false, (err: unknown) => (isNotFound(err) ? true : Promise.reject(err)));
 
-/** Nothing of the session is left: Terminal (garden), namespace, pod, ServiceAccounts, bindings (shoot, seed), processes, mounts (worker). */
-export async function assertSessionGone(layout: Layout, prefix: string, s: Session, id: string, podUid: string): Promise<void> {
-  const c = (path: string): Client => Client.fromKubeconfigFile(path, { fieldManager: "e2e" });
-  const garden = c(layout.gardenKubeconfig), shoot = c(layout.shootKubeconfig), seed = c(join(layout.apiServerDir("seed"), "admin.kubeconfig"));
-  const ns = `term-${id}`;
-  try {
-    await eventually("the Terminal gone from the garden", async () => ((await gone(garden.get(Terminals, { namespace: s.namespace, name: s.name }))) ? true : undefined), 60_000, 200);
-    for (const [name, cluster] of [["shoot", shoot], ["seed", seed]] as const) {
-      await eventually(`namespace ${ns} gone from the ${name}`, async () => ((await gone(cluster.get(Namespaces, { name: ns }))) ? true : undefined), 60_000, 200);
-      assert.ok(await gone(cluster.get(Pods, { namespace: ns, name: `term-${id}` })), `pod gone from the ${name}`);
-      for (const sa of [`term-attach-${id}`, `term-access-${id}`]) assert.ok(await gone(cluster.get(ServiceAccounts, { namespace: ns, name: sa })), `${sa} gone from the ${name}`);
-      assert.ok(await gone(cluster.get(RoleBindings, { namespace: ns, name: `term-attach-${id}` })), `the attach RoleBinding gone from the ${name}`);
-      assert.ok(await gone(cluster.get(ClusterRoleBindings, { name: `term-access-${id}` })), `the access ClusterRoleBinding gone from the ${name}`);
-    }
-    const node = s.hostCluster.pod.nodeName ?? "";
-    const worker = /-worker-(w\d+)$/.exec(node)?.[1];
-    assert.ok(worker, `the pod ran on a worker: ${node}`);
-    const host = new LinuxHost({ stateDir: layout.hostState, prefix });
-    const traces = async (): Promise<string[]> => (await host.execInMachine(workerMachineName(SHOOT_TECHNICAL_ID, worker), "sh", ["-c", `ps -eo args | grep -F '${podUid}' | grep -v grep; grep -F '${podUid}' /proc/mounts; ls /run/netns 2>/dev/null | grep -F '${podUid}'; true`], { okExitCodes: [0, 1] })).stdout.split("\n").filter(Boolean);
-    await eventually(`nothing of pod ${podUid} left on ${node}`, async () => ((await traces()).length === 0 ? true : undefined), 30_000, 250).catch(async (err: Error) => {
-      throw new Error(`${err.message}: ${(await traces()).join("; ")}`);
-    });
-  } finally {
-    for (const x of [garden, shoot, seed]) x.close();
-  }
+/** Where a terminal's pod ran, for the leftover check. */
+export interface TerminalTrace {
+  terminal: { namespace: string; name: string };
+  /** spec.identifier: the objects are term-<id>, term-attach-<id>, term-access-<id>. */
+  id: string;
+  /** The namespaces of the host and target sides (term-<id> for temporary ones). */
+  namespaces: string[];
+  pod: { uid: string; nodeName: string };
 }
 
-/** The whole member journey; answers create -> ready in ms. */
-export async function checkMemberShootTerminal(layout: Layout, prefix: string): Promise<number> {
-  const api = new DashboardApi(layout);
-  const config = await api.call<{ container: { image: string } }>("config", { coordinate: { namespace: "garden-local", name: "local", target: "shoot" } });
-  assert.ok(config.container.image, "config names the default image");
-  const { session, ms } = await openShootTerminal(api);
-  assert.match(session.hostCluster.pod.nodeName ?? "", /^shoot--local--local-worker-w\d$/, "the member's terminal runs on a shoot worker");
-  const garden = Client.fromKubeconfigFile(layout.gardenKubeconfig, { fieldManager: "e2e" });
-  const shoot = Client.fromKubeconfigFile(layout.shootKubeconfig, { fieldManager: "e2e" });
-  let id: string, podUid: string;
+/** The worker machine of a node of the shoot or the seed (`<node network>-worker-<name>`). */
+function machineOf(nodeName: string): string {
+  const m = /^(.*)-worker-(w\d+)$/.exec(nodeName);
+  assert.ok(m, `the pod ran on a worker: ${nodeName}`);
+  assert.ok([SHOOT_TECHNICAL_ID, SEED_NODE_NETWORK].includes(m[1]!), `a landscape worker: ${nodeName}`);
+  return workerMachineName(m[1]!, m[2]!);
+}
+
+/**
+ * Nothing of a terminal is left on any cluster: the Terminal (garden); on the garden, the shoot and the
+ * seed alike no namespace term-<id>, no pod, ServiceAccount, Role or RoleBinding of the terminal in its
+ * namespaces, no ClusterRoleBinding term-access-<id>; on its worker no process, mount or network
+ * namespace of the pod.
+ */
+export async function assertTerminalGone(layout: Layout, prefix: string, t: TerminalTrace): Promise<void> {
+  const c = (path: string): Client => Client.fromKubeconfigFile(path, { fieldManager: "e2e" });
+  const clusters = { garden: c(layout.gardenKubeconfig), shoot: c(layout.shootKubeconfig), seed: c(join(layout.apiServerDir("seed"), "admin.kubeconfig")) };
+  const { id } = t;
+  const namespaces = [...new Set([...t.namespaces, `term-${id}`])];
+  const leftovers = async (): Promise<string[]> => {
+    const left: string[] = [];
+    const check = async (what: string, p: Promise<unknown>): Promise<void> => void (!(await gone(p)) && left.push(what));
+    await check("the Terminal in the garden", clusters.garden.get(Terminals, t.terminal));
+    for (const [name, cl] of Object.entries(clusters)) {
+      await check(`namespace term-${id} on the ${name}`, cl.get(Namespaces, { name: `term-${id}` }));
+      await check(`ClusterRoleBinding term-access-${id} on the ${name}`, cl.get(ClusterRoleBindings, { name: `term-access-${id}` }));
+      for (const namespace of namespaces) {
+        await check(`pod ${namespace}/term-${id} on the ${name}`, cl.get(Pods, { namespace, name: `term-${id}` }));
+        await check(`Role ${namespace}/dashboard.gardener.cloud:term-attach-${id} on the ${name}`, cl.get(Roles, { namespace, name: `dashboard.gardener.cloud:term-attach-${id}` }));
+        for (const n of [`term-attach-${id}`, `term-access-${id}`]) {
+          await check(`ServiceAccount ${namespace}/${n} on the ${name}`, cl.get(ServiceAccounts, { namespace, name: n }));
+          await check(`RoleBinding ${namespace}/${n} on the ${name}`, cl.get(RoleBindings, { namespace, name: n }));
+        }
+      }
+    }
+    return left;
+  };
   try {
-    id = (await garden.get(Terminals, { namespace: session.namespace, name: session.name })).spec.identifier;
-    assert.equal(session.hostCluster.namespace, `term-${id}`);
-    podUid = (await shoot.get(Pods, { namespace: `term-${id}`, name: `term-${id}` })).metadata.uid ?? "";
+    await eventually("every object of the terminal gone", async () => ((await leftovers()).length === 0 ? true : undefined), 60_000, 250).catch(async (err: Error) => {
+      throw new Error(`${err.message}: ${(await leftovers()).join("; ")}`);
+    });
   } finally {
-    garden.close();
-    shoot.close();
+    for (const x of Object.values(clusters)) x.close();
   }
-  const term = await Attached.open(layout, session);
-  try {
-    term.type("kubectl get nodes -o name; echo done-$((6*7))\r");
-    await term.until(/node\/shoot--local--local-worker-w1[\s\S]*node\/shoot--local--local-worker-w2[\s\S]*done-42/);
-  } finally {
-    term.close();
-  }
-  await api.call("remove", { name: session.name, namespace: session.namespace });
-  await assertSessionGone(layout, prefix, session, id, podUid);
-  return ms;
+  const host = new LinuxHost({ stateDir: layout.hostState, prefix });
+  const uid = t.pod.uid;
+  assert.ok(uid, "the pod's uid is known");
+  const traces = async (): Promise<string[]> => (await host.execInMachine(machineOf(t.pod.nodeName), "sh", ["-c", `ps -eo args | grep -F '${uid}' | grep -v grep; grep -F '${uid}' /proc/mounts; ls /run/netns 2>/dev/null | grep -F '${uid}'; true`], { okExitCodes: [0, 1] })).stdout.split("\n").filter(Boolean);
+  await eventually(`nothing of pod ${uid} left on ${t.pod.nodeName}`, async () => ((await traces()).length === 0 ? true : undefined), 30_000, 250).catch(async (err: Error) => {
+    throw new Error(`${err.message}: ${(await traces()).join("; ")}`);
+  });
 }
 
 /** pods/attach with an admin kubeconfig's client certificate (the dashboard's fetch hands out tokens of shoot hosts only). */
