@@ -78,12 +78,21 @@ export function terminalControllerManager(c: ComponentContext): ComponentSpec {
 export const SEED_HOST_SECRET = { namespace: "garden", name: `seed-${SEED}-terminal-host` };
 export const dashboardConfigPath = (layout: Layout): string => layout.path("dashboard", "terminal-config.json");
 
+/** Gardener's default terminal image; the node agent runs it as its ops-toolbelt profile, bash (docs/kubelet.md). */
+export const OPS_TOOLBELT_IMAGE = "europe-docker.pkg.dev/gardener-project/releases/gardener/ops-toolbelt:latest";
+
 /**
  * The dashboard's terminal configuration: seed `local` hosts terminals through SEED_HOST_SECRET, operators'
- * garden terminals among them (src/landscape/operator-terminals.ts publishes their credential).
+ * garden terminals among them (src/landscape/operator-terminals.ts publishes their credential). Panes run
+ * Gardener's default image: its bash redraws the prompt on the pane's first resizes, which a shell
+ * without line editing (busybox's sh, the dashboard's built-in default) does not, so a new pane would
+ * stay blank until a key is pressed.
  */
-export function dashboardConfig(): { seedHosts: Record<string, { secretRef: typeof SEED_HOST_SECRET }>; gardenTerminalHost: { seedRef: { name: string } } } {
-  return { seedHosts: { [SEED]: { secretRef: SEED_HOST_SECRET } }, gardenTerminalHost: { seedRef: { name: SEED } } };
+export function dashboardConfig(): { seedHosts: Record<string, { secretRef: typeof SEED_HOST_SECRET }>; gardenTerminalHost: { seedRef: { name: string } }; container: { image: string }; containerOperator: { image: string } } {
+  return {
+    seedHosts: { [SEED]: { secretRef: SEED_HOST_SECRET } }, gardenTerminalHost: { seedRef: { name: SEED } },
+    container: { image: OPS_TOOLBELT_IMAGE }, containerOperator: { image: OPS_TOOLBELT_IMAGE },
+  };
 }
 
 export function writeDashboardConfig(layout: Layout): void {

@@ -95,7 +95,8 @@ export class DashboardPage {
     await this.page.click("[data-testid=login-submit]");
     const who = this.page.locator("[data-testid=whoami]");
     await who.waitFor();
-    return (await who.textContent()) ?? "";
+    // the user name is the element's first text; operators get a badge after it
+    return who.evaluate((e) => e.firstChild?.textContent ?? "");
   }
 
   /** On the projects page: clicks the project when listed, else opens it by its namespace; waits for its shoots. */
@@ -131,7 +132,7 @@ export class DashboardPage {
 }
 
 interface PaneHook {
-  term: { cols: number; rows: number; buffer: { active: { length: number; baseY: number; cursorY: number; getLine(i: number): { translateToString(trim: boolean): string } | undefined } } };
+  term: { cols: number; rows: number; buffer: { active: { length: number; getLine(i: number): { translateToString(trim: boolean): string } | undefined } } };
   session: { terminal?: { name: string; namespace: string }; recording?: { id: string; input: boolean } };
 }
 
@@ -173,14 +174,6 @@ export class TerminalPane {
     }, this.identifier);
   }
 
-  /** The line the cursor is on. */
-  cursorLine(): Promise<string> {
-    return this.page.evaluate((id) => {
-      const b = (globalThis as unknown as { dashboardPanes: Record<string, PaneHook> }).dashboardPanes[id]?.term.buffer.active;
-      return b?.getLine(b.baseY + b.cursorY)?.translateToString(true) ?? "";
-    }, this.identifier);
-  }
-
   /** Waits until the buffer matches; answers the buffer then (the timeout's error shows its end). */
   async waitFor(re: RegExp, timeoutMs = 30_000): Promise<string> {
     return until(`${re} in pane ${this.identifier}`, async () => {
@@ -189,11 +182,11 @@ export class TerminalPane {
     }, timeoutMs, async () => `the screen ends with ${JSON.stringify((await this.screen()).trimEnd().slice(-1500))}`);
   }
 
-  /** Waits for a shell prompt (a line ending in `$`, `#` or `>`) under the cursor. */
+  /** Waits for a shell prompt: the screen's last line that is not blank ends in `$`, `#` or `>`; answers that line. */
   async prompt(timeoutMs = 30_000): Promise<string> {
     return until(`a prompt in pane ${this.identifier}`, async () => {
-      const line = await this.cursorLine();
-      return /[$#>]$/.test(line) ? line : undefined;
+      const last = (await this.screen()).trimEnd().split("\n").at(-1) ?? "";
+      return /[$#>]$/.test(last) ? last : undefined;
     }, timeoutMs, async () => `the screen ends with ${JSON.stringify((await this.screen()).trimEnd().slice(-1500))}`);
   }
 

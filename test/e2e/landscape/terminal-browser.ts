@@ -6,8 +6,12 @@
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { Pods } from "../../../src/client/builtins.ts";
+import type { KubeObject } from "../../../src/apis/meta/v1/types.ts";
+import { Pods, ServiceAccounts } from "../../../src/client/builtins.ts";
 import { Client } from "../../../src/client/client.ts";
+import { createOrPatch } from "../../../src/client/helpers.ts";
+import { requestToken } from "../../../src/terminal/clients.ts";
+import { ClusterRoleBindings } from "../../../src/terminal/resources.ts";
 import { Terminals } from "../../../src/client/garden.ts";
 import { Layout } from "../../../src/landscape/layout.ts";
 import { eventually } from "../../support/http.ts";
@@ -33,7 +37,7 @@ export interface Journey {
 }
 
 export interface JourneyResult {
-  /** Click on the pane's button -> a prompt under the cursor, in ms. */
+  /** Click on the pane's button -> a prompt on screen, in ms. */
   clickToPrompt: number;
   trace: TerminalTrace;
 }
@@ -88,10 +92,14 @@ async function inPane(layout: Layout, d: DashboardPage, j: Journey): Promise<{ c
 
   // A smaller window: the fit addon gives the pane fewer columns and rows, and the shell learns them.
   await d.page.setViewportSize({ width: 900, height: 560 });
-  const size = await eventually("the pane resized", async () => {
+  // (the pane's width may follow in steps: wait until it holds still for half a second)
+  let last = "", since = 0;
+  const size = await eventually("the pane resized and steady", async () => {
     const now = await pane.info();
-    return now.cols < info.cols && now.rows < info.rows ? now : undefined;
-  }, 10_000, 50);
+    const key = `${now.cols}x${now.rows}`;
+    if (key !== last) [last, since] = [key, Date.now()];
+    return now.cols < info.cols && now.rows < info.rows && Date.now() - since >= 500 ? now : undefined;
+  }, 15_000, 100);
   await pane.typeLine("stty size");
   await pane.waitFor(new RegExp(`^${size.rows} ${size.cols}$`, "m"));
   await pane.close();
@@ -124,4 +132,23 @@ export function memberLogin(layout: Layout): { token: string; url: string; caPem
     url: readFileSync(join(layout.dir, "dashboard.url"), "utf8").trim(),
     caPem: readFileSync(join(layout.apiServerDir("garden"), "pki", "ca.crt"), "utf8"),
   };
+}
+
+/**
+ * An operator for the dashboard: ServiceAccount garden/e2e-operator bound to cluster-admin (so the
+ * dashboard's SelfSubjectAccessReview makes it an operator) and an hour's token for it.
+ */
+export async function operatorLogin(layout: Layout): Promise<{ token: string; user: string }> {
+  const garden = Client.fromKubeconfigFile(layout.gardenKubeconfig, { fieldManager: "e2e" });
+  const sa = { namespace: "garden", name: "e2e-operator" };
+  try {
+    await createOrPatch(garden, ServiceAccounts, sa, () => undefined);
+    await createOrPatch(garden, ClusterRoleBindings, { name: "e2e-operator" }, (b: KubeObject & { subjects?: unknown[]; roleRef?: unknown }) => {
+      b.subjects = [{ kind: "ServiceAccount", ...sa }];
+      b.roleRef = { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: "cluster-admin" };
+    });
+    return { token: await requestToken(garden, sa.namespace, sa.name, 3600), user: `system:serviceaccount:${sa.namespace}:${sa.name}` };
+  } finally {
+    garden.close();
+  }
 }

@@ -1,8 +1,7 @@
-// A member's web terminal on the landscape, through the dashboard's HTTP API as the browser calls it
-// (docs/terminals.md#the-local-landscape): `create` on the shoot, `fetch` until the pod runs, attach to
-// the pod with the session's token, `kubectl get nodes` in it shows the shoot's workers, `remove`; then
-// the Terminal, the temporary namespace, the pod, the ServiceAccounts and bindings are gone from every
-// cluster and nothing of the pod is left on its worker.
+// Web terminals on the landscape outside the browser (docs/terminals.md#the-local-landscape): the
+// dashboard's HTTP API as the browser calls it (`POST /api/terminals`, the recordings), `create` and
+// `fetch` of a member's shoot terminal and a tiny pods/attach client (bench/terminal uses them), and the
+// check that nothing of a closed terminal is left on any cluster or on its worker.
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
@@ -15,10 +14,7 @@ import { Namespaces, Pods, RoleBindings, Roles, ServiceAccounts } from "../../..
 import { Client } from "../../../src/client/client.ts";
 import { LinuxHost } from "../../../src/host/index.ts";
 import { Layout, SEED_NODE_NETWORK, SHOOT_TECHNICAL_ID } from "../../../src/landscape/layout.ts";
-import { SEED_HOST_SECRET } from "../../../src/landscape/terminals.ts";
-import { terminalConfig } from "../../../src/dashboard/terminals/config.ts";
-import { terminalSpec } from "../../../src/dashboard/terminals/spec.ts";
-import { Shoots, Terminals } from "../../../src/client/garden.ts";
+import { Terminals } from "../../../src/client/garden.ts";
 import { ClusterRoleBindings } from "../../../src/terminal/resources.ts";
 import { workerMachineName } from "../../../src/provider-local/machines/workers.ts";
 import { eventually } from "../../support/http.ts";
@@ -180,62 +176,4 @@ export async function assertTerminalGone(layout: Layout, prefix: string, t: Term
   await eventually(`nothing of pod ${uid} left on ${t.pod.nodeName}`, async () => ((await traces()).length === 0 ? true : undefined), 30_000, 250).catch(async (err: Error) => {
     throw new Error(`${err.message}: ${(await traces()).join("; ")}`);
   });
-}
-
-/** pods/attach with an admin kubeconfig's client certificate (the dashboard's fetch hands out tokens of shoot hosts only). */
-async function attachAsAdmin(kubeconfigPath: string, namespace: string, pod: string): Promise<Attached> {
-  const kc = new KubeConfig();
-  kc.loadFromFile(kubeconfigPath);
-  const cluster = kc.getCurrentCluster()!;
-  const user = kc.getCurrentUser()!;
-  const dec = (s?: string) => Buffer.from(s ?? "", "base64").toString();
-  const url = `${cluster.server.replace(/^https/, "wss")}/api/v1/namespaces/${namespace}/pods/${pod}/attach?container=terminal&stdin=true&stdout=true&tty=true`;
-  return Attached.fromSocket(new WebSocket(url, ["v4.channel.k8s.io"], { ca: dec(cluster.caData), cert: dec(user.certData), key: dec(user.keyData) }));
-}
-
-/**
- * An operator's control-plane terminal on the seed (the seed is no ManagedSeed: its kubeconfig Secret
- * hosts it): the spec the dashboard builds for target `cp`, created as the garden admin; its pod runs on
- * the seed's worker in the shoot's namespace, kubectl there reaches the seed as the access ServiceAccount;
- * deleting it removes the ServiceAccounts, bindings and pod, and nothing is left on the seed's worker.
- */
-export async function checkOperatorCpTerminal(layout: Layout, prefix: string): Promise<number> {
-  const c = (path: string): Client => Client.fromKubeconfigFile(path, { fieldManager: "e2e" });
-  const seedKubeconfig = join(layout.apiServerDir("seed"), "admin.kubeconfig");
-  const garden = c(layout.gardenKubeconfig), seed = c(seedKubeconfig);
-  try {
-    const shoot = await garden.get(Shoots, { namespace: "garden-local", name: "local" });
-    const cfg = terminalConfig({ garden: { url: "https://127.0.0.1" }, seedHosts: { local: { secretRef: SEED_HOST_SECRET } } });
-    const spec = await terminalSpec(garden, cfg, { coordinate: { namespace: "garden-local", name: "local", target: "cp" }, identifier: randomUUID() }, true, shoot, "seed", OPS_TOOLBELT);
-    assert.deepEqual(spec.host.credentials, { secretRef: SEED_HOST_SECRET });
-    const started = performance.now();
-    const t = await garden.create(Terminals, { apiVersion: "dashboard.gardener.cloud/v1alpha1", kind: "Terminal", metadata: { generateName: "term-cp-", namespace: "garden-local" }, spec } as never);
-    const id = t.spec.identifier, name = t.metadata.name ?? "", ns = SHOOT_TECHNICAL_ID;
-    const pod = await eventually(`cp terminal pod term-${id} running on the seed`, async () => {
-      const p = await seed.get(Pods, { namespace: ns, name: `term-${id}` }).catch(() => undefined);
-      return p?.status?.phase === "Running" && p.status.containerStatuses?.find((x) => x.name === "terminal")?.ready ? p : undefined;
-    }, 60_000, 100);
-    const ms = performance.now() - started;
-    assert.match(pod.spec?.nodeName ?? "", /^seed-local-worker-w1$/, "the operator's terminal runs on the seed's worker");
-    const term = await attachAsAdmin(seedKubeconfig, ns, `term-${id}`);
-    try {
-      term.type("kubectl get serviceaccounts -o name; echo done-$((6*7))\r");
-      await term.until(new RegExp(`serviceaccount/term-access-${id}[\\s\\S]*done-42`));
-    } finally {
-      term.close();
-    }
-    await garden.delete(Terminals, { namespace: "garden-local", name });
-    await eventually("the cp Terminal gone from the garden", async () => ((await gone(garden.get(Terminals, { namespace: "garden-local", name }))) ? true : undefined), 60_000, 200);
-    for (const sa of [`term-attach-${id}`, `term-access-${id}`]) assert.ok(await gone(seed.get(ServiceAccounts, { namespace: ns, name: sa })), `${sa} gone from the seed`);
-    for (const rb of [`term-attach-${id}`, `term-access-${id}`]) assert.ok(await gone(seed.get(RoleBindings, { namespace: ns, name: rb })), `RoleBinding ${rb} gone from the seed`);
-    await eventually(`pod term-${id} gone from the seed`, async () => ((await gone(seed.get(Pods, { namespace: ns, name: `term-${id}` }))) ? true : undefined), 60_000, 200);
-    const host = new LinuxHost({ stateDir: layout.hostState, prefix });
-    const uid = pod.metadata.uid ?? "";
-    const traces = async (): Promise<string[]> => (await host.execInMachine(workerMachineName(SEED_NODE_NETWORK, "w1"), "sh", ["-c", `ps -eo args | grep -F '${uid}' | grep -v grep; grep -F '${uid}' /proc/mounts; ls /run/netns 2>/dev/null | grep -F '${uid}'; true`], { okExitCodes: [0, 1] })).stdout.split("\n").filter(Boolean);
-    await eventually(`nothing of pod ${uid} left on the seed's worker`, async () => ((await traces()).length === 0 ? true : undefined), 30_000, 250);
-    return ms;
-  } finally {
-    garden.close();
-    seed.close();
-  }
 }
