@@ -3,12 +3,13 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { CertificateSigningRequests } from "../../../src/nodeagent/bootstrap/csr.ts";
-import { kubectlAvailable, kubectlOk, latestKubectl, oldestKubectl } from "../../support/kubectl.ts";
+import { kubectlOk, latestKubectl, oldestKubectl, skipUnlessKubectl } from "../../support/kubectl.ts";
 import { type Env, makeCSR, startEnv } from "./support.ts";
 
-const versions = [latestKubectl, oldestKubectl].filter((v) => kubectlAvailable(v));
+const versions = [latestKubectl, oldestKubectl];
 
-describe("kubectl and CertificateSigningRequests", { skip: versions.length === 0 ? "no kubectl binaries (scripts/setup.mjs fetches them)" : false }, () => {
+// A missing kubectl version skips its test with a message on stderr (skipUnlessKubectl), never silently.
+describe("kubectl and CertificateSigningRequests", { skip: versions.every((v) => skipUnlessKubectl(v)) && "no kubectl binaries" }, () => {
   let env: Env;
   before(async () => {
     env = await startEnv();
@@ -18,7 +19,7 @@ describe("kubectl and CertificateSigningRequests", { skip: versions.length === 0
   });
 
   for (const v of versions) {
-    it(`kubectl ${v}: get csr, certificate approve and deny`, async () => {
+    it(`kubectl ${v}: get csr, certificate approve and deny`, { skip: skipUnlessKubectl(v) }, async () => {
       const kubeconfig = env.server.adminKubeconfigPath;
       const a = await makeCSR({ cn: "x", signer: "example.com/other", usages: ["client auth"], name: `approve-me-${v}`, expirationSeconds: 3600 });
       const d = await makeCSR({ cn: "y", signer: "example.com/other", usages: ["client auth"], name: `deny-me-${v}` });
