@@ -4,8 +4,8 @@ import type { KubeObject } from "../../apis/meta/v1/types.ts";
 import { newForbidden, newNotFound } from "../../apimachinery/errors.ts";
 import type { InternalClient } from "../registry/client.ts";
 import type { AdmissionAttributes, AdmissionPlugin } from "./types.ts";
-
-export const NAMESPACES = { group: "", resource: "namespaces" } as const;
+import { NAMESPACES } from "../registry/core/resources.ts";
+export { NAMESPACES };
 
 /** Namespaces that can never be deleted. */
 export const IMMORTAL_NAMESPACES: readonly string[] = ["default", "kube-system", "kube-public"];

@@ -9,9 +9,9 @@ import { Path, invalid } from "../../apimachinery/field/errors.ts";
 import type { Clock } from "../../utils/clock.ts";
 import type { InternalClient } from "../registry/client.ts";
 import type { AdmissionAttributes, AdmissionPlugin } from "./types.ts";
+import { SERVICES } from "../registry/core/resources.ts";
 
 export const DEFAULT_SERVICE_CIDR = "10.96.0.0/12";
-const SERVICES = { group: "", resource: "services" };
 /** A reservation not yet visible in a list is kept this long. */
 const RESERVATION_MS = 60_000;
 

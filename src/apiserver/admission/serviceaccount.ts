@@ -11,14 +11,13 @@ import { newForbidden } from "../../apimachinery/errors.ts";
 import { generateName } from "../../apimachinery/names/generate.ts";
 import type { InternalClient } from "../registry/client.ts";
 import type { AdmissionAttributes, AdmissionPlugin } from "./types.ts";
+import { PODS, SERVICE_ACCOUNTS } from "../registry/core/resources.ts";
 
 export const PLUGIN_NAME = "ServiceAccount";
 export const DEFAULT_API_TOKEN_MOUNT_PATH = "/var/run/secrets/kubernetes.io/serviceaccount";
 export const TOKEN_VOLUME_PREFIX = "kube-api-access-";
 /** kube's warnafter-padded default: one hour plus 7 seconds. */
 export const TOKEN_EXPIRATION_SECONDS = 3607;
-const SERVICE_ACCOUNTS = { group: "", resource: "serviceaccounts" };
-const PODS = { group: "", resource: "pods" };
 
 export function isPodCreate(attrs: AdmissionAttributes): boolean {
   return attrs.operation === "CREATE" && attrs.subresource === "" && attrs.resource.group === "" && attrs.resource.plural === "pods";

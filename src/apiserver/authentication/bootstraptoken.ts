@@ -23,8 +23,7 @@ import {
 import { type Clock, realClock } from "../../utils/clock.ts";
 import type { InternalClient } from "../registry/client.ts";
 import type { TokenAuthResult, TokenAuthenticator } from "./types.ts";
-
-const SECRETS = { group: "", resource: "secrets" };
+import { SECRETS } from "../registry/core/resources.ts";
 
 export interface BootstrapTokenAuthenticatorOptions {
   client: InternalClient;

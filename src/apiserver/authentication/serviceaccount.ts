@@ -10,6 +10,7 @@ import { audiencesOf, kubernetesClaimOf } from "../serviceaccount/claims.ts";
 import { decodeJwt, verifyJwtSignature } from "../serviceaccount/jwt.ts";
 import { LEGACY_ISSUER, makeGroupNames, makeUsername } from "../serviceaccount/util.ts";
 import { GROUP_AUTHENTICATED, type TokenAuthResult, type TokenAuthenticator } from "./types.ts";
+import { PODS, SECRETS, SERVICE_ACCOUNTS } from "../registry/core/resources.ts";
 
 /** Clock skew tolerated on exp/nbf/iat, as go-jose's DefaultLeeway. */
 const LEEWAY_SECONDS = 60;
@@ -27,10 +28,6 @@ export interface ServiceAccountTokenAuthenticatorOptions {
   /** Accept legacy Secret-based tokens (iss `kubernetes/serviceaccount`). Default true. */
   legacy?: boolean;
 }
-
-const SA = { group: "", resource: "serviceaccounts" };
-const PODS = { group: "", resource: "pods" };
-const SECRETS = { group: "", resource: "secrets" };
 
 export class ServiceAccountTokenAuthenticator implements TokenAuthenticator {
   private readonly clock: Clock;
@@ -66,7 +63,7 @@ export class ServiceAccountTokenAuthenticator implements TokenAuthenticator {
     if (!k8s) throw unauthorized("service account token claims could not be validated due to unexpected private claim");
 
     const ns = k8s.namespace;
-    const sa = await this.opts.client.get(SA, ns, k8s.serviceaccount.name);
+    const sa = await this.opts.client.get(SERVICE_ACCOUNTS, ns, k8s.serviceaccount.name);
     checkLive("service account", sa, ns, k8s.serviceaccount.name, k8s.serviceaccount.uid);
     const extra: Record<string, string[]> = {};
     if (k8s.pod) {
@@ -114,7 +111,7 @@ export class ServiceAccountTokenAuthenticator implements TokenAuthenticator {
     if (Buffer.from(data.token ?? "", "base64").toString("utf8") !== token) {
       throw unauthorized(`token does not match the token in secret ${ns}/${secretName}`);
     }
-    const sa = await this.opts.client.get(SA, ns, saName);
+    const sa = await this.opts.client.get(SERVICE_ACCOUNTS, ns, saName);
     checkLive("service account", sa, ns, saName, saUid);
     return { username: makeUsername(ns, saName), uid: saUid, groups: [...makeGroupNames(ns), GROUP_AUTHENTICATED] };
   }

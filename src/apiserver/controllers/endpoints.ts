@@ -20,10 +20,8 @@ import { isAlreadyExists, isNotFound } from "../../apimachinery/errors.ts";
 import { semanticEqual } from "../../api/equality.ts";
 import { KeyController, type KeyControllerOptions } from "./keycontroller.ts";
 import type { SyncResult } from "./queue.ts";
+import { ENDPOINTS, PODS, SERVICES } from "../registry/core/resources.ts";
 
-const SERVICES = { group: "", resource: "services" };
-const PODS = { group: "", resource: "pods" };
-const ENDPOINTS = { group: "", resource: "endpoints" };
 const SLICES = { group: "discovery.k8s.io", resource: "endpointslices" };
 export const MAX_ENDPOINTS = 1000;
 

@@ -8,9 +8,8 @@ import { isAlreadyExists } from "../../apimachinery/errors.ts";
 import { semanticEqual } from "../../api/equality.ts";
 import type { Clock, Timer } from "../../utils/clock.ts";
 import type { InternalClient } from "../registry/client.ts";
+import { ENDPOINTS, SERVICES } from "../registry/core/resources.ts";
 
-const SERVICES = { group: "", resource: "services" };
-const ENDPOINTS = { group: "", resource: "endpoints" };
 const SLICES = { group: "discovery.k8s.io", resource: "endpointslices" };
 const NAME = "kubernetes";
 const NAMESPACE = "default";

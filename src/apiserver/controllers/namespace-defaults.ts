@@ -9,9 +9,8 @@ import { LABEL_METADATA_NAME } from "../registry/core/namespace/strategy.ts";
 import { NAMESPACES } from "./namespace-deletion.ts";
 import { KeyController, type KeyControllerOptions } from "./keycontroller.ts";
 import type { SyncResult } from "./queue.ts";
+import { CONFIG_MAPS, SERVICE_ACCOUNTS } from "../registry/core/resources.ts";
 
-const SERVICE_ACCOUNTS = { group: "", resource: "serviceaccounts" };
-const CONFIG_MAPS = { group: "", resource: "configmaps" };
 export const DEFAULT_SERVICE_ACCOUNT = "default";
 export const ROOT_CA_CONFIGMAP = "kube-root-ca.crt";
 export const ROOT_CA_DESCRIPTION =

@@ -5,12 +5,13 @@
 import { isAlreadyExists } from "../../apimachinery/errors.ts";
 import type { InternalClient } from "../registry/client.ts";
 import type { ResourceRegistry } from "../registry/registry.ts";
-import type { GroupResource, ResourceDefinition } from "../registry/types.ts";
+import type { ResourceDefinition } from "../registry/types.ts";
 import { KUBERNETES_FINALIZER } from "./namespace-finalize.ts";
 import { KeyController, type KeyControllerOptions } from "./keycontroller.ts";
 import type { SyncResult } from "./queue.ts";
+import { NAMESPACES } from "../registry/core/resources.ts";
+export { NAMESPACES };
 
-export const NAMESPACES: GroupResource = { group: "", resource: "namespaces" };
 export const DEFAULT_NAMESPACES: readonly string[] = ["default", "kube-system", "kube-public", "kube-node-lease"];
 
 /** Creates the default namespaces that are missing. */

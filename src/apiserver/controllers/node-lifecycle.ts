@@ -10,8 +10,8 @@ import type { KubeObject } from "../../apis/meta/v1/types.ts";
 import { readyCondition, reconcileTaints, unknownConditions } from "./node-health.ts";
 import { KeyController, type KeyControllerOptions } from "./keycontroller.ts";
 import type { SyncResult } from "./queue.ts";
+import { NODES } from "../registry/core/resources.ts";
 
-const NODES = { group: "", resource: "nodes" };
 const LEASES = { group: "coordination.k8s.io", resource: "leases" };
 export const NODE_LEASE_NAMESPACE = "kube-node-lease";
 export const DEFAULT_NODE_MONITOR_GRACE_PERIOD_MS = 40_000;

@@ -6,8 +6,7 @@ import type { Secret } from "../../apis/core/v1/types.ts";
 import { BOOTSTRAP_TOKEN_NAMESPACE, BOOTSTRAP_TOKEN_SECRET_TYPE, expirationOf } from "../../api/bootstraptoken/token.ts";
 import { KeyController, type KeyControllerOptions } from "./keycontroller.ts";
 import type { SyncResult } from "./queue.ts";
-
-const SECRETS = { group: "", resource: "secrets" };
+import { SECRETS } from "../registry/core/resources.ts";
 
 export interface TokenCleanerOptions extends KeyControllerOptions {
   onDeleted?: (name: string) => void;

@@ -12,9 +12,9 @@ import type { ResourceDefinition, SubresourceHandler, SubresourceRequest } from 
 import type { ObjectRefClaim } from "./claims.ts";
 import { DEFAULT_EXPIRATION_SECONDS, MAX_EXPIRATION_SECONDS, MIN_EXPIRATION_SECONDS, type TokenSigner } from "./signer.ts";
 import { metaTime } from "../../utils/time.ts";
+import { SERVICE_ACCOUNTS } from "../registry/core/resources.ts";
 
 const TOKEN_REQUEST_GK = { group: "authentication.k8s.io", kind: "TokenRequest" };
-const SERVICE_ACCOUNTS = { group: "", resource: "serviceaccounts" };
 
 export interface TokenRequestOptions {
   /** Audiences when the request names none (kube's --api-audiences). Default: [signer.issuer]. */

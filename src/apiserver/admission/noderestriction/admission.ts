@@ -13,11 +13,10 @@ import { newForbidden, newNotFound, type StatusError } from "../../../apimachine
 import type { AdmissionAttributes, AdmissionPlugin } from "../types.ts";
 import type { InternalClient } from "../../registry/client.ts";
 import { forbiddenLabels, modifiedLabels } from "./labels.ts";
+import { NODES, PODS } from "../../registry/core/resources.ts";
 
 export const PLUGIN_NAME = "NodeRestriction";
 export const NODE_LEASE_NAMESPACE = "kube-node-lease";
-const PODS = { group: "", resource: "pods" };
-const NODES = { group: "", resource: "nodes" };
 
 type Spec = Record<string, unknown>;
 const specOf = (o: KubeObject | undefined): Spec => (typeof o?.spec === "object" && o.spec !== null ? (o.spec as Spec) : {});

@@ -8,10 +8,9 @@ import { newForbidden } from "../../../apimachinery/errors.ts";
 import type { InternalClient } from "../../registry/client.ts";
 import type { AdmissionAttributes, AdmissionPlugin } from "../types.ts";
 import { describe, evaluate, type Level } from "./checks.ts";
+import { NAMESPACES, PODS } from "../../registry/core/resources.ts";
 
 export const LABEL_PREFIX = "pod-security.kubernetes.io/";
-const NAMESPACES = { group: "", resource: "namespaces" };
-const PODS = { group: "", resource: "pods" };
 const LEVELS: Level[] = ["privileged", "baseline", "restricted"];
 
 export interface Policy {

@@ -16,6 +16,7 @@ import type { ConfiguredWebhook, WebhookConfigurations } from "./configs.ts";
 import { isExempt, namespaceSelectorMatches, namespaceToLookUp, objectSelectorMatches, rulesMatch } from "./matching.ts";
 import { applyWebhookPatch } from "./patch.ts";
 import { resolveTarget, type ServiceResolver } from "./resolve.ts";
+import { NAMESPACES } from "../../registry/core/resources.ts";
 
 /** Longest warning kept, and how many one webhook may add (the rest are dropped). */
 const MAX_WARNING_CHARS = 1024;
@@ -74,7 +75,7 @@ export class WebhookAdmission implements AdmissionPlugin {
         if (!objectSelectorMatches(h, attrs)) continue;
         const ns = namespaceToLookUp(h, attrs);
         if (ns !== undefined && !labels.has(ns)) {
-          const nsObj = await client.get({ group: "", resource: "namespaces" }, undefined, ns);
+          const nsObj = await client.get(NAMESPACES, undefined, ns);
           if (!nsObj) throw new Error(`namespace "${ns}" not found`);
           labels.set(ns, nsObj.metadata.labels ?? {});
         }

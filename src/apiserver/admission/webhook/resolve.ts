@@ -6,6 +6,7 @@ import type { WebhookClientConfig } from "../../../apis/admissionregistration/v1
 import type { EndpointSlice, Service } from "../../../apis/core/v1/service.ts";
 import { LABEL_SERVICE_NAME } from "../../../apis/core/v1/service.ts";
 import type { InternalClient } from "../../registry/client.ts";
+import { SERVICES } from "../../registry/core/resources.ts";
 
 export interface WebhookTarget {
   /** The URL the request is posted to (for messages). */
@@ -35,7 +36,7 @@ export async function resolveTarget(cc: WebhookClientConfig, client: InternalCli
 
 /** The first ready address of the Service's EndpointSlices, on the target port of its `port`. */
 export async function resolveServiceEndpoint(client: InternalClient, namespace: string, name: string, port: number): Promise<{ host: string; port: number }> {
-  const svc = (await client.get({ group: "", resource: "services" }, namespace, name)) as Service | undefined;
+  const svc = (await client.get(SERVICES, namespace, name)) as Service | undefined;
   if (!svc) throw new Error(`service "${namespace}/${name}" not found`);
   const sp = (svc.spec?.ports ?? []).find((p) => p.port === port);
   if (!sp) throw new Error(`service "${namespace}/${name}" has no port ${port}`);

@@ -16,10 +16,9 @@ import { ruleAllows } from "../rules.ts";
 import type { AuthorizationAttributes, AuthorizationResult, Authorizer, RuleResolver, RulesResult } from "../types.ts";
 import { NodeGraph, type ReferencedType } from "./graph.ts";
 import { nodeRules } from "./rules.ts";
+import { PERSISTENT_VOLUMES, PODS } from "../../registry/core/resources.ts";
 
 export const NODE_LEASE_NAMESPACE = "kube-node-lease";
-const PODS = { group: "", resource: "pods" };
-const PERSISTENT_VOLUMES = { group: "", resource: "persistentvolumes" };
 
 const noOpinion = (reason: string): AuthorizationResult => ({ decision: "noOpinion", reason });
 const allow: AuthorizationResult = { decision: "allow", reason: "" };

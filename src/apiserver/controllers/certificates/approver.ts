@@ -23,8 +23,8 @@ import type { Node } from "../../../apis/core/v1/types.ts";
 import type { Authorizer } from "../../authorization/types.ts";
 import type { SyncResult } from "../queue.ts";
 import { CSRController, CSRS, type CSRControllerOptions, condition, withCondition } from "./common.ts";
+import { NODES } from "../../registry/core/resources.ts";
 
-const NODES = { group: "", resource: "nodes" };
 /** How long a serving request waits for its Node before it is checked again. */
 export const NODE_RECHECK_MS = 5000;
 

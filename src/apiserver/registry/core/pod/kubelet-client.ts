@@ -13,6 +13,7 @@ import type { StatusReason } from "../../../../apis/meta/v1/types.ts";
 import { StatusError, newNotFound, newServiceUnavailable, newTooManyRequests } from "../../../../apimachinery/errors.ts";
 import type { InternalClient } from "../../client.ts";
 import type { Dialer } from "../../../egressselector/egressselector.ts";
+import { NODES } from "../resources.ts";
 
 export interface KubeletClientConfig {
   /** --kubelet-client-certificate / --kubelet-client-key (PEM). */
@@ -87,8 +88,8 @@ export class KubeletClient {
 
   /** Where the node's kubelet listens, from the stored Node. */
   async location(nodeName: string): Promise<KubeletLocation> {
-    const node = (await this.client.get({ group: "", resource: "nodes" }, undefined, nodeName)) as Node | undefined;
-    if (!node) throw newNotFound({ group: "", resource: "nodes" }, nodeName);
+    const node = (await this.client.get(NODES, undefined, nodeName)) as Node | undefined;
+    if (!node) throw newNotFound(NODES, nodeName);
     const host = node.status?.addresses?.find((a) => a.type === "InternalIP" && isIP(a.address) !== 0)?.address;
     if (!host) throw newServiceUnavailable(`node "${nodeName}" has no InternalIP address to reach its kubelet`);
     const port = node.status?.daemonEndpoints?.kubeletEndpoint?.Port;

@@ -9,8 +9,8 @@ import { Path, invalid, type FieldError } from "../../../../apimachinery/field/e
 import type { InternalClient } from "../../client.ts";
 import type { ResourceDefinition, SubresourceHandler, SubresourceRequest } from "../../types.ts";
 import { KubeletClient, upgradeOf, type KubeletClientConfig } from "./kubelet-client.ts";
+import { PODS } from "../resources.ts";
 
-const PODS = { group: "", resource: "pods" };
 const MAX_COMMAND_ARGS = 1024;
 
 /** Go's strconv.ParseBool, as query parameters are decoded into PodExecOptions. */

@@ -9,6 +9,7 @@ import type { Pod } from "../../../../apis/core/v1/pod.ts";
 import type { Endpoints, Service } from "../../../../apis/core/v1/service.ts";
 import { newBadRequest, newNotFound, newServiceUnavailable } from "../../../../apimachinery/errors.ts";
 import type { InternalClient } from "../../client.ts";
+import { ENDPOINTS, NODES, PODS, SERVICES } from "../resources.ts";
 
 export interface ProxyLocation {
   scheme: "http" | "https";
@@ -18,10 +19,6 @@ export interface ProxyLocation {
   kubelet?: boolean;
 }
 
-const PODS = { group: "", resource: "pods" };
-const NODES = { group: "", resource: "nodes" };
-const SERVICES = { group: "", resource: "services" };
-const ENDPOINTS = { group: "", resource: "endpoints" };
 const DEFAULT_KUBELET_PORT = 10250;
 
 /** utilnet.SplitSchemeNamePort: undefined when invalid (too many parts, empty name, unknown scheme). */

@@ -17,6 +17,7 @@ import { CA_CLIENT_NAMESPACE, caClientSecretName, caClusterConfigMapName } from 
 import { issueClientCertificate } from "../../../certs/issue.ts";
 import type { InternalClient } from "../../client.ts";
 import type { SubresourceHandler, SubresourceRequest } from "../../types.ts";
+import { CONFIG_MAPS, SECRETS } from "../../core/resources.ts";
 
 export const AUTHENTICATION_GROUP = "authentication.gardener.cloud";
 const REQUEST_GK = { group: AUTHENTICATION_GROUP, kind: "AdminKubeconfigRequest" };
@@ -86,10 +87,10 @@ async function shootCredentials(client: InternalClient, namespace: string, name:
   if (!shoot) throw newNotFound(SHOOTS, name);
   const addresses = advertisedAddresses(shoot);
   if (addresses.length === 0) throw newBadRequest("no kube-apiserver advertised addresses in Shoot .status.advertisedAddresses");
-  const caCluster = await client.get({ group: "", resource: "configmaps" }, namespace, caClusterConfigMapName(name), { readOnly: true });
+  const caCluster = await client.get(CONFIG_MAPS, namespace, caClusterConfigMapName(name), { readOnly: true });
   const clusterCa = (caCluster as { data?: Record<string, string> } | undefined)?.data?.["ca.crt"];
   if (!clusterCa) throw newBadRequest(`could not find the cluster CA of shoot ${namespace}/${name}: ConfigMap ${caClusterConfigMapName(name)} has no ca.crt`);
-  const caClient = await client.get({ group: "", resource: "secrets" }, CA_CLIENT_NAMESPACE, caClientSecretName(namespace, name), { readOnly: true });
+  const caClient = await client.get(SECRETS, CA_CLIENT_NAMESPACE, caClientSecretName(namespace, name), { readOnly: true });
   const data = (caClient as { data?: Record<string, string> } | undefined)?.data ?? {};
   if (!data["ca.crt"] || !data["ca.key"]) throw newBadRequest(`could not find the client CA of shoot ${namespace}/${name}`);
   const ca = { certPem: Buffer.from(data["ca.crt"], "base64").toString("utf8"), keyPem: Buffer.from(data["ca.key"], "base64").toString("utf8") };
