@@ -3,8 +3,8 @@
 // holds nothing, so the whole wiring is a few batches instead of one process per step: one `ip -batch`
 // in the host (every `link add`, and the bridge ports of bridges in the host), one per bridge namespace
 // (ports to their bridge, up), one `ip -batch` in the machine (loopback, addresses, up, routes; the
-// machine's stage 1 turns on arp_notify for its links itself),
-// one `nft -f` per bridge namespace (guard elements) and one `nft -f` for all the machine's tables.
+// machine's stage 1 turns on arp_notify for its links itself), and meanwhile one `nft -f` per bridge
+// namespace (guard elements) and one `nft -f` for all the machine's tables.
 // Every object is recorded ("creating") before and ("created") after, as the step-by-step path does. When
 // a batch fails (a leftover link of the same name, a bridge without its guard table), the step-by-step
 // path runs: it is idempotent, so it completes what the batches began.
@@ -107,11 +107,20 @@ export async function wireMachine(ctx: HostContext, rec: MachineRecord, networks
   const p = plan(ctx, rec, networks, tables, owned);
   await Promise.all(p.records.map((r) => ctx.records.put(r, "creating")));
   try {
-    await ipBatch(ctx, undefined, p.hostLines);
-    await Promise.all([...p.bridgeLines].map(([ns, lines]) => ipBatch(ctx, ns, lines)));
-    await ipBatch(ctx, rec.netns, p.machineLines.get(4) ?? []);
-    await ipBatch(ctx, rec.netns, p.machineLines.get(6) ?? [], 6);
-    await Promise.all([...[...p.guards].map(([ns, lines]) => nft(ctx, ns, lines.join("\n"))), nft(ctx, rec.netns, p.tables)]);
+    // The nft scripts name links by name only (the guard's sets, the machine's tables), so they are applied
+    // while the links are made: nothing in the machine runs before all of it is done (stage 1 waits).
+    const results = await Promise.allSettled([
+      (async () => {
+        await ipBatch(ctx, undefined, p.hostLines);
+        await Promise.all([...p.bridgeLines].map(([ns, lines]) => ipBatch(ctx, ns, lines)));
+        await ipBatch(ctx, rec.netns, p.machineLines.get(4) ?? []);
+        await ipBatch(ctx, rec.netns, p.machineLines.get(6) ?? [], 6);
+      })(),
+      ...[...p.guards].map(([ns, lines]) => nft(ctx, ns, lines.join("\n"))),
+      nft(ctx, rec.netns, p.tables),
+    ]);
+    const failed = results.find((r): r is PromiseRejectedResult => r.status === "rejected");
+    if (failed) throw failed.reason;
   } catch {
     await wireStepByStep(ctx, rec, networks, tables, owned);
     return;

@@ -91,6 +91,17 @@ test("a pool is full at the bridge's port limit, whatever room its CIDR has; the
   assert.equal(await networks.allocatePublic("a"), "198.18.0.3", "a key keeps its address when the pool is full");
 });
 
+test("a bastion's public and node addresses come in one update: both, or neither when one network is full", async () => {
+  const host = new FakeHost();
+  const networks = new LocalNetworks({ host, addresses: new MemoryAddressBook(), maxPorts: 3 });
+  await networks.ensureNodeNetwork("shoot--p--a", "10.250.0.0/16");
+  assert.deepEqual(await networks.allocatePublicAndNode("shoot--p--a", "bastion/x/b1", "bastion/b1"), { publicAddress: "198.18.0.3", nodeAddress: "10.250.0.2" });
+  assert.deepEqual(await networks.allocatePublicAndNode("shoot--p--a", "bastion/x/b1", "bastion/b1"), { publicAddress: "198.18.0.3", nodeAddress: "10.250.0.2" }, "the same again for the same keys");
+  for (const k of ["w1", "w2"]) await networks.allocateNode("shoot--p--a", k);
+  await assert.rejects(networks.allocatePublicAndNode("shoot--p--a", "bastion/x/b2", "bastion/b2"), /the node network of shoot--p--a/);
+  assert.equal((await networks.addresses.read())["public"]?.["bastion/x/b2"], undefined, "no public address held for a bastion without a node address");
+});
+
 test("the control plane's kubelet access is recorded with the node network: another process's ensure keeps it; deletion forgets it", async () => {
   const { host, networks } = setup();
   const natText = async (netns: string): Promise<string> => renderTable(host.state.tables.get(`${netns}/ip/${(await host.listTables(netns))[0]!.name}`)!);

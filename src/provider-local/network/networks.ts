@@ -161,6 +161,18 @@ export class LocalNetworks {
     return this.addresses.update((a) => allocateIn(a, nodePool(namespace), net.cidr, key, { maxEntries: this.maxPorts, what: `the node network of ${namespace}` }));
   }
 
+  /**
+   * A public address for `publicKey` and one on the shoot's node network for `nodeKey` (a bastion's two), in
+   * one update of the address book: both or, when either network is full, neither.
+   */
+  async allocatePublicAndNode(namespace: string, publicKey: string, nodeKey: string): Promise<{ publicAddress: string; nodeAddress: string }> {
+    const net = await this.needNodeNetwork(namespace);
+    return this.addresses.update((a) => ({
+      publicAddress: allocateIn(a, POOL_PUBLIC, this.public.cidr, publicKey, { maxEntries: this.maxPorts, what: "the public network" }),
+      nodeAddress: allocateIn(a, nodePool(namespace), net.cidr, nodeKey, { maxEntries: this.maxPorts, what: `the node network of ${namespace}` }),
+    }));
+  }
+
   release(pool: string, key: string): Promise<void> {
     return this.addresses.update((a) => releaseIn(a, pool, key));
   }

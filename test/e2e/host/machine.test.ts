@@ -126,6 +126,10 @@ describe("host e2e: machines", { skip: skipUnlessRoot }, () => {
     }
     assert.deepEqual(zombies, [], "PID 1 reaps finished ssh sessions");
     assert.equal((await host.execInMachine("bastion-one", "hostname", [])).stdout.trim(), "bastion-one.local");
+    // Its links announce their addresses when they come up: stage 1 turned arp_notify on in its own namespace.
+    assert.equal((await host.execInMachine("bastion-one", "cat", ["/proc/sys/net/ipv4/conf/all/arp_notify"])).stdout.trim(), "1");
+    // Its boot log has millisecond timestamps (bench/bastion-local --trace reads them).
+    assert.match(await readFile(join(t!.stateDir, "machines", "bastion-one", "console.log"), "utf8"), /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z init: booting bastion-one\.local$/m);
     assert.equal((await host.execInMachine("bastion-one", "systemctl", ["is-active", "sshd"])).stdout.trim(), "active");
     const none = await host.execInMachine("bastion-one", "systemctl", ["start", "nginx"], { okExitCodes: [5] });
     assert.match(none.stderr, /not found/);

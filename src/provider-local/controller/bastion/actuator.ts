@@ -216,9 +216,7 @@ async function settled(all: Promise<unknown>[]): Promise<void> {
  */
 async function allocateAddresses(networks: LocalNetworks, namespace: string, name: string): Promise<{ publicAddress: string; nodeAddress: string }> {
   try {
-    const publicAddress = await networks.allocatePublic(`bastion/${namespace}/${name}`);
-    const nodeAddress = await networks.allocateNode(namespace, `bastion/${name}`);
-    return { publicAddress, nodeAddress };
+    return await networks.allocatePublicAndNode(namespace, `bastion/${namespace}/${name}`, `bastion/${name}`);
   } catch (err) {
     if (!(err instanceof AddressExhaustedError)) throw err;
     // Nothing is held for a bastion that cannot exist: a later one may fit when others are gone.
