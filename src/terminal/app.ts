@@ -1,6 +1,6 @@
 // The terminal-controller-manager assembled (docs/terminals.md#terminal-controller-manager): its
 // HTTPS webhook server (mutating and validating), their registration in the garden, and one
-// manager on the garden with the terminal and heartbeat controllers. The command (src/cmd/) parses
+// manager on the garden with the terminal, heartbeat and ServiceAccount controllers. The command (src/cmd/) parses
 // flags and calls this; tests call it directly with their own clock and cluster clients.
 import type { KubeConfig } from "@kubernetes/client-node";
 import type { Logger } from "pino";
@@ -11,6 +11,7 @@ import type { Clock } from "../utils/clock.ts";
 import { type ClusterClientFactory, gardenClusterClients } from "./clients.ts";
 import { addHeartbeatController } from "./controller/heartbeat/add.ts";
 import type { HeartbeatReconciler } from "./controller/heartbeat/reconciler.ts";
+import { addServiceAccountController } from "./controller/serviceaccount/add.ts";
 import { addTerminalController } from "./controller/terminal/add.ts";
 import { Terminals } from "./resources.ts";
 import { Validator, type WebhookConfig, mutate } from "./webhook/handlers.ts";
@@ -31,7 +32,7 @@ export interface TerminalControllerManagerOptions {
   cacheClock?: Clock;
   /** The webhook server: its certificate and where it listens (default 127.0.0.1:9443). */
   webhook: { certPem: string; keyPem: string; host?: string; port?: number; register?: WebhookClientConfig };
-  config?: WebhookConfig & { timeToLiveMs?: number; tokenExpirationSeconds?: number; maxConcurrentReconciles?: number };
+  config?: WebhookConfig & { timeToLiveMs?: number; tokenExpirationSeconds?: number; maxConcurrentReconciles?: number; allowedServiceAccountNames?: string[] };
 }
 
 export interface TerminalControllerManager {
@@ -70,6 +71,7 @@ export function createTerminalControllerManager(o: TerminalControllerManagerOpti
   }
   const terminal = addTerminalController(manager, { clients, maxConcurrentReconciles: config.maxConcurrentReconciles, tokenExpirationSeconds: config.tokenExpirationSeconds });
   const heartbeat = addHeartbeatController(manager, { timeToLiveMs: config.timeToLiveMs });
+  addServiceAccountController(manager, { allowedServiceAccountNames: config.allowedServiceAccountNames, honourCleanupProjectMembership: config.honourCleanupProjectMembership === true });
   const validator = new Validator(o.gardenClient, manager.clock, config, () => manager.cache.list(Terminals));
   let server: WebhookServer | undefined;
   return {
