@@ -143,7 +143,11 @@ test("the landscape's vpn-shoot Pod runs on the client's address; the check thro
     healthy: async () => (await fetch(`http://127.0.0.1:${healthPort}/healthz`, { signal: AbortSignal.timeout(1000) }).catch(() => undefined))?.status === 200,
   });
   await writer.start();
-  const pod = await shoot.admin.get(Pods, { namespace: "kube-system", name: "vpn-shoot" });
+  // Ready once a probe answered: the first may time out on a loaded machine, the writer probes again.
+  const pod = await eventually("the vpn-shoot Pod Ready", async () => {
+    const p = await shoot.admin.get(Pods, { namespace: "kube-system", name: "vpn-shoot" });
+    return p.status?.conditions?.find((c) => c.type === "Ready")?.status === "True" ? p : undefined;
+  }, 20_000, 100);
   assert.deepEqual(pod.metadata.labels, { app: "vpn-shoot", type: "tunnel", "gardener.cloud/role": "system-component" });
   assert.equal(pod.spec?.nodeName, VPN_SHOOT_NODE);
   assert.equal(pod.spec?.hostNetwork, true);
