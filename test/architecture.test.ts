@@ -175,6 +175,7 @@ void describe("each rule fails on a fixture that breaks it", () => {
       { path: "src/b.ts", text: "x;\ntry {\n  return await c.get(T, k);\n} catch (e: unknown) {\n  if (isNotFound(e)) return undefined;\n  throw e;\n}" },
       { path: "src/c.ts", text: "await c.delete(T, k).catch((err: unknown) => {\n  if (!isNotFound(err)) throw err;\n});" },
       { path: "src/d.ts", text: "const o = await c.get(T, k).catch((err: unknown) => (isNotFound(err) ? undefined : Promise.reject(err)));" },
+      { path: "src/e.ts", text: "await c.delete(T, k).catch((err) => (err instanceof StatusError && err.code === 404 ? undefined : Promise.reject(err)));" },
       { path: "src/apimachinery/errors.ts", text: "try {\n  return await p;\n} catch (err) {\n  if (isNotFound(err)) return undefined;\n  throw err;\n}" },
       {
         path: "src/f.ts",
@@ -188,7 +189,7 @@ void describe("each rule fails on a fixture that breaks it", () => {
     ];
     assert.deepEqual(
       helperCopies(files).map((v) => v.split(" by hand")[0]),
-      ["src/a.ts:3 writes unlessNotFound", "src/b.ts:4 writes unlessNotFound", "src/c.ts:1 writes unlessNotFound", "src/d.ts:1 writes unlessNotFound"],
+      ["src/a.ts:3 writes unlessNotFound", "src/b.ts:4 writes unlessNotFound", "src/c.ts:1 writes unlessNotFound", "src/d.ts:1 writes unlessNotFound", "src/e.ts:1 writes unlessNotFound"],
     );
   });
 

@@ -220,7 +220,7 @@ export const HELPER_COPIES: { helper: string; home: string; pattern: RegExp; mul
     helper: "unlessNotFound",
     home: "src/apimachinery/errors.ts",
     multiline: true,
-    pattern: /\.catch\(\s*\(?\s*(\w+)(?:\s*:\s*unknown)?\s*\)?\s*=>\s*\(?\s*isNotFound\(\1\)\s*\?\s*undefined\s*:\s*Promise\.reject\(\1\)/,
+    pattern: /\.catch\(\s*\(?\s*(\w+)(?:\s*:\s*unknown)?\s*\)?\s*=>\s*\(?\s*(?:isNotFound\(\1\)|\1 instanceof StatusError && \1\.code === 404)\s*\?\s*undefined\s*:\s*Promise\.reject\(\1\)/,
   },
 ];
 

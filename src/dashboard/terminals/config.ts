@@ -50,23 +50,8 @@ export function terminalConfigFromFile(doc: unknown): FileConfig {
   const known = new Set(["gardenTerminalHost", "seedHosts", "gardenApiServerUrl", "container", "containerOperator", "readyTimeoutSeconds"]);
   for (const k of Object.keys(doc)) if (!known.has(k)) throw new Error(`unknown terminal configuration key ${JSON.stringify(k)}`);
   const out: FileConfig = {};
-  if (doc.seedHosts !== undefined) {
-    if (!isRecord(doc.seedHosts)) throw new Error("seedHosts must map seed names to {secretRef: {namespace, name}}");
-    out.seedHosts = {};
-    for (const [seed, v] of Object.entries(doc.seedHosts)) {
-      const ref = isRecord(v) && isRecord(v.secretRef) ? v.secretRef : undefined;
-      if (!isName(seed) || !ref || !isName(ref.namespace) || !isName(ref.name)) throw new Error(`seedHosts.${seed}: needs secretRef with a namespace and a name`);
-      out.seedHosts[seed] = { secretRef: { namespace: ref.namespace, name: ref.name } };
-    }
-  }
-  if (doc.gardenTerminalHost !== undefined) {
-    const h = doc.gardenTerminalHost;
-    const seed = isRecord(h) && isRecord(h.seedRef) ? h.seedRef.name : undefined;
-    const shoot = isRecord(h) && isRecord(h.shootRef) ? h.shootRef : undefined;
-    if (isName(seed)) out.gardenTerminalHost = { seedRef: { name: seed } };
-    else if (shoot && isName(shoot.name) && (shoot.namespace === undefined || isName(shoot.namespace))) out.gardenTerminalHost = { shootRef: { namespace: (shoot.namespace as string | undefined) ?? "garden", name: shoot.name } };
-    else throw new Error("gardenTerminalHost needs seedRef.name or shootRef.name");
-  }
+  if (doc.seedHosts !== undefined) out.seedHosts = seedHostsOf(doc.seedHosts);
+  if (doc.gardenTerminalHost !== undefined) out.gardenTerminalHost = gardenTerminalHostOf(doc.gardenTerminalHost);
   if (doc.gardenApiServerUrl !== undefined) {
     if (typeof doc.gardenApiServerUrl !== "string" || !/^https:\/\/[^\s]+$/.test(doc.gardenApiServerUrl)) throw new Error("gardenApiServerUrl must be an https URL");
     out.gardenApiServerUrl = doc.gardenApiServerUrl;
@@ -78,8 +63,28 @@ export function terminalConfigFromFile(doc: unknown): FileConfig {
     out[k] = { image: v.image };
   }
   if (doc.readyTimeoutSeconds !== undefined) {
-    if (!Number.isInteger(doc.readyTimeoutSeconds) || (doc.readyTimeoutSeconds as number) < 1 || (doc.readyTimeoutSeconds as number) > 600) throw new Error("readyTimeoutSeconds must be a whole number of seconds from 1 to 600");
-    out.readyTimeoutSeconds = doc.readyTimeoutSeconds as number;
+    const t = doc.readyTimeoutSeconds;
+    if (typeof t !== "number" || !Number.isInteger(t) || t < 1 || t > 600) throw new Error("readyTimeoutSeconds must be a whole number of seconds from 1 to 600");
+    out.readyTimeoutSeconds = t;
   }
   return out;
+}
+
+function seedHostsOf(v: unknown): NonNullable<FileConfig["seedHosts"]> {
+  if (!isRecord(v)) throw new Error("seedHosts must map seed names to {secretRef: {namespace, name}}");
+  const out: NonNullable<FileConfig["seedHosts"]> = {};
+  for (const [seed, host] of Object.entries(v)) {
+    const ref = isRecord(host) && isRecord(host.secretRef) ? host.secretRef : undefined;
+    if (!isName(seed) || !ref || !isName(ref.namespace) || !isName(ref.name)) throw new Error(`seedHosts.${seed}: needs secretRef with a namespace and a name`);
+    out[seed] = { secretRef: { namespace: ref.namespace, name: ref.name } };
+  }
+  return out;
+}
+
+function gardenTerminalHostOf(h: unknown): NonNullable<FileConfig["gardenTerminalHost"]> {
+  const seed = isRecord(h) && isRecord(h.seedRef) ? h.seedRef.name : undefined;
+  const shoot = isRecord(h) && isRecord(h.shootRef) ? h.shootRef : undefined;
+  if (isName(seed)) return { seedRef: { name: seed } };
+  if (shoot && isName(shoot.name) && (shoot.namespace === undefined || isName(shoot.namespace))) return { shootRef: { namespace: (shoot.namespace as string | undefined) ?? "garden", name: shoot.name } };
+  throw new Error("gardenTerminalHost needs seedRef.name or shootRef.name");
 }

@@ -5,7 +5,7 @@ import { createHash, randomBytes } from "node:crypto";
 import type { Terminal } from "../../apis/dashboard/v1alpha1/types.ts";
 import { ANNOTATION_CREATED_BY, ANNOTATION_OPERATION, API_VERSION, KIND_TERMINAL, OPERATION_KEEPALIVE } from "../../apis/dashboard/v1alpha1/types.ts";
 import type { Shoot } from "../../apis/gardencore/v1beta1/types.ts";
-import { StatusError } from "../../apimachinery/errors.ts";
+import { StatusError, unlessNotFound } from "../../apimachinery/errors.ts";
 import { Pods, ServiceAccounts } from "../../client/builtins.ts";
 import type { Client } from "../../client/client.ts";
 import { Shoots, Terminals } from "../../client/garden.ts";
@@ -139,8 +139,8 @@ export class TerminalService {
 
   async remove(user: User, p: { name?: string; namespace?: string }) {
     await this.as(user, async (c) => {
-      const t = await this.own(c, user, p, "You are not allowed to delete terminal with name").catch((err: unknown) => (err instanceof StatusError && err.code === 404 ? undefined : Promise.reject(err)));
-      if (t) await c.delete(Terminals, { namespace: p.namespace ?? "", name: p.name ?? "" }).catch((err: unknown) => (err instanceof StatusError && err.code === 404 ? undefined : Promise.reject(err)));
+      const t = await unlessNotFound(this.own(c, user, p, "You are not allowed to delete terminal with name"));
+      if (t) await unlessNotFound(c.delete(Terminals, { namespace: p.namespace ?? "", name: p.name ?? "" }));
     });
     return { name: p.name, namespace: p.namespace };
   }
