@@ -6,7 +6,7 @@ import { type Server, createServer } from "node:https";
 import { type AddressInfo, type Socket, connect } from "node:net";
 import type { Duplex } from "node:stream";
 import type { TLSSocket } from "node:tls";
-import { X509Certificate } from "node:crypto";
+import { X509Certificate, randomBytes } from "node:crypto";
 import { pino, type Logger } from "pino";
 import { Counter, Gauge, Registry } from "prom-client";
 import { type Clock, type Timer, realClock } from "../utils/clock.ts";
@@ -161,9 +161,14 @@ export class EgressProxy {
     return { cert: c.certPem, key: c.keyPem, ca: c.caBundlePem };
   }
 
-  /** Changed Secrets: new handshakes use them, open streams continue. */
+  /**
+   * Changed Secrets: new handshakes use them, open streams continue. Throws (and keeps the current ones) when they
+   * do not load, e.g. a certificate beside another certificate's key. New session ticket keys, so no session of
+   * a client certificate the new bundle no longer trusts is resumed.
+   */
   reload(credentials: EgressCredentials): void {
     this.server.setSecureContext(this.secureOptions(credentials));
+    this.server.setTicketKeys(randomBytes(48));
   }
 
   listen(port: number, host: string): Promise<AddressInfo> {
@@ -177,6 +182,8 @@ export class EgressProxy {
   async close(): Promise<void> {
     this.unsubscribe();
     const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
+    // Connections that have not sent their CONNECT yet go too (their head timeout runs on the proxy's clock).
+    this.server.closeAllConnections();
     for (const s of this.streams.keys()) s.destroy();
     await closed;
   }

@@ -1,6 +1,6 @@
 // The OpenVPN side of a vpn-seed-server (docs/reversed-vpn.md#vpn-seed-server): writes the server's
 // files, sets up the VPN namespace (sysctls, `inet vpn_seed`) and keeps `openvpn` running in it.
-import { chmod, mkdir, writeFile } from "node:fs/promises";
+import { chmod, mkdir, rename, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { Host } from "../host/index.ts";
 import type { Clock } from "../utils/clock.ts";
@@ -49,9 +49,12 @@ export interface OpenVpnServerOptions {
   onRestart?: () => void;
 }
 
+/** Written whole or not at all (a new file renamed over the old): the vpn-seed-server reads these files while they change. */
 async function put(path: string, data: string, mode: number): Promise<void> {
-  await writeFile(path, data, { mode });
-  await chmod(path, mode);
+  const tmp = `${path}.new`;
+  await writeFile(tmp, data, { mode });
+  await chmod(tmp, mode);
+  await rename(tmp, path);
 }
 
 export class OpenVpnServer {

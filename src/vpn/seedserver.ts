@@ -1,7 +1,8 @@
 // The vpn-seed-server process inside the control plane's VPN namespace (docs/reversed-vpn.md#health):
 // polls each OpenVPN server's management socket (`status 2`, every 2 s, every 250 ms while no tunnel is up, over
 // a connection kept open, whose end marks the tunnel down at once), feeds the tunnel set of the egress proxy (9443) and serves /healthz,
-// /readyz and /metrics (15000).
+// /readyz and /metrics (15000); with credentialFiles each poll reads the egress proxy's credential files again and
+// reloads changed ones in place.
 import type { AddressInfo } from "node:net";
 import { pino, type Logger } from "pino";
 import { Counter, Gauge, Registry, collectDefaultMetrics } from "prom-client";
@@ -11,6 +12,7 @@ import { ALWAYS_DENIED, TargetPolicy } from "./egresstarget.ts";
 import { HealthServer } from "./healthserver.ts";
 import { ManagementConnection, type ServerStatus } from "./management.ts";
 import { TunnelSet } from "./tunnels.ts";
+import { type CredentialFiles, readCredentialFiles } from "./seedserver-config.ts";
 
 export const HEALTH_POLL_MS = 2000;
 /**
@@ -37,6 +39,11 @@ export interface ManagedServer {
 export interface SeedServerOptions {
   servers: readonly ManagedServer[];
   credentials: EgressCredentials;
+  /**
+   * Read again on every poll: changed credentials (a renewal, a CA rotation) are taken up in place by the egress
+   * proxy (new handshakes use them, open streams continue), with no restart of the process.
+   */
+  credentialFiles?: CredentialFiles;
   shootCidrs: readonly string[];
   transferNetwork: string;
   listenAddress: string;
@@ -73,6 +80,10 @@ export class SeedServer {
   private timer: Timer | undefined;
   private polling: Promise<void> = Promise.resolve();
   private closed = false;
+  /** What the egress proxy serves now, and the last files that failed to load (not logged again). */
+  private credentials: EgressCredentials;
+  private failedCredentials: string | undefined;
+  private readonly reloads: Counter;
 
   constructor(private readonly o: SeedServerOptions) {
     this.clock = o.clock ?? realClock;
@@ -89,6 +100,8 @@ export class SeedServer {
       log: this.log,
       ...(o.upstreamTimeoutMs !== undefined ? { upstreamTimeoutMs: o.upstreamTimeoutMs } : {}),
     });
+    this.credentials = o.credentials;
+    this.reloads = new Counter({ name: "vpn_egress_credential_reloads_total", help: "Changed credential files taken up by the egress proxy (reloaded), or refused (failed).", labelNames: ["result"], registers: [this.registry] });
     this.metrics();
     this.health = new HealthServer(this);
   }
@@ -122,8 +135,45 @@ export class SeedServer {
     });
   }
 
-  /** Asks every server for its status and updates the tunnels (a server that does not answer is down). */
+  /** Asks every server for its status and updates the tunnels (a server that does not answer is down); reloads changed credentials. */
   async poll(): Promise<void> {
+    await Promise.all([this.pollServers(), this.reloadCredentials()]);
+  }
+
+  /**
+   * The credential files again: when they changed, the egress proxy takes them up in place. Files caught between
+   * two writes (a new certificate beside the old key) or unreadable are refused and tried again at the next poll;
+   * the proxy keeps serving what it had.
+   */
+  async reloadCredentials(): Promise<void> {
+    if (!this.o.credentialFiles) return;
+    let next: EgressCredentials;
+    try {
+      next = await readCredentialFiles(this.o.credentialFiles);
+    } catch (err) {
+      return this.reloadFailed(`unreadable: ${(err as Error).message}`, (err as Error).message);
+    }
+    const key = [next.certPem, next.keyPem, next.caBundlePem].join("\0");
+    if (key === [this.credentials.certPem, this.credentials.keyPem, this.credentials.caBundlePem].join("\0")) return;
+    try {
+      this.egress.reload(next);
+    } catch (err) {
+      return this.reloadFailed((err as Error).message, key);
+    }
+    this.credentials = next;
+    this.failedCredentials = undefined;
+    this.reloads.inc({ result: "reloaded" });
+    this.log.info("egress proxy credentials reloaded");
+  }
+
+  private reloadFailed(why: string, key: string): void {
+    if (this.failedCredentials === key) return;
+    this.failedCredentials = key;
+    this.reloads.inc({ result: "failed" });
+    this.log.warn({ error: why }, "egress proxy credentials not reloaded; keeping the current ones");
+  }
+
+  private async pollServers(): Promise<void> {
     await Promise.all(
       this.o.servers.map(async (s) => {
         const st = this.state.get(s.name)!;
