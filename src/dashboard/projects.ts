@@ -2,7 +2,7 @@
 // (docs/dashboard.md#reading-as-the-user), as upstream's dashboard does it: the dashboard lists the
 // Projects with its own read-only garden credential and keeps those whose stored `spec.members`
 // name the user (as the garden authenticated the token: the user's name, one of their groups, or the
-// ServiceAccount they are), leaving out projects still Pending. Only name, namespace, phase and
+// ServiceAccount they are), leaving out projects whose phase is Pending. Only name, namespace, phase and
 // description reach the user. Bounded: at most MAX_SCANNED Projects are read, in pages.
 import type { Project } from "../apis/gardencore/v1beta1/types.ts";
 import type { Client } from "../client/client.ts";
@@ -34,7 +34,8 @@ export async function memberProjects(own: Client, user: Identity, maxItems: numb
   do {
     const page = await own.list(Projects, { limit: PAGE, timeoutMs: 10_000, ...(next ? { continue: next } : {}) });
     scanned += page.items.length;
-    for (const p of page.items) if ((p.status?.phase ?? "Pending") !== "Pending" && isMemberOf(p, user)) items.push(p);
+    // upstream also counts a missing phase as Pending; our project controller sets no phase, so only an explicit one counts
+    for (const p of page.items) if (p.status?.phase !== "Pending" && isMemberOf(p, user)) items.push(p);
     next = page.metadata?.continue || undefined;
   } while (next && scanned < MAX_SCANNED && items.length <= maxItems);
   return { items: items.slice(0, maxItems), truncated: Boolean(next) || items.length > maxItems };

@@ -45,7 +45,7 @@ describe("the dashboard's read endpoints", { timeout: 60_000 }, () => {
     const members: Record<string, unknown[]> = { p: [user("alice")], q: [{ apiGroup: "rbac.authorization.k8s.io", kind: "Group", name: "team-q", role: "viewer" }], r: [user("rita")], pending: [user("alice")] };
     for (const [name, ns] of [["p", NS], ["q", "garden-q"], ["r", "garden-r"], ["pending", "garden-pending"]] as const) {
       await g.create(Projects, { metadata: { name }, spec: { namespace: ns, members: members[name] } } as never);
-      if (name !== "pending") await g.patchStatus(Projects, { name }, { type: "merge", body: { status: { phase: "Ready" } } });
+      await g.patchStatus(Projects, { name }, { type: "merge", body: { status: { phase: name === "pending" ? "Pending" : "Ready" } } });
       await g.create(Namespaces, { metadata: { name: ns } }).catch(() => undefined);
     }
     // the dashboard's own credential may only read Projects
