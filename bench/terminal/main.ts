@@ -1,0 +1,107 @@
+// bench/terminal: web terminals on the real local landscape (docs/terminals.md#benchmark), as root
+// under the landscape lock:
+//   flock /tmp/landscape.lock npm run bench:terminal -- [--terminals 20 --clicks 10]
+// 1. create -> Ready for N terminals at once: each is the dashboard's `create` and then its `fetch`
+//    (which answers once the Terminal is ready and its pod runs with the container ready), all
+//    started together, half by the project member and half by a second member (a ServiceAccount
+//    of the project), so the default cap of 10 Terminals per user holds; per terminal the time from
+//    its `create` to `fetch`'s answer.
+// 2. click -> prompt: headless Chromium logs in as the member, opens the project and clicks
+//    `Cluster` on the shoot; the time from the click until a prompt is on the xterm screen; the pane
+//    is closed before the next click.
+import { readFileSync } from "node:fs";
+import { loadavg } from "node:os";
+import { parseArgs } from "node:util";
+import { resourcePath } from "../../src/client/resource.ts";
+import { RoleBindings, ServiceAccounts } from "../../src/client/builtins.ts";
+import { PROJECT_NAMESPACE, SHOOT } from "../../src/landscape/layout.ts";
+import { dashboardUrlPath, memberTokenPath } from "../../src/landscape/terminals.ts";
+import { LandscapeBrowser } from "../../test/e2e/landscape/browser.ts";
+import { startLandscape } from "../../test/e2e/support/landscape.ts";
+import { summarize, percentile, table } from "../support/stats.ts";
+
+const { values } = parseArgs({
+  options: {
+    terminals: { type: "string", default: "20" },
+    clicks: { type: "string", default: "10" },
+    prefix: { type: "string", default: "glt-" },
+    ports: { type: "string", default: "39443,39444,39445" },
+  },
+});
+const log = (line: string): void => void process.stderr.write(`${new Date().toISOString()} bench: ${line}\n`);
+const load = (): string => loadavg().map((l) => l.toFixed(1)).join(" ");
+const [garden = 0, seed = 0, shoot = 0] = values.ports.split(",").map(Number);
+
+async function call(url: string, caPem: string, token: string, method: string, params: unknown): Promise<Record<string, unknown>> {
+  const { request } = await import("node:https");
+  const body = JSON.stringify({ method, params });
+  return new Promise((resolve, reject) => {
+    const req = request(new URL("api/terminals", url), { method: "POST", ca: caPem, headers: { authorization: `Bearer ${token}`, "x-requested-with": "XMLHttpRequest", "content-type": "application/json" } }, (res) => {
+      let text = "";
+      res.on("data", (c: Buffer) => (text += c.toString()));
+      res.on("end", () => {
+        const out = JSON.parse(text) as Record<string, unknown>;
+        if (res.statusCode !== 200) reject(new Error(`${method}: ${res.statusCode} ${String(out.message)}`));
+        else resolve(out);
+      });
+    });
+    req.on("error", reject);
+    req.end(body);
+  });
+}
+
+const row = (what: string, samples: number[]): (string | number)[] => {
+  const s = [...samples].sort((a, b) => a - b);
+  return [what, s.length, Math.round(percentile(s, 50)), Math.round(percentile(s, 95)), Math.round(summarize(s).max)];
+};
+
+log(`starting the landscape (prefix ${values.prefix}, ports ${values.ports}); load ${load()}`);
+const l = await startLandscape({ prefix: values.prefix, ports: { garden, seed, shoot }, out: (line) => log(line) });
+try {
+  const url = readFileSync(dashboardUrlPath(l.layout), "utf8").trim();
+  const caPem = readFileSync(`${l.layout.apiServerDir("garden")}/pki/ca.crt`, "utf8");
+  const member = readFileSync(memberTokenPath(l.layout), "utf8").trim();
+  // the second member: a ServiceAccount of the project, bound as project member
+  await l.garden.create(ServiceAccounts, { metadata: { namespace: PROJECT_NAMESPACE, name: "bench-member" } });
+  await l.garden.create(RoleBindings, { metadata: { namespace: PROJECT_NAMESPACE, name: "bench-member" }, subjects: [{ kind: "ServiceAccount", name: "bench-member", namespace: PROJECT_NAMESPACE }], roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: "gardener.cloud:system:project-member" } });
+  const tr = await l.garden.transport.request<{ status: { token: string } }>({ method: "POST", path: resourcePath(ServiceAccounts, PROJECT_NAMESPACE, "bench-member", "token"), body: { apiVersion: "authentication.k8s.io/v1", kind: "TokenRequest", spec: { expirationSeconds: 3600 } } });
+  const second = tr.status.token;
+
+  const n = Number(values.terminals);
+  log(`create -> Ready: ${n} terminals at once; load ${load()}`);
+  const loadBefore = load();
+  const results = await Promise.all(Array.from({ length: n }, async (_, i) => {
+    const token = i % 2 === 0 ? member : second;
+    const start = performance.now();
+    const created = await call(url, caPem, token, "create", { coordinate: { namespace: PROJECT_NAMESPACE, name: SHOOT, target: "shoot" }, identifier: `bench-${i}-${Date.now()}` });
+    const meta = created.metadata as { name: string; namespace: string };
+    await call(url, caPem, token, "fetch", { name: meta.name, namespace: meta.namespace });
+    return { ms: performance.now() - start, token, meta };
+  }));
+  const loadAfterCreate = load();
+  await Promise.all(results.map((r) => call(url, caPem, r.token, "remove", r.meta)));
+  log(`removed the ${n} terminals`);
+
+  const clicks: number[] = [];
+  const browser = await LandscapeBrowser.launch(url, caPem);
+  try {
+    await browser.session("bench-click-to-prompt", async (d) => {
+      await d.login(member);
+      await d.openProject("local", PROJECT_NAMESPACE);
+      for (let i = 0; i < Number(values.clicks); i++) {
+        const start = performance.now();
+        const pane = await d.openPane("open-shoot-terminal", SHOOT);
+        await pane.prompt(60_000);
+        clicks.push(performance.now() - start);
+        log(`click ${i + 1}: prompt after ${Math.round(clicks[clicks.length - 1]!)} ms`);
+        await pane.close();
+      }
+    });
+  } finally {
+    await browser.close();
+  }
+  process.stdout.write(`\n${table([["measure", "n", "p50 ms", "p95 ms", "max ms"], row(`create -> Ready, ${n} at once`, results.map((r) => r.ms)), row("click -> prompt on screen", clicks)])}\n`);
+  process.stdout.write(`load average (1, 5, 15 min): before create ${loadBefore}, after create ${loadAfterCreate}, at the end ${load()}\n`);
+} finally {
+  await l.stop((line) => log(line));
+}
