@@ -65,8 +65,6 @@ function rawEtcdPuts(client: Etcd3, etcdPid: number, cpu: { ms: number; puts: nu
 
 /** Worker counts to measure creates with; the first gets every phase. */
 const workerCounts = values.workers.split(",").map((w) => Number(w.trim())).filter((w) => Number.isInteger(w) && w >= 1);
-/** Which storages --workers above 1 supports. */
-const WORKER_STORAGES = new Set(["etcd"]);
 
 interface WorkerFigure {
   storage: string;
@@ -105,7 +103,7 @@ async function main(): Promise<void> {
       } finally {
         await server.stop();
       }
-      for (const workers of more.filter(() => WORKER_STORAGES.has(storage))) {
+      for (const workers of more) {
         console.error(`${storage}-backed server with --workers ${workers} (creates only) ...`);
         const dataDir = join(work, `${storage}-workers-${workers}`);
         const extraArgs = ["--workers", String(workers), "--etcd-prefix", `/w${workers}`];
@@ -158,13 +156,14 @@ async function main(): Promise<void> {
     console.log(table(rows));
     console.log(`creates per worker count (gardener-apiserver --workers; CPU is the whole server process, every worker):`);
     const workerRows: (string | number)[][] = [["server", "workers", "creates/s", "raw etcd puts/s", "ratio", "server CPU ms per create"]];
-    for (const f of perWorkers) workerRows.push([`${f.storage}-backed`, f.workers, f.createsPerSec, f.rawPutsPerSec, ratio(f.createsPerSec, f.rawPutsPerSec), f.cpuMsPerCreate]);
+    for (const f of perWorkers) workerRows.push([`${f.storage}-backed`, String(f.workers), f.createsPerSec, f.rawPutsPerSec, ratio(f.createsPerSec, f.rawPutsPerSec), f.cpuMsPerCreate]);
     console.log(table(workerRows));
-    const goalCreate = sqlite.createsPerSec / sqlite.rawPutsPerSec >= 1;
+    const bestSqlite = Math.max(...perWorkers.filter((f) => f.storage === "sqlite").map((f) => f.createsPerSec / f.rawPutsPerSec));
+    const goalCreate = bestSqlite >= 1;
     const bestEtcd = Math.max(...perWorkers.filter((f) => f.storage === "etcd").map((f) => f.createsPerSec / f.rawPutsPerSec));
     const goalEtcd = bestEtcd >= 0.5;
     const goalWatch = results.sqlite!.watchP99Ms < 50;
-    console.log(`goal durable sqlite creates >= 1.0x raw etcd puts: ${goalCreate ? "met" : "NOT met"} (${ratio(sqlite.createsPerSec, sqlite.rawPutsPerSec)})`);
+    console.log(`goal durable sqlite creates >= 1.0x raw etcd puts: ${goalCreate ? "met" : "NOT met"} (${bestSqlite.toFixed(2)}x, the best worker count)`);
     console.log(`goal etcd-backed creates >= 0.5x raw etcd puts: ${goalEtcd ? "met" : "NOT met"} (${bestEtcd.toFixed(2)}x, the best worker count)`);
     console.log(`goal watch p99 < 50 ms (sqlite): ${goalWatch ? "met" : "NOT met"}`);
     for (const storage of ["sqlite", "etcd"] as const) {

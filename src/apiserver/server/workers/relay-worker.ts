@@ -27,6 +27,7 @@ class RelayedSocket extends Duplex {
   readonly localPort: number | undefined;
   private idleMs = 0;
   private idleTimer: NodeJS.Timeout | undefined;
+  private idleTimerMs = 0;
 
   constructor(
     readonly id: number,
@@ -66,8 +67,16 @@ class RelayedSocket extends Duplex {
   }
 
   private touch(): void {
-    if (this.idleTimer) clearTimeout(this.idleTimer);
-    this.idleTimer = this.idleMs > 0 && !this.destroyed ? setTimeout(() => this.emit("timeout"), this.idleMs).unref() : undefined;
+    if (this.idleMs <= 0 || this.destroyed) {
+      if (this.idleTimer) clearTimeout(this.idleTimer);
+      this.idleTimer = undefined;
+    } else if (this.idleTimer && this.idleTimerMs === this.idleMs) {
+      this.idleTimer.refresh();
+    } else {
+      if (this.idleTimer) clearTimeout(this.idleTimer);
+      this.idleTimerMs = this.idleMs;
+      this.idleTimer = setTimeout(() => this.emit("timeout"), this.idleMs).unref();
+    }
   }
 
   received(bytes: Uint8Array): void {
