@@ -105,13 +105,42 @@ void describe(`gardener-apiserver --workers on ${storage}`, { skip, timeout: 120
     assert.equal((await create(writer, "through-worker-0")).status, 201);
     await eventually("worker 1's watch to see worker 0's write", () => (seen.includes("through-worker-0") ? true : undefined));
 
+    // One encoded event written to several watches of one worker (a large object: its own buffer)
+    // reaches each of them whole.
+    const big = "x".repeat(20_000);
+    const bigWatches = [connection(), connection(), connection()].map((agent) => {
+      const got: string[] = [];
+      const done = new Promise<number>((resolve) => {
+        request({ agent, host: "127.0.0.1", port: primary.port, path: `${cms}?watch=1&resourceVersion=${rv}&fieldSelector=metadata.name%3Dbig` }, (res) => {
+          const port = res.socket.localPort ?? 0;
+          let buf = "";
+          res.on("data", (c: Buffer) => {
+            buf += c.toString();
+            for (let i = buf.indexOf("\n"); i >= 0; i = buf.indexOf("\n")) {
+              got.push((JSON.parse(buf.slice(0, i)) as { object: { data: { k: string } } }).object.data.k);
+              buf = buf.slice(i + 1);
+              resolve(port);
+            }
+          });
+        }).end();
+      });
+      return { got, done };
+    });
+    await eventually("three big watches to open", () => (primary.relay.connectionCounts().reduce((a, b) => a + b, 0) >= 5 ? true : undefined));
+    assert.equal((await send(writer, "POST", cms, { metadata: { name: "big" }, data: { k: big } })).status, 201);
+    const ports = await Promise.all(bigWatches.map((w) => w.done));
+    for (const w of bigWatches) assert.deepEqual(w.got, [big]);
+    // Three connections on two workers: two of them share one.
+    assert.ok(new Set(ports.map((p) => primary.relay.workerOfClientPort(p))).size < 3);
+    for (const a of agents.slice(-3)) a.destroy();
+
     const events = () =>
       readFileSync(join(dir, "audit.log"), "utf8")
         .split("\n")
         .filter(Boolean)
         .map((l) => JSON.parse(l) as { verb: string; stage: string; sourceIPs: string[]; objectRef?: { name?: string } });
     // (An audit event still queued in a worker that crashes is lost, as in a process that crashes.)
-    await eventually("the audit event of the first create", () => (events().some((e) => e.verb === "create" && e.stage === "ResponseComplete") ? true : undefined));
+    await eventually("the audit events of the first creates", () => (events().filter((e) => e.verb === "create" && e.stage === "ResponseComplete").length === 2 ? true : undefined));
 
     // A crash of worker 0: its connection is cut; the next requests succeed (on worker 1).
     await primary.kill(0);
@@ -125,10 +154,10 @@ void describe(`gardener-apiserver --workers on ${storage}`, { skip, timeout: 120
     assert.equal(got.status, 200);
     await eventually("the watch to see every write", () => (["after-kill-1", "after-kill-2", "after-kill-3"].every((n) => seen.includes(n)) ? true : undefined));
     assert.equal(watchEnded, false);
-    assert.deepEqual(seen, ["through-worker-0", "after-kill-1", "after-kill-2", "after-kill-3"]);
+    assert.deepEqual(seen, ["through-worker-0", "big", "after-kill-1", "after-kill-2", "after-kill-3"]);
 
     // Both workers' audit events are in the primary's one log, with the client's address.
-    await eventually("audit events of the creates", () => (events().filter((e) => e.verb === "create" && e.stage === "ResponseComplete").length === 4 ? true : undefined));
+    await eventually("audit events of the creates", () => (events().filter((e) => e.verb === "create" && e.stage === "ResponseComplete").length === 5 ? true : undefined));
     for (const e of events()) assert.deepEqual(e.sourceIPs, ["127.0.0.1"]);
     assert.ok(events().some((e) => e.verb === "watch"));
   });

@@ -6,6 +6,7 @@
 // connection.
 import { createServer, type Server, type TLSSocket, type TlsOptions } from "node:tls";
 import type { MessagePort } from "node:worker_threads";
+import { BatchedPort, onBatches } from "../../../utils/batched-port.ts";
 import { type RelayMessage, type VerifiedClient, ownBytes } from "./relay-protocol.ts";
 
 interface Connection {
@@ -16,6 +17,7 @@ interface Connection {
 interface RelayTarget {
   index: number;
   port: MessagePort;
+  out: BatchedPort<RelayMessage>;
   connections: Set<number>;
 }
 
@@ -45,9 +47,9 @@ export class ConnectionRelay {
   /** Routes new connections to this worker too; its earlier connections (if any) are cut. */
   attach(index: number, port: MessagePort): void {
     this.detach(index);
-    const target: RelayTarget = { index, port, connections: new Set() };
+    const target: RelayTarget = { index, port, out: new BatchedPort(port), connections: new Set() };
     this.targets[index] = target;
-    port.on("message", (m: RelayMessage) => this.fromWorker(target, m));
+    onBatches(port, (m: RelayMessage) => this.fromWorker(target, m));
   }
 
   /** No new connections go to this worker; its open ones are cut (their clients see a reset). */
@@ -56,6 +58,7 @@ export class ConnectionRelay {
     if (!target) return;
     this.targets[index] = undefined;
     target.port.removeAllListeners("message");
+    target.out.close();
     for (const id of target.connections) {
       this.connections.get(id)?.socket.destroy();
       this.connections.delete(id);
@@ -108,16 +111,16 @@ export class ConnectionRelay {
     worker.connections.add(id);
     const peer = { address: socket.remoteAddress, port: socket.remotePort, family: socket.remoteFamily };
     const local = { address: socket.localAddress, port: socket.localPort, family: socket.localFamily };
-    worker.port.postMessage(["open", id, peer, local, verifiedClient(socket)] satisfies RelayMessage);
-    socket.on("data", (chunk: Buffer) => post(worker.port, ["data", id, ownBytes(chunk)]));
-    socket.on("end", () => worker.port.postMessage(["end", id] satisfies RelayMessage));
-    socket.on("drain", () => worker.port.postMessage(["resume", id] satisfies RelayMessage));
+    worker.out.send(["open", id, peer, local, verifiedClient(socket)]);
+    socket.on("data", (chunk: Buffer) => sendBytes(worker.out, id, chunk));
+    socket.on("end", () => worker.out.send(["end", id]));
+    socket.on("drain", () => worker.out.send(["resume", id]));
     socket.on("error", () => {});
     socket.on("close", () => {
       if (this.connections.get(id)?.socket !== socket) return;
       this.connections.delete(id);
       worker.connections.delete(id);
-      worker.port.postMessage(["destroy", id] satisfies RelayMessage);
+      worker.out.send(["destroy", id]);
     });
   }
 
@@ -126,7 +129,7 @@ export class ConnectionRelay {
     if (!c || c.worker !== target) return;
     switch (m[0]) {
       case "data":
-        if (!c.socket.write(m[2])) target.port.postMessage(["pause", m[1]] satisfies RelayMessage);
+        if (!c.socket.write(m[2])) target.out.send(["pause", m[1]]);
         break;
       case "end":
         c.socket.end();
@@ -153,15 +156,8 @@ function verifiedClient(socket: TLSSocket): VerifiedClient | undefined {
   return subject ? { subject: { ...subject } } : undefined;
 }
 
-/** Posts a data message, transferring its buffer when that is allowed. */
-export function post(port: MessagePort, m: RelayMessage): void {
-  if (m[0] !== "data") {
-    port.postMessage(m);
-    return;
-  }
-  try {
-    port.postMessage(m, [m[2].buffer as ArrayBuffer]);
-  } catch {
-    port.postMessage(m);
-  }
+/** Sends a chunk read from a socket (ours alone), its buffer transferred (a copy when it shares a larger buffer). */
+function sendBytes(out: BatchedPort<RelayMessage>, id: number, chunk: Uint8Array): void {
+  const bytes = ownBytes(chunk);
+  out.send(["data", id, bytes], bytes.buffer as ArrayBuffer);
 }

@@ -7,8 +7,8 @@
 import type { Server } from "node:http";
 import { Duplex } from "node:stream";
 import type { MessagePort } from "node:worker_threads";
-import { post } from "./relay-primary.ts";
-import { type RelayMessage, type SocketAddress, type VerifiedClient, ownBytes } from "./relay-protocol.ts";
+import { BatchedPort, onBatches } from "../../../utils/batched-port.ts";
+import type { RelayMessage, SocketAddress, VerifiedClient } from "./relay-protocol.ts";
 
 class RelayedSocket extends Duplex {
   /** The primary said its socket cannot take more: writes wait for "resume". */
@@ -31,7 +31,7 @@ class RelayedSocket extends Duplex {
 
   constructor(
     readonly id: number,
-    private readonly port: MessagePort,
+    private readonly port: BatchedPort<RelayMessage>,
     peer: SocketAddress,
     local: SocketAddress,
     private readonly client: VerifiedClient | undefined,
@@ -83,7 +83,7 @@ class RelayedSocket extends Duplex {
     if (this.idleMs) this.touch();
     if (!this.push(bytes) && !this.paused) {
       this.paused = true;
-      this.port.postMessage(["pause", this.id] satisfies RelayMessage);
+      this.port.send(["pause", this.id]);
     }
   }
 
@@ -101,7 +101,7 @@ class RelayedSocket extends Duplex {
   override _read(): void {
     if (!this.paused) return;
     this.paused = false;
-    this.port.postMessage(["resume", this.id] satisfies RelayMessage);
+    this.port.send(["resume", this.id]);
   }
 
   override _write(chunk: Buffer, _enc: BufferEncoding, cb: (err?: Error | null) => void): void {
@@ -117,19 +117,21 @@ class RelayedSocket extends Duplex {
 
   private send(chunks: Buffer[], cb: (err?: Error | null) => void): void {
     if (this.idleMs) this.touch();
-    const bytes = chunks.length === 1 ? ownBytes(chunks[0]!) : new Uint8Array(Buffer.concat(chunks));
-    post(this.port, ["data", this.id, bytes]);
+    // A copy: the writer may still hold (and share) the chunk, e.g. one encoded watch event written
+    // to every watcher, so its buffer must not be transferred away.
+    const bytes = chunks.length === 1 ? new Uint8Array(chunks[0]!) : new Uint8Array(Buffer.concat(chunks));
+    this.port.send(["data", this.id, bytes], bytes.buffer);
     if (this.blocked) this.waiting.push(() => cb());
     else cb();
   }
 
   override _final(cb: (err?: Error | null) => void): void {
-    if (!this.gone) this.port.postMessage(["end", this.id] satisfies RelayMessage);
+    if (!this.gone) this.port.send(["end", this.id]);
     cb();
   }
 
   override _destroy(err: Error | null, cb: (err?: Error | null) => void): void {
-    if (!this.gone) this.port.postMessage(["destroy", this.id] satisfies RelayMessage);
+    if (!this.gone) this.port.send(["destroy", this.id]);
     this.gone = true;
     if (this.idleTimer) clearTimeout(this.idleTimer);
     this.onGone(this.id);
@@ -154,9 +156,10 @@ export function serveRelayed(server: Server, port: MessagePort): RelayedConnecti
   const sockets = new Map<number, RelayedSocket>();
   // The HTTP server starts tracking connections (idle closing, header timeouts) on "listening".
   server.emit("listening");
-  port.on("message", (m: RelayMessage) => {
+  const out = new BatchedPort<RelayMessage>(port);
+  onBatches(port, (m: RelayMessage) => {
     if (m[0] === "open") {
-      const s = new RelayedSocket(m[1], port, m[2], m[3], m[4], (id) => sockets.delete(id));
+      const s = new RelayedSocket(m[1], out, m[2], m[3], m[4], (id) => sockets.delete(id));
       sockets.set(m[1], s);
       s.on("error", () => {});
       server.emit("connection", s);

@@ -4,6 +4,7 @@
 // events arrive as the owner's watch delivers them, in order, on the same port as the answers.
 import type { MessagePort } from "node:worker_threads";
 import { type GetOptions, type KeyValue, type ListOptions, type ListResult, type Storage, StorageError, type StorageEvent, type WatchHandle } from "../interface.ts";
+import { BatchedPort, onBatches } from "../../../utils/batched-port.ts";
 import type { Call, ErrorData, Reply, Request } from "./protocol.ts";
 
 interface Pending {
@@ -25,12 +26,14 @@ export class RemoteStorage implements Storage {
   private readonly watches = new Map<number, Watch>();
   private nextId = 1;
   private closed = false;
+  private readonly out: BatchedPort<Request>;
 
   constructor(
     private readonly port: MessagePort,
     readonly kind: "sqlite" | "etcd" = "sqlite",
   ) {
-    port.on("message", (r: Reply) => this.onReply(r));
+    this.out = new BatchedPort(port);
+    onBatches(port, (r: Reply) => this.onReply(r));
   }
 
   currentRevision(): Promise<number> {
@@ -89,11 +92,12 @@ export class RemoteStorage implements Storage {
     const err = new StorageError("Unavailable", "storage is closed");
     for (const p of this.pending.values()) p.reject(err);
     this.pending.clear();
+    this.out.close();
     this.port.close();
   }
 
   private send(r: Request): void {
-    if (!this.closed || r[0] === "unwatch") this.port.postMessage(r);
+    if (!this.closed || r[0] === "unwatch") this.out.send(r);
   }
 
   private call<T>(make: (id: number) => Call): Promise<T> {
@@ -101,7 +105,7 @@ export class RemoteStorage implements Storage {
     const id = this.nextId++;
     return new Promise<T>((resolve, reject) => {
       this.pending.set(id, { resolve: resolve as (v: never) => void, reject });
-      this.port.postMessage(make(id));
+      this.out.send(make(id));
     });
   }
 

@@ -3,6 +3,7 @@
 // watches opened through it. A closed port stops its watches.
 import type { MessagePort } from "node:worker_threads";
 import { type Storage, StorageError, type WatchHandle } from "../interface.ts";
+import { BatchedPort } from "../../../utils/batched-port.ts";
 import type { Call, ErrorData, Reply, Request } from "./protocol.ts";
 
 export function errorData(err: unknown): ErrorData {
@@ -40,8 +41,12 @@ export interface StorageService {
 export function serveStorage(storage: Storage, port: MessagePort): StorageService {
   const watches = new Map<number, WatchHandle>();
   let closed = false;
+  const out = new BatchedPort<Reply>(port);
   const reply = (r: Reply) => {
-    if (!closed) port.postMessage(r);
+    if (!closed) out.send(r);
+  };
+  const onBatch = (batch: Request[]) => {
+    for (const m of batch) onMessage(m);
   };
   const onMessage = (m: Request) => {
     if (m[0] === "watch") {
@@ -80,10 +85,11 @@ export function serveStorage(storage: Storage, port: MessagePort): StorageServic
     closed = true;
     for (const w of watches.values()) w.stop();
     watches.clear();
-    port.off("message", onMessage);
+    out.close();
+    port.off("message", onBatch);
     port.close();
   };
-  port.on("message", onMessage);
+  port.on("message", onBatch);
   port.on("close", close);
   return { close };
 }
