@@ -41,11 +41,16 @@ export class NamespaceTracker {
   pidnsOf(pid: number): void {
     this.ids.add(readlinkSync(`/proc/${pid}/ns/pid`));
   }
-  /** Live processes in any tracked namespace (zombies are not: they wait for whoever reaps orphans). */
+  /**
+   * Live processes in any tracked namespace. Not counted: zombies (they wait for whoever reaps orphans) and
+   * processes with an empty command line, which have already given up their memory inside exit() and are only
+   * finishing it (an OpenVPN closing its tun device can take seconds there on a loaded machine).
+   */
   processes(): number[] {
     const out: number[] = [];
     for (const p of readdirSync("/proc").filter((n) => /^\d+$/.test(n))) {
       if (!isAlive({ pid: Number(p), startTime: readStartTime(Number(p)) ?? "" })) continue;
+      if (readCmdline(Number(p)).length === 0) continue;
       for (const kind of ["net", "pid"]) {
         try {
           if (this.ids.has(readlinkSync(`/proc/${p}/ns/${kind}`))) {
