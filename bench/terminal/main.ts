@@ -52,7 +52,7 @@ async function call(url: string, caPem: string, token: string, method: string, p
 
 const row = (what: string, samples: number[]): (string | number)[] => {
   const s = [...samples].sort((a, b) => a - b);
-  return [what, s.length, Math.round(percentile(s, 50)), Math.round(percentile(s, 95)), Math.round(summarize(s).max)];
+  return [what, String(s.length), Math.round(percentile(s, 50)), Math.round(percentile(s, 95)), Math.round(summarize(s).max)];
 };
 
 log(`starting the landscape (prefix ${values.prefix}, ports ${values.ports}); load ${load()}`);
@@ -81,6 +81,7 @@ try {
   const loadAfterCreate = load();
   await Promise.all(results.map((r) => call(url, caPem, r.token, "remove", r.meta)));
   log(`removed the ${n} terminals`);
+  process.stdout.write(`${table([["measure", "n", "p50 ms", "p95 ms", "max ms"], row(`create -> Ready, ${n} at once`, results.map((r) => r.ms))])}\n`);
 
   const clicks: number[] = [];
   const browser = await LandscapeBrowser.launch(url, caPem);
@@ -100,7 +101,7 @@ try {
   } finally {
     await browser.close();
   }
-  process.stdout.write(`\n${table([["measure", "n", "p50 ms", "p95 ms", "max ms"], row(`create -> Ready, ${n} at once`, results.map((r) => r.ms)), row("click -> prompt on screen", clicks)])}\n`);
+  process.stdout.write(`${table([["measure", "n", "p50 ms", "p95 ms", "max ms"], row("click -> prompt on screen", clicks)])}\n`);
   process.stdout.write(`load average (1, 5, 15 min): before create ${loadBefore}, after create ${loadAfterCreate}, at the end ${load()}\n`);
 } finally {
   await l.stop((line) => log(line));
