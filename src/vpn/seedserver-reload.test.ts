@@ -12,7 +12,7 @@ import { after, before, test } from "node:test";
 import { createCertificateAuthority, issueClientCertificate, issueServingCertificate, type CertificateAuthority, type IssuedCertificate } from "../apiserver/certs/issue.ts";
 import { FakeClock } from "../utils/clock.ts";
 import { EGRESS_CLIENT_CN } from "./egressproxy.ts";
-import { MAX_CREDENTIAL_FILE_BYTES } from "./seedserver-config.ts";
+import { MAX_CREDENTIAL_FILE_BYTES } from "./credential-files.ts";
 import { SeedServer } from "./seedserver.ts";
 import { type FakeManagement, fakeManagement } from "./testing-management.ts";
 

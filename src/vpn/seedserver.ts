@@ -12,7 +12,7 @@ import { ALWAYS_DENIED, TargetPolicy } from "./egresstarget.ts";
 import { HealthServer } from "./healthserver.ts";
 import { ManagementConnection, type ServerStatus } from "./management.ts";
 import { TunnelSet } from "./tunnels.ts";
-import { type CredentialFiles, readCredentialFiles } from "./seedserver-config.ts";
+import { type CredentialFiles, readCredentialFiles } from "./credential-files.ts";
 
 export const HEALTH_POLL_MS = 2000;
 /**
