@@ -13,7 +13,8 @@ export class X509Authenticator implements RequestAuthenticator {
     const cert = req.peerCertificate;
     if (!cert) return Promise.resolve(undefined);
     // Like Go's chain verification with ExtKeyUsageClientAuth: a certificate restricted to other
-    // usages (e.g. a serving certificate) is not a client credential. Node does not check this.
+    // usages (e.g. a serving certificate) is not a client credential. OpenSSL's purpose check at the handshake
+    // usually refuses it already; this check does not rely on that.
     const eku = cert.ext_key_usage;
     if (eku && eku.length > 0 && !eku.includes(CLIENT_AUTH) && !eku.includes(ANY_EXTENDED_KEY_USAGE)) {
       return Promise.reject(new StatusError(401, "Unauthorized", "x509: certificate specifies an incompatible key usage"));

@@ -29,7 +29,8 @@ export function peerCertificateOf(req: IncomingMessage): AuthenticationRequest["
   if (cert && cert.subject) {
     const subject = cert.subject as unknown as { CN?: string | string[]; O?: string | string[] };
     const cn = Array.isArray(subject.CN) ? subject.CN[0] : subject.CN;
-    peer = { subject: { CN: cn, O: subject.O } };
+    // The extended key usages go along: the authenticator refuses a certificate not meant for client authentication.
+    peer = { subject: { CN: cn, O: subject.O }, ...(cert.ext_key_usage ? { ext_key_usage: [...cert.ext_key_usage] } : {}) };
   }
   peerSubjects.set(sock, peer);
   return peer;

@@ -152,8 +152,10 @@ export class ConnectionRelay {
 /** The client certificate's subject, only when it verified against the client CAs. */
 function verifiedClient(socket: TLSSocket): VerifiedClient | undefined {
   if (!socket.authorized) return undefined;
-  const subject = socket.getPeerCertificate()?.subject as unknown as Record<string, string | string[]> | undefined;
-  return subject ? { subject: { ...subject } } : undefined;
+  const cert = socket.getPeerCertificate();
+  const subject = cert?.subject as unknown as Record<string, string | string[]> | undefined;
+  if (!subject) return undefined;
+  return { subject: { ...subject }, ...(cert.ext_key_usage ? { extKeyUsage: [...cert.ext_key_usage] } : {}) };
 }
 
 /** Sends a chunk read from a socket (ours alone), its buffer transferred (a copy when it shares a larger buffer). */

@@ -12,6 +12,8 @@ export type OpenMessage = ["open", id: number, peer: SocketAddress, local: Socke
 
 export interface VerifiedClient {
   subject: Record<string, string | string[]>;
+  /** Its extended key usage OIDs, when it names any (the authenticator checks them for clientAuth). */
+  extKeyUsage?: string[];
 }
 /** Either way: bytes of the connection (the ArrayBuffer is transferred). */
 export type DataMessage = ["data", id: number, bytes: Uint8Array];

@@ -46,8 +46,9 @@ class RelayedSocket extends Duplex {
     this.localPort = local.port;
   }
 
-  getPeerCertificate(): { subject?: VerifiedClient["subject"] } {
-    return this.client ? { subject: this.client.subject } : {};
+  getPeerCertificate(): { subject?: VerifiedClient["subject"]; ext_key_usage?: string[] } {
+    if (!this.client) return {};
+    return { subject: this.client.subject, ...(this.client.extKeyUsage ? { ext_key_usage: this.client.extKeyUsage } : {}) };
   }
 
   /** As net.Socket: "timeout" after ms without traffic either way (0: never). */
