@@ -10,12 +10,11 @@ import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { pino } from "pino";
 import type { Endpoints, Service } from "../../../src/apis/core/v1/service.ts";
-import type { Shoot } from "../../../src/apis/gardencore/v1beta1/types.ts";
 import { EC_P256 } from "../../../src/apiserver/certs/keys.ts";
 import { loadEgressSelector } from "../../../src/apiserver/egressselector/egressselector.ts";
-import { type Secret, ConfigMaps, Namespaces, Secrets } from "../../../src/client/builtins.ts";
+import { type Secret, ConfigMaps, Secrets } from "../../../src/client/builtins.ts";
 import type { Client } from "../../../src/client/client.ts";
-import { Projects, Seeds, Shoots } from "../../../src/client/garden.ts";
+import { Shoots } from "../../../src/client/garden.ts";
 import { unlessNotFound } from "../../../src/client/helpers.ts";
 import { type Gardenlet, createGardenlet } from "../../../src/gardenlet/app.ts";
 import { staticShootClients } from "../../../src/gardenlet/controller/sshkeypair/reconciler.ts";
@@ -26,10 +25,8 @@ import { type Clock, FakeClock, realClock } from "../../../src/utils/clock.ts";
 import { pollUntil } from "../../../src/utils/poll.ts";
 import { vpnIssuer } from "../../../src/vpn/credentials.ts";
 import { type InProcessServer, startInProcessApiServer } from "../../support/inprocess.ts";
+import { CP, KEY, NS, registerShoot } from "./shoot-setup.ts";
 
-const NS = "garden-p";
-const CP = "shoot--p--s";
-const KEY = { namespace: NS, name: "s" };
 const ADDRESSES = ["127.77.0.1", "127.77.0.2"];
 const DAY = 24 * 60 * 60 * 1000;
 const dir = mkdtempSync(join(tmpdir(), "vpn-gardenlet-it-"));
@@ -80,16 +77,7 @@ const kick = () => gardenlet.vpn!.controller.enqueue(KEY);
 before(async () => {
   garden = await startInProcessApiServer({ flags: ["--enable-gardener-apis"], gardenAdmission: gardenAdmissionPlugins() });
   seed = await startInProcessApiServer();
-  await garden.admin.create(Seeds, { metadata: { name: "a" }, spec: { networks: { nodes: "10.10.0.0/16", pods: "10.20.0.0/16", services: "10.30.0.0/16" } } });
-  await garden.admin.create(Projects, { metadata: { name: "p" }, spec: { namespace: NS, owner: { apiGroup: "rbac.authorization.k8s.io", kind: "User", name: "alice" } } });
-  await garden.admin.create(Namespaces, { metadata: { name: NS } }).catch(() => undefined);
-  await seed.admin.create(Namespaces, { metadata: { name: CP } });
-  await seed.admin.create(Namespaces, { metadata: { name: "kube-system" } }).catch(() => undefined);
-  await garden.admin.create(Shoots, {
-    metadata: { ...KEY },
-    spec: { seedName: "a", provider: { type: "local", workers: [{ name: "w", minimum: 1, maximum: 1 }] }, kubernetes: { version: "1.31.1" }, networking: { nodes: "10.250.0.0/16", pods: "100.96.0.0/11", services: "100.64.0.0/13" } },
-  } as Shoot);
-  await garden.admin.patchStatus(Shoots, KEY, { type: "merge", body: { status: { technicalID: CP } } });
+  await registerShoot(garden.admin, seed.admin);
   gardenlet = createGardenlet({
     gardenClient: garden.admin,
     seedClient: seed.admin,

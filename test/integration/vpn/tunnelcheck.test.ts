@@ -13,11 +13,10 @@ import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { type TLSSocket, createServer as createTlsServer } from "node:tls";
 import { pino } from "pino";
-import type { Shoot } from "../../../src/apis/gardencore/v1beta1/types.ts";
 import { EC_P256 } from "../../../src/apiserver/certs/keys.ts";
 import { createCertificateAuthority, issueClientCertificate, issueServingCertificate } from "../../../src/apiserver/certs/issue.ts";
-import { Namespaces, Pods } from "../../../src/client/builtins.ts";
-import { Projects, Seeds, Shoots } from "../../../src/client/garden.ts";
+import { Pods } from "../../../src/client/builtins.ts";
+import { Shoots } from "../../../src/client/garden.ts";
 import { type Gardenlet, createGardenlet } from "../../../src/gardenlet/app.ts";
 import { staticShootClients } from "../../../src/gardenlet/controller/sshkeypair/reconciler.ts";
 import { VPN_SHOOT_NODE, VpnShootPodWriter } from "../../../src/landscape/vpnpod.ts";
@@ -25,10 +24,8 @@ import { gardenAdmissionPlugins } from "../../../src/plugins/garden.ts";
 import { vpnIssuer } from "../../../src/vpn/credentials.ts";
 import { eventually } from "../../support/http.ts";
 import { type InProcessServer, startInProcessApiServer } from "../../support/inprocess.ts";
+import { KEY, NS, registerShoot } from "./shoot-setup.ts";
 
-const NS = "garden-p";
-const CP = "shoot--p--s";
-const KEY = { namespace: NS, name: "s" };
 /** The vpn-shoot-client's node-network address: reached only through the egress stand-in. */
 const CLIENT_IP = "10.250.0.2";
 
@@ -96,16 +93,7 @@ before(async () => {
   garden = await startInProcessApiServer({ flags: ["--enable-gardener-apis"], gardenAdmission: gardenAdmissionPlugins() });
   // The shoot, with its cluster egress through the stand-in; it also plays the seed (the VPN Secrets, Endpoints).
   shoot = await startInProcessApiServer({ flags: ["--egress-selector-config-file", join(dir, "egress.json")] });
-  await garden.admin.create(Seeds, { metadata: { name: "a" }, spec: { networks: { nodes: "10.10.0.0/16", pods: "10.20.0.0/16", services: "10.30.0.0/16" } } });
-  await garden.admin.create(Projects, { metadata: { name: "p" }, spec: { namespace: NS, owner: { apiGroup: "rbac.authorization.k8s.io", kind: "User", name: "alice" } } });
-  await garden.admin.create(Namespaces, { metadata: { name: NS } }).catch(() => undefined);
-  await shoot.admin.create(Namespaces, { metadata: { name: CP } });
-  await shoot.admin.create(Namespaces, { metadata: { name: "kube-system" } }).catch(() => undefined);
-  await garden.admin.create(Shoots, {
-    metadata: { ...KEY },
-    spec: { seedName: "a", provider: { type: "local", workers: [{ name: "w", minimum: 1, maximum: 1 }] }, kubernetes: { version: "1.31.1" }, networking: { nodes: "10.250.0.0/16", pods: "100.96.0.0/11", services: "100.64.0.0/13" } },
-  } as Shoot);
-  await garden.admin.patchStatus(Shoots, KEY, { type: "merge", body: { status: { technicalID: CP } } });
+  await registerShoot(garden.admin, shoot.admin);
   gardenlet = createGardenlet({
     gardenClient: garden.admin,
     seedClient: shoot.admin,
