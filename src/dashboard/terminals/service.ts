@@ -29,7 +29,9 @@ export interface User {
   isAdmin: boolean;
 }
 
-const hash = (s: string) => createHash("sha256").update(s).digest("hex").slice(0, 63);
+/** Upstream's label hash: npm object-hash's default for a string, hex SHA-1 of `string:<length>:<value>` (40 characters). */
+export const labelHash = (s: string): string => createHash("sha1").update(`string:${s.length}:${s}`).digest("hex");
+const hash = labelHash;
 const bad = (message: string) => new StatusError(422, "Invalid", message);
 
 export function creator(t: Terminal): string | undefined {
