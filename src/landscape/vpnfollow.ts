@@ -2,6 +2,7 @@
 // a bounded first wait that says what is still missing, then a poll every 2 s that hands a changed value (a
 // renewal, a CA rotation), once two polls in a row read it, to whoever restarts or reloads the processes reading it.
 import { type Clock, type Timer, realClock } from "../utils/clock.ts";
+import { pollUntil } from "../utils/poll.ts";
 import type { Read } from "./vpnsecrets.ts";
 
 export const FOLLOW_INTERVAL_MS = 2000;
@@ -25,7 +26,7 @@ export async function waitForSecrets<T>(what: string, read: () => Promise<Read<T
   const timeoutMs = o.timeoutMs ?? FIRST_WAIT_MS;
   let lastReport = start;
   let why = "nothing read yet";
-  for (;;) {
+  const attempt = async (): Promise<T | undefined> => {
     try {
       const r = await read();
       if ("value" in r) return r.value;
@@ -34,12 +35,16 @@ export async function waitForSecrets<T>(what: string, read: () => Promise<Read<T
       why = (err as Error).message;
     }
     const now = clock.nowMs();
-    if (now - start >= timeoutMs) throw new Error(`${what}: not there within ${Math.round(timeoutMs / 1000)} s (${why})`);
-    if (now - lastReport >= PROGRESS_MS) {
+    if (now - lastReport >= PROGRESS_MS && now - start < timeoutMs) {
       lastReport = now;
       o.log(`waiting for ${what} (${Math.round((now - start) / 1000)} s): ${why}`);
     }
-    await clock.sleep(o.intervalMs ?? 250);
+    return undefined;
+  };
+  try {
+    return await pollUntil(what, attempt, { clock, timeoutMs, intervalMs: o.intervalMs ?? 250 });
+  } catch {
+    throw new Error(`${what}: not there within ${Math.round(timeoutMs / 1000)} s (${why})`);
   }
 }
 
