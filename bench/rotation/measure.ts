@@ -6,12 +6,11 @@ import { ANNOTATION_CHECKSUM_CLOUD_CONFIG, ANNOTATION_CHECKSUM_DATA_SCRIPT, LABE
 import type { Node } from "../../src/apis/core/v1/types.ts";
 import { sshKeypairRotation } from "../../src/api/gardencore/rotation.ts";
 import type { Shoot } from "../../src/apis/gardencore/v1beta1/types.ts";
-import { type Secret, Secrets } from "../../src/client/builtins.ts";
+import { Nodes, type Secret, Secrets } from "../../src/client/builtins.ts";
 import type { Client } from "../../src/client/client.ts";
 import { Shoots } from "../../src/client/garden.ts";
-import { type ObjectKey, resourceType } from "../../src/client/resource.ts";
+import type { ObjectKey } from "../../src/client/resource.ts";
 
-const Nodes = resourceType<Node>({ group: "", version: "v1", kind: "Node", plural: "nodes", namespaced: false });
 
 export interface RotationTarget {
   /** Reads and watches the Shoot. */
