@@ -252,6 +252,8 @@ void describe("dashboard terminals", { timeout: 120_000 }, () => {
   });
 
   it("without heartbeats the Terminal is gone after its time to live", async () => {
+    // The attach test's remove lets the garbage collector delete the ServiceAccount, which may still be under way.
+    await ensureWebterminalServiceAccount();
     const created = await create(TOKENS.alice, "pane-idle");
     assert.equal(created.code, 200, created.body.message);
     const name = (created.body.metadata as { name: string }).name;
