@@ -3,9 +3,9 @@
 // the ip, nft, ssh-keygen ... it ran, and the machines it started once they are gone), read from the pids in
 // `<stateDir>/run/<component>.pid`; and a machine's processes (every process whose nearest machine supervisor
 // is the machine's, each with its reaped children).
-import { readFileSync, readdirSync } from "node:fs";
+import { readdirSync } from "node:fs";
 import { join } from "node:path";
-import { machineOf, ppidFromStat } from "./memory.ts";
+import { machineProcesses, read } from "./memory.ts";
 
 /** Clock ticks per second of /proc/<pid>/stat times (USER_HZ, 100 on Linux). */
 const HZ = 100;
@@ -23,14 +23,6 @@ export function cpuFromStat(stat: string): CpuMs {
   // after the command: state(0) ppid(1) ... utime(11) stime(12) cutime(13) cstime(14)
   const t = (i: number) => (Number(f[i]) * 1000) / HZ;
   return { self: t(11) + t(12), children: t(13) + t(14) };
-}
-
-function read(path: string): string | undefined {
-  try {
-    return readFileSync(path, "utf8");
-  } catch {
-    return undefined;
-  }
 }
 
 /** Each component's CPU ms by name (components without a live pid are left out). */
@@ -62,28 +54,13 @@ export function cpuDelta(before: Map<string, CpuMs>, after: Map<string, CpuMs>):
 
 /** CPU ms of every machine below `hostState` so far (live processes with their reaped children), by machine name. */
 export function machineCpu(hostState: string): Map<string, number> {
-  const parent = new Map<number, number>();
-  const cpu = new Map<number, number>();
-  const roots = new Map<number, string>();
-  for (const e of readdirSync("/proc")) {
-    const pid = Number(e);
-    if (!Number.isInteger(pid)) continue;
-    const stat = read(`/proc/${pid}/stat`);
-    if (stat === undefined) continue;
-    parent.set(pid, ppidFromStat(stat));
-    const c = cpuFromStat(stat);
-    cpu.set(pid, c.self + c.children);
-    const name = machineOf((read(`/proc/${pid}/cmdline`) ?? "").split("\0").join(" "), hostState);
-    if (name !== undefined) roots.set(pid, name);
-  }
+  const { stats, owner } = machineProcesses(hostState);
   const out = new Map<string, number>();
-  for (const [pid, ms] of cpu) {
-    for (let p = pid, hops = 0; p > 1 && hops < 64; p = parent.get(p) ?? 0, hops++) {
-      const name = roots.get(p);
-      if (name === undefined) continue;
-      out.set(name, (out.get(name) ?? 0) + ms);
-      break;
-    }
+  for (const [pid, stat] of stats) {
+    const name = owner(pid);
+    if (name === undefined) continue;
+    const c = cpuFromStat(stat);
+    out.set(name, (out.get(name) ?? 0) + c.self + c.children);
   }
   return out;
 }

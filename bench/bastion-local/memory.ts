@@ -35,7 +35,7 @@ export function machineOf(cmdline: string, hostState: string): string | undefine
   return cmdline.slice(i + marker.length).split("/")[0] || undefined;
 }
 
-function read(path: string): string | undefined {
+export function read(path: string): string | undefined {
   try {
     return readFileSync(path, "utf8");
   } catch {
@@ -52,8 +52,9 @@ function dirKiB(dir: string): number {
   }
 }
 
-/** Memory of every machine below `hostState`, by machine name. */
-export function machineMemory(hostState: string): MachineMemory[] {
+/** Every process's `/proc/<pid>/stat`, and the machine (below `hostState`) whose supervisor a process descends from. */
+export function machineProcesses(hostState: string): { stats: Map<number, string>; owner: (pid: number) => string | undefined } {
+  const stats = new Map<number, string>();
   const parent = new Map<number, number>();
   const roots = new Map<number, string>();
   for (const e of readdirSync("/proc")) {
@@ -61,6 +62,7 @@ export function machineMemory(hostState: string): MachineMemory[] {
     if (!Number.isInteger(pid)) continue;
     const stat = read(`/proc/${pid}/stat`);
     if (stat === undefined) continue;
+    stats.set(pid, stat);
     parent.set(pid, ppidFromStat(stat));
     const name = machineOf((read(`/proc/${pid}/cmdline`) ?? "").split("\0").join(" "), hostState);
     if (name !== undefined) roots.set(pid, name);
@@ -72,12 +74,18 @@ export function machineMemory(hostState: string): MachineMemory[] {
     }
     return undefined;
   };
+  return { stats, owner };
+}
+
+/** Memory of every machine below `hostState`, by machine name. */
+export function machineMemory(hostState: string): MachineMemory[] {
+  const { stats, owner } = machineProcesses(hostState);
   const out = new Map<string, MachineMemory>();
   const machinesDir = join(hostState, "machines");
   for (const name of existsSync(machinesDir) ? readdirSync(machinesDir) : []) {
     out.set(name, { name, processes: 0, rssKiB: 0, pssKiB: 0, upperKiB: dirKiB(join(machinesDir, name, "upper")) });
   }
-  for (const pid of parent.keys()) {
+  for (const pid of stats.keys()) {
     const name = owner(pid);
     if (name === undefined) continue;
     const m = out.get(name) ?? { name, processes: 0, rssKiB: 0, pssKiB: 0, upperKiB: 0 };
