@@ -7,6 +7,7 @@ import { connect } from "node:net";
 import { SHOOT_TECHNICAL_ID } from "../../../src/landscape/layout.ts";
 import { eventually } from "../../support/http.ts";
 import type { Kubectl } from "../../support/kubectl.ts";
+import { prng } from "../../support/prng.ts";
 import type { Landscape } from "../support/landscape.ts";
 import { hostSnapshot } from "../support/landscape.ts";
 import { hostOf } from "./support.ts";
@@ -22,18 +23,6 @@ export const RESTART_MS = 60_000;
  * at a load average of 20.
  */
 export const CONVERGE_MS = 15_000;
-
-/** A small seeded generator (mulberry32): a failing run can be repeated with VPN_CHAOS_SEED. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -80,7 +69,7 @@ async function kill(l: Landscape, target: Target): Promise<number[]> {
 /** Runs the chaos rounds against the running pod `pod`; prints each round's time to a working exec. */
 export async function vpnChaos(l: Landscape, k: Kubectl, pod: string, progress: (line: string) => void): Promise<void> {
   const seed = Number(process.env.VPN_CHAOS_SEED ?? Math.floor(Math.random() * 1e6));
-  const rand = random(seed);
+  const rand = prng(seed); // a failing run can be repeated with VPN_CHAOS_SEED
   progress(`VPN chaos with VPN_CHAOS_SEED=${seed}`);
   const once: Target[][] = [["vpn-seed-server"], ["vpn-shoot-client"], ["vpn-seed-proxy"], ["vpn-seed-server", "vpn-shoot-client", "vpn-seed-proxy"]];
   // VPN_CHAOS_REPEAT runs the rounds several times (to find a rare slow convergence; CI runs them once).

@@ -1,19 +1,16 @@
 // Seeded random request generator for fuzz.test.ts: URLs, methods, query strings, headers and
 // bodies, valid ones mutated into invalid ones. Same seed, same sequence.
 import { stringify } from "yaml";
+import { prng } from "../../support/prng.ts";
 
 export class Rng {
-  private s: number;
+  private readonly random: () => number;
   constructor(seed: number) {
-    this.s = seed >>> 0;
+    this.random = prng(seed);
   }
-  /** mulberry32: uniform in [0, 1). */
+  /** Uniform in [0, 1). */
   next(): number {
-    this.s = (this.s + 0x6d2b79f5) >>> 0;
-    let t = this.s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+    return this.random();
   }
   int(n: number): number {
     return Math.floor(this.next() * n);
