@@ -28,7 +28,7 @@ import { terminalSpec } from "../../../src/dashboard/terminals/spec.ts";
 import { ClusterRoleBindings, Pods, ServiceAccounts, SubjectAccessReviews, Terminals } from "../../../src/terminal/resources.ts";
 import { eventually } from "../../support/http.ts";
 import { type StandinKubelet, startStandinKubelet } from "./kubelet-standin.ts";
-import { type Env, NS, TOKENS, startEnv } from "./setup.ts";
+import { type Env, NS, TOKENS, startEnv, terminalsCall } from "./setup.ts";
 
 const CP = "shoot--p--s";
 const SECRET = SEED_HOST_SECRET;
@@ -86,14 +86,7 @@ after(async () => {
   rmSync(web, { recursive: true, force: true });
 });
 
-async function call(token: string, method: string, params: unknown): Promise<{ code: number; body: Record<string, unknown> & { message?: string } }> {
-  const res = await fetch(`${dashboard.url}/api/terminals`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${token}`, "x-requested-with": "XMLHttpRequest", "content-type": "application/json" },
-    body: JSON.stringify({ method, params }),
-  });
-  return { code: res.status, body: (await res.json()) as Record<string, unknown> };
-}
+const call = (token: string, method: string, params: unknown) => terminalsCall(dashboard.url, token, method, params);
 
 /** The Terminal's pod on the seed runs (the stand-in kubelet's node, its container ready). */
 async function runPod(name: string): Promise<{ namespace: string; name: string }> {

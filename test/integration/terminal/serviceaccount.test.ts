@@ -17,7 +17,7 @@ import { resourceType } from "../../../src/client/resource.ts";
 import { type Dashboard, startDashboard } from "../../../src/dashboard/server.ts";
 import { ClusterRoleBindings, ServiceAccounts, Terminals } from "../../../src/terminal/resources.ts";
 import { eventually } from "../../support/http.ts";
-import { type Env, NS, SA, TOKENS, startEnv } from "./setup.ts";
+import { type Env, NS, SA, TOKENS, startEnv, terminalsCall } from "./setup.ts";
 
 const ClusterRoles = resourceType({ group: "rbac.authorization.k8s.io", version: "v1", kind: "ClusterRole", plural: "clusterroles", namespaced: false });
 const SA_MEMBER = { kind: "ServiceAccount", name: SA, namespace: NS, role: "admin", roles: ["serviceaccountmanager"] };
@@ -25,14 +25,7 @@ let env: Env;
 let dashboard: Dashboard;
 const web = mkdtempSync(join(tmpdir(), "sa-web-"));
 
-async function call(method: string, params: unknown): Promise<{ code: number; body: Record<string, unknown> & { message?: string } }> {
-  const res = await fetch(`${dashboard.url}/api/terminals`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${TOKENS.alice}`, "x-requested-with": "XMLHttpRequest", "content-type": "application/json" },
-    body: JSON.stringify({ method, params }),
-  });
-  return { code: res.status, body: (await res.json()) as Record<string, unknown> };
-}
+const call = (method: string, params: unknown) => terminalsCall(dashboard.url, TOKENS.alice, method, params);
 
 const settle = <T>(what: string, fn: () => Promise<T | undefined>) => eventually(what, async () => (env.clock.step(50), fn()), 15_000, 20);
 const sa = () => unlessNotFound(env.gardenAdmin.get(ServiceAccounts, { namespace: NS, name: SA }));

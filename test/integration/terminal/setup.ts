@@ -24,6 +24,21 @@ export const SA = "dashboard-webterminal";
 /** Static bearer tokens of the garden (for the dashboard, which authenticates users by token). */
 export const TOKENS = { alice: "alice-token", carol: "carol-token", bob: "bob-token", olga: "olga-token", oscar: "oscar-token" } as const;
 
+export interface TerminalsAnswer {
+  code: number;
+  body: Record<string, unknown> & { message?: string };
+}
+
+/** One `POST /api/terminals` call to the dashboard at `url` as the holder of `token` (with the CSRF header). */
+export async function terminalsCall(url: string, token: string, method: string, params: unknown): Promise<TerminalsAnswer> {
+  const res = await fetch(`${url}/api/terminals`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${token}`, "x-requested-with": "XMLHttpRequest", "content-type": "application/json" },
+    body: JSON.stringify({ method, params }),
+  });
+  return { code: res.status, body: (await res.json()) as TerminalsAnswer["body"] };
+}
+
 export interface Env {
   clock: FakeClock;
   gardenAdmin: Client;
