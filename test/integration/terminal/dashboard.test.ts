@@ -86,7 +86,14 @@ after(async () => {
 async function ensureWebterminalServiceAccount(): Promise<void> {
   const key = { namespace: NS, name: SA };
   const old = await unlessNotFound(env.gardenAdmin.get(ServiceAccounts, key));
-  if (old && !old.metadata.deletionTimestamp) return;
+  // One still owned by the Terminals of earlier cases (each removed, perhaps still finalizing) is the garbage
+  // collector's to delete once they are gone: let that finish first, then start from a fresh one.
+  const owners = old?.metadata.ownerReferences ?? [];
+  if (old && !old.metadata.deletionTimestamp && owners.length > 0) {
+    const ownerLives = async () => (await Promise.all(owners.map((o) => unlessNotFound(env.gardenAdmin.get(Terminals, { namespace: NS, name: o.name }))))).some(Boolean);
+    await settle("the earlier cases' Terminals gone", async () => ((await ownerLives()) ? undefined : true));
+    await settle("the garbage collector's deletion of the old ServiceAccount", async () => ((await unlessNotFound(env.gardenAdmin.get(ServiceAccounts, key))) ? undefined : true));
+  } else if (old && !old.metadata.deletionTimestamp) return;
   if (old) await unlessNotFound(env.gardenAdmin.patch(ServiceAccounts, key, { type: "merge", body: { metadata: { finalizers: null } } }));
   await settle("old ServiceAccount gone", async () => ((await unlessNotFound(env.gardenAdmin.get(ServiceAccounts, key))) ? undefined : true));
   await env.gardenAdmin.create(ServiceAccounts, { metadata: key });
