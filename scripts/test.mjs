@@ -1,9 +1,11 @@
 #!/usr/bin/env node
-// The whole test command: Debian packages, typecheck, lint, then every *.test.ts under src/,
-// test/, bench/ and web/src/ with node's test runner (through tsx). Extra arguments filter test files by
-// substring, e.g. `npm test -- storage` (typecheck and lint still run unless --tests-only).
+// The whole test command: Debian packages, typecheck and lint (side by side), then every *.test.ts
+// under src/, test/, bench/ and web/src/ with node's test runner (through tsx). Extra arguments filter
+// test files by substring, e.g. `npm test -- storage` (typecheck and lint still run unless --tests-only).
 import { spawn, spawnSync } from "node:child_process";
-import { readdirSync, statSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { Buffer } from "node:buffer";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 
 const args = process.argv.slice(2);
@@ -17,6 +19,26 @@ function run(label, cmd, cmdArgs) {
     console.error(`==> ${label} failed (exit code ${r.status ?? r.signal})`);
     process.exit(r.status || 1);
   }
+}
+
+/** Runs the commands side by side, printing each one's output when it ends; exits if one failed. */
+async function runSideBySide(steps) {
+  const ended = await Promise.all(
+    steps.map(({ label, cmd, cmdArgs }) => {
+      const started = Date.now();
+      const child = spawn(cmd, cmdArgs, { stdio: ["ignore", "pipe", "pipe"] });
+      const out = [];
+      child.stdout.on("data", (c) => out.push(c));
+      child.stderr.on("data", (c) => out.push(c));
+      return new Promise((resolve) => child.on("close", (code, signal) => resolve({ label, code, signal, out, s: Math.round((Date.now() - started) / 1000) })));
+    }),
+  );
+  for (const r of ended) {
+    process.stdout.write(`\n==> ${r.label} (${r.s} s)\n${Buffer.concat(r.out).toString("utf8")}`);
+    if (r.code !== 0) console.error(`==> ${r.label} failed (exit code ${r.code ?? r.signal})`);
+  }
+  const failed = ended.find((r) => r.code !== 0);
+  if (failed) process.exit(failed.code || 1);
 }
 
 function testFiles(dir) {
@@ -38,9 +60,13 @@ function testFiles(dir) {
 
 run("setup (Debian packages)", process.execPath, ["scripts/setup.mjs", "--quiet"]);
 if (!testsOnly) {
-  run("typecheck", process.execPath, ["node_modules/typescript/bin/tsc", "--noEmit", "-p", "."]);
-  run("lint", process.execPath, [
-    "node_modules/eslint/bin/eslint.js", "--max-warnings", "0", "src", "test", "bench", "web/src/lib", "scripts", "bin", "eslint.config.js",
+  await runSideBySide([
+    { label: "typecheck", cmd: process.execPath, cmdArgs: ["node_modules/typescript/bin/tsc", "--noEmit", "-p", "."] },
+    {
+      label: "lint",
+      cmd: process.execPath,
+      cmdArgs: ["node_modules/eslint/bin/eslint.js", "--max-warnings", "0", "src", "test", "bench", "web/src/lib", "scripts", "bin", "eslint.config.js"],
+    },
   ]);
 }
 const files = ["src", "test", "bench", "web/src"].flatMap(testFiles).filter((f) => filters.length === 0 || filters.some((s) => f.includes(s))).sort();
@@ -49,22 +75,29 @@ if (files.length === 0) {
   process.exit(1);
 }
 
+const timesDir = mkdtempSync(join(tmpdir(), "test-times-"));
+let jobCount = 0;
+
 /**
- * Runs node's test runner on `list`; resolves with its exit code and counts. Its output is streamed,
- * or, with `buffered`, kept and printed by `flush()` (so two runs side by side do not interleave).
+ * Runs node's test runner on `list`, one file at a time, and resolves with its exit code, counts and
+ * each file's time (scripts/file-times.mjs). Its output is streamed, or, with `buffered`, printed
+ * whole when it ends (so two runs side by side do not interleave).
  */
-function runTests(label, list, concurrency, buffered = false) {
+function runTests(label, list, buffered) {
+  const timesFile = join(timesDir, `${++jobCount}.jsonl`);
   const chunks = [];
   const print = (text) => (buffered ? chunks.push(text) : process.stdout.write(text));
+  if (buffered) process.stdout.write(`==> started: ${label}\n`);
   print(`\n==> ${label} (${list.length} files)\n`);
   const started = Date.now();
-  const done = new Promise((resolve) => {
-    const child = spawn(process.execPath, ["--import", "tsx", "--test", `--test-concurrency=${concurrency}`, "--test-timeout=600000", ...list], {
-      stdio: ["ignore", "pipe", buffered ? "pipe" : "inherit"],
+  return new Promise((resolve) => {
+    const reporters = ["--test-reporter=tap", "--test-reporter-destination=stdout", "--test-reporter=./scripts/file-times.mjs", `--test-reporter-destination=${timesFile}`];
+    const child = spawn(process.execPath, ["--import", "tsx", "--test", "--test-concurrency=1", "--test-timeout=600000", ...reporters, ...list], {
+      stdio: ["ignore", "pipe", "pipe"],
     });
     const counts = { pass: 0, fail: 0, skipped: 0 };
     let tail = "";
-    child.stderr?.on("data", (chunk) => print(chunk.toString("utf8")));
+    child.stderr.on("data", (chunk) => print(chunk.toString("utf8")));
     child.stdout.on("data", (chunk) => {
       print(chunk.toString("utf8"));
       tail += chunk.toString("utf8");
@@ -76,17 +109,24 @@ function runTests(label, list, concurrency, buffered = false) {
       }
     });
     child.on("close", (code) => {
-      print(`==> ${label}: ${Math.round((Date.now() - started) / 1000)} s\n`);
-      resolve({ code: code ?? 1, counts });
+      const ms = Date.now() - started;
+      print(`==> ${label}: ${Math.round(ms / 1000)} s\n`);
+      process.stdout.write(chunks.join(""));
+      let times = [];
+      try {
+        times = readFileSync(timesFile, "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l));
+      } catch {
+        // no file ran to its start
+      }
+      resolve({ code: code ?? 1, counts, ms, times });
     });
   });
-  return { done, flush: () => process.stdout.write(chunks.splice(0).join("")) };
 }
 
-// Three groups. The e2e files (the real landscape, host machines) run one at a time: they share
-// host-wide resources (the landscape's public network, host routes). They spend much of their time
-// waiting (timeouts, heartbeats, machines booting), so the unit and integration tests run beside them,
-// one file at a time too (two processes for two cores); the e2e output is printed after theirs. Last,
+// The e2e files (the real landscape, host machines) run one at a time: they share host-wide
+// resources (the landscape's public network, host routes). Two lanes, one per core: lane 1 runs the
+// e2e files, lane 2 the unit and integration files in batches; whichever lane runs out of its own
+// work takes the remaining batches, so neither core idles while the other still has a queue. Last,
 // alone: the attack tests (test/integration/hardening/), which assert that a bystander is served
 // within 1 s while the server is attacked, which another test file's CPU load must not decide.
 const isAttack = (f) => f.startsWith("test/integration/hardening/");
@@ -94,15 +134,41 @@ const isE2E = (f) => f.startsWith("test/e2e/");
 const others = files.filter((f) => !isE2E(f) && !isAttack(f));
 const e2e = files.filter(isE2E);
 const attacks = files.filter(isAttack);
+const batchSize = 8;
+const batchCount = Math.ceil(others.length / batchSize);
+const e2eJobs = e2e.map((f, i) => ({ kind: "e2e", label: `e2e ${i + 1}/${e2e.length}`, files: [f] }));
+const batchJobs = Array.from({ length: batchCount }, (_, i) => ({
+  kind: "others",
+  label: `unit and integration batch ${i + 1}/${batchCount}`,
+  files: others.slice(i * batchSize, (i + 1) * batchSize),
+}));
+const buffered = e2eJobs.length + batchJobs.length > 1;
 const results = [];
-const side = [];
-if (others.length) side.push(runTests("unit and integration tests, beside the e2e tests", others, e2e.length ? 1 : 2));
-if (e2e.length) side.push(runTests("e2e tests, one file at a time", e2e, 1, others.length > 0));
-results.push(...(await Promise.all(side.map((r) => r.done))));
-for (const r of side) r.flush();
-if (attacks.length) results.push(await runTests("attack tests, alone", attacks, 1).done);
+const groupMs = { e2e: 0, others: 0 };
+const started = Date.now();
+
+async function lane(n, takesE2E) {
+  for (let job = (takesE2E && e2eJobs.shift()) || batchJobs.shift(); job; job = (takesE2E && e2eJobs.shift()) || batchJobs.shift()) {
+    const r = await runTests(`lane ${n}: ${job.label}`, job.files, buffered);
+    groupMs[job.kind] += r.ms;
+    results.push(r);
+  }
+}
+
+console.log(`\n==> ${others.length} unit and integration files in batches of ${batchSize} and ${e2e.length} e2e files one at a time, on two lanes`);
+await Promise.all([lane(1, true), lane(2, false)]);
+const s = (ms) => Math.round(ms / 1000);
+console.log(`==> unit, integration and e2e: ${s(Date.now() - started)} s (e2e files ${s(groupMs.e2e)} s, unit and integration files ${s(groupMs.others)} s)`);
+if (attacks.length) results.push(await runTests("attack tests, alone", attacks, false));
+
+const times = results.flatMap((r) => r.times).sort((a, b) => b.ms - a.ms);
+console.log("\n==> the slowest test files:");
+for (const t of times.slice(0, 20)) console.log(`${String(Math.round(t.ms / 100) / 10).padStart(7)} s  ${t.file}${t.fail ? `  (${t.fail} failed)` : ""}`);
+rmSync(timesDir, { recursive: true, force: true });
 const total = { pass: 0, fail: 0, skipped: 0 };
 for (const r of results) for (const k of Object.keys(total)) total[k] += r.counts[k];
 const failedRun = results.some((r) => r.code !== 0);
+const failedFiles = times.filter((t) => t.fail > 0).map((t) => t.file);
+if (failedFiles.length) console.log(`\nfailed in: ${failedFiles.join(", ")}`);
 console.log(`\ntests: ${total.pass} passed, ${total.fail} failed, ${total.skipped} skipped`);
 process.exit(failedRun || total.fail > 0 ? 1 : 0);
