@@ -2,11 +2,12 @@
 // (a shell's first prompt) reaches the client however late it connects. Needs the system's C compiler.
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { mkdtemp, rm, stat } from "node:fs/promises";
+import { existsSync, readFileSync } from "node:fs";
+import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { setTimeout as sleep } from "node:timers/promises";
+import { pollFor } from "../utils/poll.ts";
 import { HostExec } from "./exec.ts";
 import { shimBinary } from "./shim.ts";
 import { ShimClient } from "./shim-client.ts";
@@ -19,8 +20,10 @@ before(async () => {
 });
 after(() => rm(dir, { recursive: true, force: true }));
 
-async function socketAppears(path: string): Promise<void> {
-  for (let i = 0; i < 500 && !(await stat(path).catch(() => undefined)); i++) await sleep(10);
+/** The process's state letter in /proc/<pid>/stat (R running, S sleeping, Z ended), Z once it is gone. */
+function procState(pid: number): string {
+  const stat = existsSync(`/proc/${pid}/stat`) ? readFileSync(`/proc/${pid}/stat`, "utf8") : ") Z";
+  return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3);
 }
 
 function collect(stream: NodeJS.ReadableStream): Promise<string> {
@@ -34,10 +37,12 @@ for (const tty of [true, false]) {
     const socket = join(dir, `late-${tty}.sock`);
     const shim = spawn(binary, ["-s", socket, "-x", join(dir, `late-${tty}.exit`), ...(tty ? ["-t"] : []), "-w", "--", "sh", "-c", "echo first-line; exit 7"], { stdio: "ignore" });
     const closed = new Promise((resolve) => shim.once("close", resolve));
-    await socketAppears(socket);
-    // Long enough for the command to have run and ended if it had not waited for this client (the race an
-    // exec -it lost under load: the prompt was read and dropped before the node agent connected).
-    await sleep(300);
+    // The shim forks the command and writes its pid file before it first sleeps (in its poll), so once
+    // it listens and sleeps, a missing pid file shows that it waits for a client rather than having
+    // started the command, whose first output would be read and dropped (the race an exec -it lost
+    // under load: the prompt was gone before the node agent connected).
+    await pollFor("the shim to listen and sleep, or to end", () => procState(shim.pid!) === "Z" || (existsSync(socket) && procState(shim.pid!) === "S"), { intervalMs: 10 });
+    assert.equal(existsSync(join(dir, `late-${tty}.exit.pid`)), false, "the command started before a client connected");
     const stream = await new ShimClient(socket).attach();
     const out = collect(stream.stdout);
     assert.equal(await stream.exit, 7);
