@@ -70,17 +70,30 @@ async function projects(api: Api, token: string, own?: Client) {
   return { allowed: true, membership: true, items: sorted(mine.items), truncated: mine.truncated };
 }
 
+/** At most this many conditions per shoot, and this many characters of a message or description. */
+const MAX_CONDITIONS = 20;
+const MAX_TEXT = 512;
+const text = (v: unknown) => (typeof v === "string" ? v.slice(0, MAX_TEXT) : "");
+
+/** What the Shoots page shows of a Shoot: Gardener's dashboard's version, status and readiness inputs. */
 function shoot(s: Shoot) {
-  const op = s.status?.lastOperation as { type?: string; state?: string; progress?: number } | undefined;
+  const status = s.status ?? {};
+  const op = status.lastOperation as { type?: unknown; state?: unknown; progress?: unknown; description?: unknown } | undefined;
+  const conditions = Array.isArray(status.conditions) ? status.conditions.slice(0, MAX_CONDITIONS) : [];
+  const ignore = s.metadata.annotations?.["shoot.gardener.cloud/ignore"] ?? "";
   return {
     name: s.metadata.name ?? "",
     namespace: s.metadata.namespace ?? "",
-    seedName: s.spec.seedName ?? s.status?.seedName ?? "",
+    seedName: s.spec.seedName ?? status.seedName ?? "",
     kubernetesVersion: s.spec.kubernetes?.version ?? "",
     workers: (s.spec.provider?.workers ?? []).length,
     hibernated: s.spec.hibernation?.enabled === true,
-    technicalID: s.status?.technicalID ?? "",
-    lastOperation: op ? { type: op.type ?? "", state: op.state ?? "", progress: op.progress ?? 0 } : undefined,
+    statusHibernated: status.hibernated === true,
+    reconciliationDeactivated: ["1", "t", "T", "true", "TRUE", "True"].includes(ignore),
+    technicalID: status.technicalID ?? "",
+    lastOperation: op ? { type: text(op.type), state: text(op.state), progress: typeof op.progress === "number" ? op.progress : 0, description: text(op.description) } : undefined,
+    lastErrors: Array.isArray(status.lastErrors) ? status.lastErrors.length : 0,
+    conditions: conditions.map((c) => ({ type: text(c.type), status: text(c.status), reason: text(c.reason), message: text(c.message) })),
     createdAt: s.metadata.creationTimestamp ?? "",
   };
 }

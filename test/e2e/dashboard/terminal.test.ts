@@ -5,9 +5,9 @@ import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
 import { request } from "node:https";
 import { join } from "node:path";
-import { after, before, describe, test } from "node:test";
+import { after, afterEach, before, describe, test } from "node:test";
 import { fileURLToPath } from "node:url";
-import { chromium, type Browser, type Page, type WebSocketRoute } from "playwright-core";
+import { chromium, type Browser, type BrowserContextOptions, type Page, type WebSocketRoute } from "playwright-core";
 import { WebSocket } from "ws";
 import { build } from "vite";
 import type { KubeObject } from "../../../src/apis/meta/v1/types.ts";
@@ -77,12 +77,36 @@ async function open(page: Page, dashboard: Dashboard, token: string, pod: string
   await page.click("button[name=connect]");
 }
 
+/**
+ * Chromium's own logs of answers the tests provoke (a refused token, a Forbidden, a missing recording,
+ * a refused WebSocket): network events, not mistakes of the page. Everything else a page logs as an
+ * error or a warning, and every uncaught exception, fails the test that opened it.
+ */
+const EXPECTED_NETWORK_LOG = [/^Failed to load resource: the server responded with a status of (4\d\d|50[34]) /, /^WebSocket connection to '.*' failed: /];
+
 describe("the dashboard's browser terminal", { skip, timeout: 90_000 }, () => {
   let f: Fixture;
   let dashboard: Dashboard;
   let browser: Browser;
   let member: string;
   let viewer: string;
+  let problems: string[] = [];
+
+  /** A new page whose console errors and warnings (other than the expected network logs) and uncaught exceptions are collected. */
+  async function newPage(options?: BrowserContextOptions): Promise<Page> {
+    const page = await browser.newPage(options);
+    page.on("console", (m) => {
+      if ((m.type() === "error" || m.type() === "warning") && !EXPECTED_NETWORK_LOG.some((re) => re.test(m.text()))) problems.push(`${m.type()}: ${m.text()} (${page.url()})`);
+    });
+    page.on("pageerror", (err) => problems.push(`uncaught: ${err.message} (${page.url()})`));
+    return page;
+  }
+
+  afterEach(() => {
+    const seen = problems;
+    problems = [];
+    assert.deepEqual(seen, [], "no console error or warning on any page");
+  });
 
   before(async () => {
     await build({ configFile: join(WEB, "vite.config.mjs"), logLevel: "warn" });
@@ -96,6 +120,8 @@ describe("the dashboard's browser terminal", { skip, timeout: 90_000 }, () => {
       { apiGroups: ["dashboard.gardener.cloud"], resources: ["terminals"], verbs: ["*"] },
     ]);
     await f.server.client.create({ group: "core.gardener.cloud", resource: "shoots" }, { apiVersion: "core.gardener.cloud/v1beta1", kind: "Shoot", metadata: { name: "s", namespace: NS }, spec: { seedName: "local", provider: { type: "local", workers: [{ name: "w" }] }, kubernetes: { version: "1.31.1" } } } as KubeObject);
+    const now = new Date().toISOString();
+    await f.server.client.patch({ group: "core.gardener.cloud", resource: "shoots" }, NS, "s", "merge", { status: { lastOperation: { type: "Reconcile", state: "Succeeded", progress: 100, lastUpdateTime: now }, conditions: [{ type: "SystemComponentsHealthy", status: "True", reason: "SystemComponentsRunning", message: "All system components are healthy.", lastTransitionTime: now, lastUpdateTime: now }] } }, "status");
     viewer = await userWithToken(f, "viewer-sa", [{ apiGroups: [""], resources: ["pods"], verbs: ["get"] }]);
     dashboard = await startDashboard({ apiServer: { url: f.server.url, caPem: f.server.caPem }, webRoot: join(WEB, "dist"), limits: { sessionsPerUser: 1 }, terminals: { config: { readyTimeoutSeconds: 2 } } });
     browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking"] });
@@ -108,7 +134,7 @@ describe("the dashboard's browser terminal", { skip, timeout: 90_000 }, () => {
   });
 
   test("types into the pod's shell, resizes, and closing ends the session on the server", async () => {
-    const page = await browser.newPage({ viewport: { width: 1000, height: 700 } });
+    const page = await newPage({ viewport: { width: 1000, height: 700 } });
     await open(page, dashboard, member, "tty");
     await until("connected", async () => (await page.textContent("[data-testid=state]"))?.startsWith("connected"));
     assert.deepEqual([...dashboard.sessions()], [[`system:serviceaccount:${NS}:member`, 1]]);
@@ -122,7 +148,7 @@ describe("the dashboard's browser terminal", { skip, timeout: 90_000 }, () => {
     await until("27 91 on screen", async () => /^27 91$/m.test(await screen(page)));
 
     // one session per user here: a second page of the same user is refused while the first is open
-    const second = await browser.newPage();
+    const second = await newPage();
     await open(second, dashboard, member, "tty");
     await until("the second page refused", async () => (await second.textContent("[data-testid=state]"))?.startsWith("closed"));
     await second.close();
@@ -133,7 +159,7 @@ describe("the dashboard's browser terminal", { skip, timeout: 90_000 }, () => {
   });
 
   test("the API server decides: a user without pods/attach sees Forbidden, and no session stays", async () => {
-    const page = await browser.newPage();
+    const page = await newPage();
     await open(page, dashboard, viewer, "tty");
     const state = await until("a refusal", async () => {
       const s = await page.textContent("[data-testid=state]");
@@ -144,7 +170,7 @@ describe("the dashboard's browser terminal", { skip, timeout: 90_000 }, () => {
     await page.close();
   });
   test("log in with a token the garden knows, see who you are, your project's shoots, a pane with the server's refusal; logout forgets the token", async () => {
-    const page = await browser.newPage({ viewport: { width: 1200, height: 700 } });
+    const page = await newPage({ viewport: { width: 1200, height: 700 } });
     await page.goto(dashboard.url);
     await page.fill("[data-testid=login-token]", "not-a-token");
     await page.click("[data-testid=login-submit]");
@@ -179,6 +205,29 @@ describe("the dashboard's browser terminal", { skip, timeout: 90_000 }, () => {
     assert.equal(await page.evaluate('sessionStorage.getItem("dashboard.token")'), null);
     await page.close();
   });
+  test("every page renders without a console error or warning; the Shoots page shows version, status and readiness", async () => {
+    const page = await newPage({ viewport: { width: 1200, height: 700 } });
+    await page.goto(dashboard.url);
+    await page.waitForSelector("[data-testid=login-token]");
+    await login(page, dashboard, member, "/#/projects");
+    await page.waitForSelector("[data-testid=projects-not-listed]");
+    // the namespace field's pattern is in force (an invalid one would be ignored, with a console error)
+    await page.fill("[data-testid=project-namespace]", "Not-A-Label");
+    assert.equal(await page.locator("[data-testid=project-namespace]").evaluate((e) => (e as unknown as { validity: { patternMismatch: boolean } }).validity.patternMismatch), true);
+    await page.fill("[data-testid=project-namespace]", NS);
+    assert.equal(await page.locator("[data-testid=project-namespace]").evaluate((e) => (e as unknown as { validity: { valid: boolean } }).validity.valid), true);
+    await page.click("[data-testid=open-project]");
+    const row = page.locator("[data-testid=shoot][data-name=s]");
+    await row.waitFor();
+    assert.equal(await row.locator("[data-testid=shoot-version]").textContent(), "1.31.1");
+    assert.equal(await row.locator("[data-testid=shoot-status]").textContent(), "Reconcile Succeeded");
+    assert.deepEqual(await row.locator("[data-testid=shoot-condition]").evaluateAll((es) => es.map((e) => [e.textContent, e.getAttribute("data-status"), e.getAttribute("title")])), [["SC", "True", "System Components: True (SystemComponentsRunning: All system components are healthy.)"]]);
+    for (const [hash, selector] of [[`#/recordings/${NS}`, "[data-testid=recordings]"], ["#/pod", "[data-testid=pod]"], ["#/projects", "[data-testid=projects]"], [`#/namespace/${NS}`, "[data-testid=shoot][data-name=s]"]]) {
+      await page.goto(`${dashboard.url}/${hash}`);
+      await page.waitForSelector(selector!);
+    }
+    await page.close();
+  });
   test("recordings: the list and a replay in xterm (resize, output across a capped idle gap, input beside it, seeking)", async () => {
     // the frontend alone: the dashboard's recording answers are stood in by the page's router
     const id = "20261127T040000Z-member-term-shoot-1-0a1b2c3d";
@@ -187,7 +236,7 @@ describe("the dashboard's browser terminal", { skip, timeout: 90_000 }, () => {
       [0.1, "r", "91x27"], [0.3, "o", "$ "], [0.8, "i", "echo replayed\r"], [1.0, "o", "echo replayed\r\nreplayed\r\n$ "], [90, "o", "after-the-gap\r\n"],
     ].map((l) => JSON.stringify(l)).join("\n") + "\n";
     const seen: string[] = [];
-    const page = await browser.newPage({ viewport: { width: 1400, height: 800 } });
+    const page = await newPage({ viewport: { width: 1400, height: 800 } });
     await page.route("**/api/terminals", async (route) => {
       const body = JSON.parse(route.request().postData() ?? "{}") as { method?: string; params?: { coordinate?: { namespace?: string } } };
       if (body.method !== "listRecordings") return route.continue();
@@ -235,7 +284,7 @@ describe("the dashboard's browser terminal", { skip, timeout: 90_000 }, () => {
     const calls: string[] = [];
     const routes: WebSocketRoute[] = [];
     let created = "";
-    const page = await browser.newPage({ viewport: { width: 1300, height: 700 } });
+    const page = await newPage({ viewport: { width: 1300, height: 700 } });
     await page.route("**/api/terminals", async (route) => {
       const { method, params } = JSON.parse(route.request().postData() ?? "{}") as { method: string; params: { coordinate?: { namespace?: string; target?: string; name?: string }; name?: string; identifier?: string } };
       const c = params.coordinate;

@@ -57,6 +57,10 @@ describe("the dashboard's read endpoints", { timeout: 60_000 }, () => {
     await g.create(RoleBindings, { metadata: { namespace: NS, name: "alice" }, subjects: [{ kind: "User", name: "alice", apiGroup: "rbac.authorization.k8s.io" }], roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: "gardener.cloud:system:project-member" } });
     await g.create(ClusterRoleBindings, { metadata: { name: "olga" }, subjects: [{ kind: "User", name: "olga", apiGroup: "rbac.authorization.k8s.io" }], roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: "cluster-admin" } });
     for (const name of ["s2", "s1"]) await g.create(Shoots, { metadata: { name, namespace: NS }, spec: { seedName: "local", provider: { type: "local", workers: [{ name: "w" }] }, kubernetes: { version: "1.31.1" }, ...(name === "s2" ? { hibernation: { enabled: true } } : {}) } });
+    const now = new Date().toISOString();
+    const condition = { type: "SystemComponentsHealthy", status: "True", reason: "SystemComponentsRunning", message: "All system components are healthy.", lastTransitionTime: now, lastUpdateTime: now };
+    await g.patchStatus(Shoots, { namespace: NS, name: "s1" }, { type: "merge", body: { status: { lastOperation: { type: "Reconcile", state: "Succeeded", progress: 100, description: "Shoot cluster has been successfully reconciled.", lastUpdateTime: now }, conditions: [condition], hibernated: false } } });
+    await g.patchStatus(Shoots, { namespace: NS, name: "s2" }, { type: "merge", body: { status: { hibernated: true, lastErrors: [{ description: "x", lastUpdateTime: now }] } } });
     dashboard = await startDashboard({ apiServer: { url: garden.server.url, caPem: garden.server.caPem }, webRoot: dir });
     withReader = await startDashboard({ apiServer: { url: garden.server.url, caPem: garden.server.caPem }, webRoot: dir, projectReader: reader });
   });
@@ -115,6 +119,12 @@ describe("the dashboard's read endpoints", { timeout: 60_000 }, () => {
     const own = await get(`/api/namespaces/${NS}/shoots`, TOKENS.alice);
     assert.equal(own.code, 200);
     assert.deepEqual(own.body.items?.map((s) => [s.name, s.hibernated, s.seedName, s.kubernetesVersion, s.workers]), [["s1", false, "local", "1.31.1", 1], ["s2", true, "local", "1.31.1", 1]]);
+    // what the Status and Readiness columns show (web/src/lib/shoot.ts): the last operation, hibernation, errors, conditions
+    const [s1, s2] = own.body.items ?? [];
+    assert.deepEqual(s1?.lastOperation, { type: "Reconcile", state: "Succeeded", progress: 100, description: "Shoot cluster has been successfully reconciled." });
+    assert.deepEqual(s1?.conditions, [{ type: "SystemComponentsHealthy", status: "True", reason: "SystemComponentsRunning", message: "All system components are healthy." }]);
+    assert.deepEqual([s1?.statusHibernated, s1?.lastErrors, s1?.reconciliationDeactivated], [false, 0, false]);
+    assert.deepEqual([s2?.statusHibernated, s2?.lastErrors, s2?.lastOperation, s2?.conditions], [true, 1, undefined, []]);
     const other = await get("/api/namespaces/garden-q/shoots", TOKENS.alice);
     assert.equal(other.code, 403);
     assert.match(String(other.body.message), /User "alice" cannot list resource "shoots"/);
