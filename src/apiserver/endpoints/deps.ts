@@ -12,6 +12,7 @@ import type { ResourceRegistry } from "../registry/registry.ts";
 import type { ResourceDefinition } from "../registry/types.ts";
 import type { HealthChecks, VersionInfo } from "./nonresource.ts";
 import type { WatchLimits } from "./watch-budget.ts";
+import type { WatchTally } from "./watch-tally.ts";
 
 export interface HandlerDeps {
   registry: ResourceRegistry;
@@ -32,6 +33,10 @@ export interface HandlerDeps {
   maxBodyBytes?: number;
   /** Bounds of unread watch data (per watch, per user, in total) and of watches per user. */
   watchLimits?: Partial<WatchLimits>;
+  /** Where the watch counts are kept (default: this handler's own; the workers of --workers share one). */
+  watchTally?: WatchTally;
+  /** The text /metrics serves (default: the `metrics` registry's; the workers of --workers serve all workers' together). */
+  gatherMetrics?(): Promise<string>;
   /** kube-apiserver's --min-request-timeout in seconds: watch timeouts are in [n, 2n). */
   minRequestTimeoutSeconds?: number;
   /** host:port for APIVersions.serverAddressByClientCIDRs (default: the request's Host). */

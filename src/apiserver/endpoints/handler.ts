@@ -45,7 +45,7 @@ export interface RequestState {
 export function createHandler(deps: HandlerDeps): ApiHandler {
   const metrics = new RequestMetrics(deps.metrics);
   const watches = new WatchTracker();
-  const watchBudget = new WatchBudget(deps.watchLimits);
+  const watchBudget = new WatchBudget(deps.watchLimits, deps.watchTally);
   const maxBodyBytes = deps.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   let shuttingDown = false;
   let lastHost = "127.0.0.1:6443";
@@ -55,6 +55,7 @@ export function createHandler(deps: HandlerDeps): ApiHandler {
     version: deps.version ?? DEFAULT_VERSION_INFO,
     healthChecks: deps.healthChecks ?? (() => Promise.resolve([])),
     metrics,
+    gatherMetrics: deps.gatherMetrics,
     serverAddress: deps.serverAddress ?? (() => lastHost),
     shuttingDown: () => shuttingDown,
   };

@@ -14,6 +14,8 @@ export interface NonResourceDeps {
   version: VersionInfo;
   healthChecks: HealthChecks;
   metrics: RequestMetrics;
+  /** The text /metrics serves, when not the metrics' own registry's (the workers of --workers). */
+  gatherMetrics?(): Promise<string>;
   /** host:port clients use to reach this server (APIVersions.serverAddressByClientCIDRs). */
   serverAddress(): string;
   /** True once shutdown started: /readyz fails. */
@@ -39,7 +41,7 @@ export async function serveNonResource(d: NonResourceDeps, req: IncomingMessage,
   if (head === "version" && segs.length === 1) return writeObject(res, 200, d.version);
   if (HEALTH.has(head) && segs.length <= 2) return serveHealth(d, res, url, head, segs[1]);
   if (head === "metrics" && segs.length === 1) {
-    const text = await d.metrics.registry.metrics();
+    const text = await (d.gatherMetrics ?? (() => d.metrics.registry.metrics()))();
     return writeText(res, 200, text, d.metrics.registry.contentType);
   }
   if (head === "api" || head === "apis") return serveDiscovery(d, req, res, segs);

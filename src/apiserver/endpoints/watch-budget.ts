@@ -4,8 +4,11 @@
 // refused more data) when a user or the server is over theirs, are ended (as kube-apiserver's
 // cacher ends a watcher whose channel is full): the client sees its stream end and re-lists, the
 // server never runs out of memory. The number of concurrent watches per user is bounded too (429
-// beyond it).
+// beyond it). The counts the bounds are checked against are a WatchTally: the process's own, or one
+// shared by the workers of `--workers N`, whose budgets then end their own watches to keep the
+// server's bounds.
 import { newTooManyRequests } from "../../apimachinery/errors.ts";
+import { LocalTally, type TallyKey, type WatchTally } from "./watch-tally.ts";
 
 export interface WatchLimits {
   /** Backlog bytes of one watch. A watch with no backlog always takes the next event, however large. */
@@ -26,8 +29,8 @@ export const DEFAULT_WATCH_LIMITS: WatchLimits = {
 };
 
 interface UserUsage {
+  /** This budget's watches of the user. */
   watches: Set<WatchAccount>;
-  bytes: number;
 }
 
 /** One watch's share of the budget. */
@@ -39,6 +42,8 @@ export class WatchAccount {
   constructor(
     private readonly budget: WatchBudget,
     readonly user: string,
+    /** The user's entry in the tally. */
+    readonly key: TallyKey,
     /** Ends the watch at once, dropping its backlog; called at most once, then the account is closed. */
     private readonly evict: () => void,
   ) {}
@@ -73,20 +78,23 @@ export class WatchBudget {
   private readonly users = new Map<string, UserUsage>();
   /** Stalled watches with a backlog (candidates for eviction). */
   private readonly backlogged = new Set<WatchAccount>();
-  private total = 0;
   /** Watches ended for being over a bound (for tests and metrics). */
   evictions = 0;
 
-  constructor(limits: Partial<WatchLimits> = {}) {
+  /** `tally`: where the counts are kept (default: this budget's own). */
+  constructor(
+    limits: Partial<WatchLimits> = {},
+    private readonly tally: WatchTally = new LocalTally(),
+  ) {
     this.limits = { ...DEFAULT_WATCH_LIMITS, ...limits };
   }
 
-  /** Backlog bytes of all watches. */
+  /** Backlog bytes of all watches (of every budget sharing the tally). */
   get totalBytes(): number {
-    return this.total;
+    return this.tally.totalBytes();
   }
 
-  /** Concurrent watches of all users. */
+  /** Concurrent watches of all users in this budget. */
   get watches(): number {
     let n = 0;
     for (const u of this.users.values()) n += u.watches.size;
@@ -95,19 +103,22 @@ export class WatchBudget {
 
   /** Throws 429 TooManyRequests when user already has the most watches allowed. */
   admit(user: string): void {
-    if ((this.users.get(user)?.watches.size ?? 0) >= this.limits.perUserWatches) {
-      throw newTooManyRequests(`Too many requests, please try again later: user "${user}" has ${this.limits.perUserWatches} watches open, the most allowed`, 1);
-    }
+    if (this.tally.watches(user) >= this.limits.perUserWatches) throw this.tooMany(user);
   }
 
   /** Starts a watch for user (429 as admit() when the user has the most watches allowed). */
   open(user: string, evict: () => void): WatchAccount {
-    this.admit(user);
+    const key = this.tally.open(user, this.limits.perUserWatches);
+    if (!key) throw this.tooMany(user);
     let usage = this.users.get(user);
-    if (!usage) this.users.set(user, (usage = { watches: new Set(), bytes: 0 }));
-    const account = new WatchAccount(this, user, evict);
+    if (!usage) this.users.set(user, (usage = { watches: new Set() }));
+    const account = new WatchAccount(this, user, key, evict);
     usage.watches.add(account);
     return account;
+  }
+
+  private tooMany(user: string): Error {
+    return newTooManyRequests(`Too many requests, please try again later: user "${user}" has ${this.limits.perUserWatches} watches open, the most allowed`, 1);
   }
 
   /** Called by WatchAccount.set. */
@@ -116,8 +127,7 @@ export class WatchBudget {
     const before = a.bytes;
     const delta = bytes - before;
     a.bytes = bytes;
-    usage.bytes += delta;
-    this.total += delta;
+    if (delta !== 0) this.tally.addBytes(a.key, delta);
     if (bytes > 0 && stalled) this.backlogged.add(a);
     else this.backlogged.delete(a);
     // An event after the peer caught up is always taken (a reader keeps up with any object size);
@@ -128,8 +138,8 @@ export class WatchBudget {
       return false;
     }
     if (delta > 0 || stalled) {
-      this.shed(usage.watches, () => usage.bytes > this.limits.perUserBytes);
-      this.shed(this.backlogged, () => this.total > this.limits.totalBytes);
+      this.shed(usage.watches, () => this.tally.userBytes(a.key) > this.limits.perUserBytes);
+      this.shed(this.backlogged, () => this.tally.totalBytes() > this.limits.totalBytes);
     }
     return !a.closed;
   }
@@ -139,11 +149,10 @@ export class WatchBudget {
     a.closed = true;
     const usage = this.users.get(a.user);
     if (usage) {
-      usage.bytes -= a.bytes;
       usage.watches.delete(a);
       if (usage.watches.size === 0) this.users.delete(a.user);
     }
-    this.total -= a.bytes;
+    this.tally.close(a.key, a.bytes);
     a.bytes = 0;
     this.backlogged.delete(a);
   }

@@ -29,6 +29,7 @@ import { removeImpersonationHeaders, impersonate } from "../authentication/imper
 import { forbiddenMessage } from "../authorization/forbidden.ts";
 import { writeKubeconfig } from "../certs/kubeconfig.ts";
 import { type ApiHandler, createHandler } from "../endpoints/handler.ts";
+import type { WatchTally } from "../endpoints/watch-tally.ts";
 import { writeError } from "../endpoints/responses.ts";
 import { writeRawError } from "../endpoints/upgrade.ts";
 import type { InternalClient } from "../registry/client.ts";
@@ -75,6 +76,10 @@ export interface WorkerRole {
   auditSink?: AuditSink;
   /** SQLite: the primary owns the database; storage calls go to it through this port. */
   storage?: MessagePort;
+  /** The watch counts every worker shares (the bounds hold for the server as a whole). */
+  watchTally?: WatchTally;
+  /** Shares this worker's metrics with the others; returns what /metrics serves: every worker's together. */
+  shareMetrics?(local: Registry): () => Promise<string>;
 }
 
 export interface RunningServer {
@@ -268,6 +273,8 @@ export async function startApiServer(o: ApiServerOptions, deps: StartDeps = {}):
       metrics,
       healthChecks: async () => [await storageCheck(() => storage.currentRevision())],
       watchLimits: o.watchLimits,
+      watchTally: deps.worker?.watchTally,
+      gatherMetrics: deps.worker?.shareMetrics?.(metrics),
       minRequestTimeoutSeconds: o.minRequestTimeoutSeconds,
       serverAddress: () => hostPort(clientHost(o), port),
       audit: audit.auditor,

@@ -64,6 +64,8 @@ void describe(`gardener-apiserver --workers on ${storage}`, { skip, timeout: 120
     const parsed = parseOptions([
       ...["--data-dir", join(dir, "data"), "--secure-port", "0", ...(etcd ? ["--etcd-servers", etcd.endpoint] : []), "--workers", "2", "--log-level", "warn"],
       ...["--audit-policy-file", join(dir, "policy.yaml"), "--audit-log-path", join(dir, "audit.log")],
+      // Above the 4 watches the admin opens at once below.
+      ...["--max-watches-per-user", "5"],
     ]);
     assert.equal(parsed.kind, "options");
     if (parsed.kind !== "options") return;
@@ -160,6 +162,66 @@ void describe(`gardener-apiserver --workers on ${storage}`, { skip, timeout: 120
     await eventually("audit events of the creates", () => (events().filter((e) => e.verb === "create" && e.stage === "ResponseComplete").length === 5 ? true : undefined));
     for (const e of events()) assert.deepEqual(e.sourceIPs, ["127.0.0.1"]);
     assert.ok(events().some((e) => e.verb === "watch"));
+  });
+
+  void it("keeps --max-watches-per-user and /metrics for the server as a whole, not per worker", async () => {
+    // A user of its own (with the rights to watch), so only this test's watches count.
+    const as = { "impersonate-user": "watch-limited", "impersonate-group": "system:masters" };
+    const openWatch = (agent: Agent) =>
+      new Promise<{ status: number; body: string; localPort: number }>((resolve, reject) => {
+        const r = request({ agent, host: "127.0.0.1", port: primary.port, path: `${cms}?watch=1`, headers: as }, (res) => {
+          const localPort = res.socket.localPort ?? 0;
+          if (res.statusCode === 200) return resolve({ status: 200, body: "", localPort });
+          let body = "";
+          res.on("data", (c: Buffer) => (body += c.toString()));
+          res.on("end", () => resolve({ status: res.statusCode ?? 0, body, localPort }));
+        });
+        r.on("error", reject);
+        r.end();
+      });
+    const watchAgents = Array.from({ length: 5 }, () => connection());
+    const opened = [];
+    for (const agent of watchAgents) opened.push(await openWatch(agent));
+    assert.deepEqual(opened.map((w) => w.status), [200, 200, 200, 200, 200]);
+    const workersOf = new Set(opened.map((w) => primary.relay.workerOfClientPort(w.localPort)));
+    assert.deepEqual([...workersOf].sort(), [0, 1], "the watches are spread over both workers");
+    // A sixth is refused on either worker: the limit counts the user's watches on every worker.
+    const refused = [await openWatch(connection()), await openWatch(connection())];
+    assert.deepEqual(new Set(refused.map((w) => primary.relay.workerOfClientPort(w.localPort))), new Set([0, 1]));
+    for (const r of refused) {
+      assert.equal(r.status, 429, r.body);
+      const status = JSON.parse(r.body) as { reason: string; message: string };
+      assert.equal(status.reason, "TooManyRequests");
+      assert.match(status.message, /user "watch-limited" has 5 watches open/);
+    }
+    // One ends (on whichever worker): the user may open one again.
+    watchAgents[0]!.destroy();
+    const again = connection();
+    await eventually("a watch to be admitted after one ended", async () => {
+      const w = await openWatch(again);
+      return w.status === 200 ? true : undefined;
+    });
+
+    // Requests through connections of both workers; /metrics through either counts them all.
+    const [c0, c1] = [connection(), connection()];
+    const probe = `${cms}/metrics-probe`;
+    const first = await send(c0, "GET", probe);
+    const second = await send(c1, "GET", probe);
+    assert.deepEqual([first.status, second.status], [404, 404]);
+    assert.notEqual(primary.relay.workerOfClientPort(first.localPort), primary.relay.workerOfClientPort(second.localPort));
+    for (let i = 0; i < 2; i++) await send(c0, "GET", probe);
+    for (let i = 0; i < 3; i++) await send(c1, "GET", probe);
+    const line = /^apiserver_request_total\{verb="GET",group="",resource="configmaps",subresource="",code="404"\} (\d+)$/m;
+    const watching = /^apiserver_longrunning_requests\{verb="WATCH",group="",resource="configmaps"\} (\d+)$/m;
+    for (const via of [c0, c1]) {
+      const m = await send(via, "GET", "/metrics");
+      assert.equal(m.status, 200);
+      assert.equal(line.exec(m.body)?.[1], "7", "2 + 2 through worker 0's connection and 1 + 3 through worker 1's (and the 404s of no other test)");
+      // The open watches of the user (5) and of the first test's watcher, on both workers together.
+      assert.ok(Number(watching.exec(m.body)?.[1]) >= 5, m.body.match(watching)?.[0]);
+      // A metric of the process is there once, not once per worker.
+      assert.equal(m.body.match(/^process_cpu_seconds_total /gm)?.length, 1);
+    }
   });
 });
 }

@@ -13,7 +13,9 @@ import { openAuditLog } from "../audit.ts";
 import { openSQLite } from "../storage.ts";
 import type { ApiServerOptions } from "../options.ts";
 import { clientHost, hostPort, loadTls } from "../tls.ts";
+import { MetricsGatherer, type WorkerMetrics } from "./metrics.ts";
 import { ConnectionRelay } from "./relay-primary.ts";
+import { SharedTally } from "./shared-tally.ts";
 
 /** What a worker thread finds in workerData (besides the transferred ports). */
 export interface WorkerData {
@@ -26,11 +28,19 @@ export interface WorkerData {
   tsx?: string;
 }
 
-/** What the primary posts to a worker: start serving (workers after the first wait for it), or stop. */
-export type PrimaryCommand = { type: "go" } | { type: "stop" };
+/**
+ * What the primary posts to a worker: start serving (workers after the first wait for it), stop,
+ * send your metrics (for the gathering `id`), or the gathered metrics a worker asked for.
+ */
+export type PrimaryCommand = { type: "go" } | { type: "stop" } | { type: "collect-metrics"; id: number } | { type: "gathered-metrics"; id: number; text: string };
 
-/** Messages a worker posts to the primary on its parentPort. */
-export type WorkerStatus = { type: "ready" } | { type: "failed"; message: string } | { type: "stopped" };
+/** Messages a worker posts to the primary on its parentPort (metrics: its answer to collect-metrics). */
+export type WorkerStatus =
+  | { type: "ready" }
+  | { type: "failed"; message: string }
+  | { type: "stopped" }
+  | { type: "gather-metrics"; id: number }
+  | { type: "metrics"; id: number; metrics: WorkerMetrics };
 
 export interface PrimaryOptions {
   /** The worker's entry module (file URL). */
@@ -99,6 +109,9 @@ export async function startWorkers(o: ApiServerOptions, p: PrimaryOptions): Prom
   // SQLite: one owner of the database (group commit, the watch hub); workers call it over a port.
   const database: Storage | undefined = o.etcdServers.length === 0 ? openSQLite(o) : undefined;
   const tsx = tsxModule();
+  // The watch counts every worker shares; the metrics every worker's /metrics adds up.
+  const tally = SharedTally.create();
+  const gatherer = new MetricsGatherer();
   const baseDelay = p.restartDelayMs ?? 200;
   let stopping = false;
   const slots: Slot[] = [];
@@ -119,7 +132,7 @@ export async function startWorkers(o: ApiServerOptions, p: PrimaryOptions): Prom
     // The thread's execArgv without tsx's loader flags: the thread registers tsx itself.
     const worker = new Worker(BOOT, {
       eval: true,
-      workerData: { ...data, connections: connections.port2, audit: auditChannel?.port2, storage: storageChannel?.port2 },
+      workerData: { ...data, connections: connections.port2, audit: auditChannel?.port2, storage: storageChannel?.port2, tally: tally.shared },
       transferList: transfer,
       execArgv: withoutTsx(process.execArgv),
     });
@@ -132,7 +145,15 @@ export async function startWorkers(o: ApiServerOptions, p: PrimaryOptions): Prom
     let settled = false;
     return new Promise<void>((resolve, reject) => {
       worker.on("message", (m: WorkerStatus) => {
-        if (m.type === "ready" && !settled) {
+        if (m.type === "gather-metrics") {
+          const live = slots.flatMap((s) => (s.worker ? [s.worker] : []));
+          void gatherer.gather(live).then(
+            (text) => worker.postMessage({ type: "gathered-metrics", id: m.id, text } satisfies PrimaryCommand),
+            (err: unknown) => log.warn({ err }, "gathering the workers' metrics failed"),
+          );
+        } else if (m.type === "metrics") {
+          gatherer.answer(worker, m.id, m.metrics);
+        } else if (m.type === "ready" && !settled) {
           settled = true;
           log.info({ worker: slot.index }, "worker serving");
           if (slot.index === 0 && !firstServing) {
@@ -148,6 +169,7 @@ export async function startWorkers(o: ApiServerOptions, p: PrimaryOptions): Prom
       worker.on("error", (err) => log.error({ err, worker: slot.index }, "worker failed"));
       worker.on("exit", (code) => {
         relay.detach(slot.index);
+        gatherer.gone(worker);
         connections.port1.close();
         auditChannel?.port1.close();
         service?.close();

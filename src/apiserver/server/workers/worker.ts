@@ -1,10 +1,14 @@
 // A worker thread of --workers (docs/high-availability.md#workers): a full API server whose
 // connections come from the primary, whose audit events go to the primary's one log, and which
-// stops (draining its connections) when the primary says so.
+// stops (draining its connections) when the primary says so. Its watch counts are the shared
+// tally; its metrics are gathered with every other worker's for /metrics.
 import { type MessagePort, parentPort, workerData } from "node:worker_threads";
+import type { Registry } from "prom-client";
+import { newServiceUnavailable } from "../../../apimachinery/errors.ts";
 import type { AuditSink } from "../../audit/log.ts";
 import { type RunningServer, type StartDeps, startApiServer } from "../server.ts";
 import type { PrimaryCommand, WorkerData, WorkerStatus } from "./primary.ts";
+import { SharedTally, type SharedTallyData } from "./shared-tally.ts";
 
 /** Audit events posted to the primary, which writes (and rotates) the log. */
 class PostedAuditSink implements AuditSink {
@@ -21,7 +25,10 @@ class PostedAuditSink implements AuditSink {
 }
 
 /** The worker's data, or undefined when this is not a worker thread of the primary. */
-type Ports = { connections: MessagePort; audit?: MessagePort; storage?: MessagePort };
+type Ports = { connections: MessagePort; audit?: MessagePort; storage?: MessagePort; tally: SharedTallyData };
+
+/** How long a worker waits for the primary's gathered metrics. */
+const GATHER_TIMEOUT_MS = 10_000;
 
 export function workerRole(): (WorkerData & Ports) | undefined {
   const d = workerData as (WorkerData & Partial<Ports>) | null;
@@ -38,8 +45,34 @@ export async function serveAsWorker(deps: Omit<StartDeps, "worker">): Promise<vo
   let stopping = false;
   let started = () => {};
   const go = new Promise<void>((resolve) => (started = resolve));
+  let local: Registry | undefined;
+  const gathering = new Map<number, (text: string) => void>();
+  let nextGather = 1;
+  const shareMetrics = (registry: Registry) => {
+    local = registry;
+    return () =>
+      new Promise<string>((resolve, reject) => {
+        const id = nextGather++;
+        const timer = setTimeout(() => {
+          gathering.delete(id);
+          reject(newServiceUnavailable("the workers' metrics did not arrive in time"));
+        }, GATHER_TIMEOUT_MS);
+        gathering.set(id, (text) => {
+          clearTimeout(timer);
+          gathering.delete(id);
+          resolve(text);
+        });
+        status({ type: "gather-metrics", id });
+      });
+  };
   parent.on("message", (m: PrimaryCommand) => {
     if (m.type === "go") return started();
+    if (m.type === "collect-metrics") {
+      const answer = (metrics: Awaited<ReturnType<Registry["getMetricsAsJSON"]>>) => status({ type: "metrics", id: m.id, metrics });
+      void (local ? local.getMetricsAsJSON() : Promise.resolve([])).then(answer, () => answer([]));
+      return;
+    }
+    if (m.type === "gathered-metrics") return gathering.get(m.id)?.(m.text);
     // Stopped while starting: nothing to drain yet.
     if (!running) process.exit(0);
     if (stopping) return;
@@ -59,6 +92,8 @@ export async function serveAsWorker(deps: Omit<StartDeps, "worker">): Promise<vo
         connections: role.connections,
         auditSink: role.audit ? new PostedAuditSink(role.audit) : undefined,
         storage: role.storage,
+        watchTally: SharedTally.attach(role.tally),
+        shareMetrics,
       },
     });
   } catch (err) {
