@@ -34,8 +34,8 @@ export async function memberProjects(own: Client, user: Identity, maxItems: numb
   do {
     const page = await own.list(Projects, { limit: PAGE, timeoutMs: 10_000, ...(next ? { continue: next } : {}) });
     scanned += page.items.length;
-    // upstream also counts a missing phase as Pending; our project controller sets no phase, so only an explicit one counts
-    for (const p of page.items) if (p.status?.phase !== "Pending" && isMemberOf(p, user)) items.push(p);
+    // as upstream: a Project without a phase yet counts as Pending (the project controller sets it)
+    for (const p of page.items) if ((p.status?.phase ?? "Pending") !== "Pending" && isMemberOf(p, user)) items.push(p);
     next = page.metadata?.continue || undefined;
   } while (next && scanned < MAX_SCANNED && items.length <= maxItems);
   return { items: items.slice(0, maxItems), truncated: Boolean(next) || items.length > maxItems };

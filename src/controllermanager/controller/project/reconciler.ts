@@ -1,61 +1,120 @@
-// The GCM's project controller, RBAC part (docs/bastion.md#project): keeps the project namespace
-// (labelled as the project's) and the member and viewer RoleBindings in it equal to the
-// Project's owner and members.
-import { LABEL_PROJECT_NAME, LABEL_ROLE, ROLE_PROJECT } from "../../../apis/gardencore/v1beta1/types.ts";
+// The GCM's project controller (docs/bastion.md#project), after Gardener's: the finalizer `gardener`,
+// the project namespace (project labels, uid annotation, the Project as owner) and the member and
+// viewer RoleBindings in it, and the Project's `status.phase` with `observedGeneration`: `Pending`
+// until the first pass, `Ready` after a pass that succeeded, `Failed` after one that did not,
+// `Terminating` while its deletion waits for the namespace's Shoots or the namespace's deletion.
+import { FINALIZER_GARDENER, type Project, type ProjectPhase } from "../../../apis/gardencore/v1beta1/types.ts";
 import { semanticEqual } from "../../../api/equality.ts";
-import { isAlreadyExists } from "../../../apimachinery/errors.ts";
-import { Namespaces } from "../../../client/builtins.ts";
+import { RoleBindings } from "../../../client/builtins.ts";
 import type { Client } from "../../../client/client.ts";
-import { createOrPatch, unlessNotFound } from "../../../client/helpers.ts";
+import type { EventRecorder } from "../../../client/events.ts";
+import { Projects, Shoots } from "../../../client/garden.ts";
+import { addFinalizer, createOrPatch, removeFinalizer, unlessNotFound } from "../../../client/helpers.ts";
 import type { Cache } from "../../../controllerruntime/cache/cache.ts";
 import type { ReconcileContext, Reconciler, Request, Result } from "../../../controllerruntime/reconcile.ts";
-import { Projects } from "../../../client/garden.ts";
-import { RoleBindings } from "../../../client/builtins.ts";
+import { ensureNamespace, releaseNamespace } from "./namespace.ts";
 import { desiredRoleBindings } from "./rolebindings.ts";
 
 export const RECONCILE_TIMEOUT_MS = 3 * 60 * 1000;
+/** A Project whose namespace is being deleted is looked at again after this long (and when the namespace goes). */
+export const RELEASE_RECHECK_MS = 60_000;
+
+export const EVENT_NAMESPACE_RECONCILE_FAILED = "NamespaceReconcileFailed";
+export const EVENT_NAMESPACE_RECONCILE_SUCCESSFUL = "NamespaceReconcileSuccessful";
+export const EVENT_NAMESPACE_NOT_EMPTY = "NamespaceNotEmpty";
+export const EVENT_NAMESPACE_DELETION_FAILED = "NamespaceDeletionFailed";
+export const EVENT_NAMESPACE_MARKED_FOR_DELETION = "NamespaceMarkedForDeletion";
+
+export interface ProjectReconcilerDeps {
+  client: Client;
+  cache: Cache;
+  recorder?: EventRecorder;
+}
 
 export class ProjectReconciler implements Reconciler {
-  constructor(private readonly d: { client: Client; cache: Cache }) {}
+  constructor(private readonly d: ProjectReconcilerDeps) {}
 
   async reconcile(req: Request, rc: ReconcileContext): Promise<Result | void> {
     const signal = AbortSignal.any([rc.signal, AbortSignal.timeout(RECONCILE_TIMEOUT_MS)]);
-    const project = await unlessNotFound(this.d.cache.get(Projects, req, signal));
+    const project = await unlessNotFound(this.d.client.get(Projects, req, { signal }));
     if (!project) return;
-    const namespace = project.spec?.namespace;
-    if (project.metadata.deletionTimestamp || !namespace) return;
-    await this.ensureNamespace(project.metadata.name ?? "", namespace, signal);
-    for (const desired of desiredRoleBindings(project)) {
-      const { result } = await createOrPatch(
-        this.d.client,
-        RoleBindings,
-        { namespace, name: desired.metadata.name! },
-        (rb) => {
-          // Semantic comparison: an empty list the server drops must not cause a patch on every pass.
-          if (!semanticEqual(rb.metadata.ownerReferences, desired.metadata.ownerReferences)) rb.metadata.ownerReferences = desired.metadata.ownerReferences;
-          if (!semanticEqual(rb.roleRef, desired.roleRef)) rb.roleRef = desired.roleRef;
-          if (!semanticEqual(rb.subjects, desired.subjects)) rb.subjects = desired.subjects;
-        },
-        { signal },
-      );
-      if (result !== "unchanged") rc.log.info({ roleBinding: desired.metadata.name, result }, "project role binding written");
-    }
+    if (project.metadata.deletionTimestamp) return this.delete(project, rc, signal);
+    await this.ensure(project, rc, signal);
   }
 
-  /** Creates the namespace with the project labels, or adds them; a namespace of another project is an error. */
-  private async ensureNamespace(project: string, name: string, signal: AbortSignal): Promise<void> {
-    const labels = { [LABEL_PROJECT_NAME]: project, [LABEL_ROLE]: ROLE_PROJECT };
-    const ns = await unlessNotFound(this.d.client.get(Namespaces, { name }, { signal }));
-    if (!ns) {
-      await this.d.client.create(Namespaces, { metadata: { name, labels } }, { signal }).catch((e: unknown) => {
-        if (!isAlreadyExists(e)) throw e;
-      });
-      return;
+  /** Sets the phase and observedGeneration (the Project's generation as read), unless both are so already. */
+  private async phase(p: Project, phase: ProjectPhase, signal: AbortSignal): Promise<void> {
+    const generation = p.metadata.generation;
+    if (p.status?.phase === phase && p.status.observedGeneration === generation) return;
+    await unlessNotFound(this.d.client.patchStatus(Projects, { name: p.metadata.name ?? "" }, { type: "merge", body: { status: { phase, observedGeneration: generation } } }, { signal }));
+    p.status = { ...p.status, phase, observedGeneration: generation };
+  }
+
+  private event(p: Project, type: "Normal" | "Warning", reason: string, message: string): void {
+    this.d.recorder?.event(p, type, reason, message);
+  }
+
+  /** Marks the Project Failed with a Warning event and rethrows, so the pass is retried with backoff. */
+  private async fail(p: Project, err: unknown, message: string, signal: AbortSignal, reason = EVENT_NAMESPACE_RECONCILE_FAILED): Promise<never> {
+    this.event(p, "Warning", reason, `${message}${(err as Error).message}`);
+    await this.phase(p, "Failed", signal).catch(() => undefined);
+    throw err;
+  }
+
+  private async ensure(input: Project, rc: ReconcileContext, signal: AbortSignal): Promise<void> {
+    const project = await addFinalizer(this.d.client, Projects, input, FINALIZER_GARDENER, { signal });
+    if (!project.status?.phase) await this.phase(project, "Pending", signal);
+    const namespace = project.spec?.namespace;
+    // Gardener names a namespace for a Project without one; here a Project without one stays Pending.
+    if (!namespace) return;
+    await ensureNamespace(this.d.client, project, namespace, signal).catch((err: unknown) => this.fail(project, err, "", signal));
+    this.event(project, "Normal", EVENT_NAMESPACE_RECONCILE_SUCCESSFUL, `Successfully reconciled namespace "${namespace}" for project`);
+    try {
+      for (const desired of desiredRoleBindings(project)) {
+        const { result } = await createOrPatch(
+          this.d.client,
+          RoleBindings,
+          { namespace, name: desired.metadata.name! },
+          (rb) => {
+            // Semantic comparison: an empty list the server drops must not cause a patch on every pass.
+            if (!semanticEqual(rb.metadata.ownerReferences, desired.metadata.ownerReferences)) rb.metadata.ownerReferences = desired.metadata.ownerReferences;
+            if (!semanticEqual(rb.roleRef, desired.roleRef)) rb.roleRef = desired.roleRef;
+            if (!semanticEqual(rb.subjects, desired.subjects)) rb.subjects = desired.subjects;
+          },
+          { signal },
+        );
+        if (result !== "unchanged") rc.log.info({ roleBinding: desired.metadata.name, result }, "project role binding written");
+      }
+    } catch (err) {
+      await this.fail(project, err, `Error while reconciling RBAC resources for namespace "${namespace}": `, signal);
     }
-    const owner = ns.metadata.labels?.[LABEL_PROJECT_NAME];
-    if (owner !== undefined && owner !== project) throw new Error(`namespace ${name} belongs to project ${owner}, not ${project}`);
-    if (owner === undefined || ns.metadata.labels?.[LABEL_ROLE] !== ROLE_PROJECT) {
-      await this.d.client.patch(Namespaces, { name }, { type: "merge", body: { metadata: { labels } } }, { signal });
+    await this.phase(project, "Ready", signal);
+  }
+
+  private async delete(project: Project, rc: ReconcileContext, signal: AbortSignal): Promise<Result | void> {
+    if (!project.metadata.finalizers?.includes(FINALIZER_GARDENER)) return;
+    const namespace = project.spec?.namespace;
+    if (namespace) {
+      const shoots = await this.d.client.list(Shoots, { namespace, limit: 1, signal });
+      if (shoots.items.length > 0) {
+        this.event(project, "Warning", EVENT_NAMESPACE_NOT_EMPTY, `Cannot release namespace "${namespace}" because it still contains Shoots`);
+        rc.log.info({ namespace }, "cannot release the project namespace: it still contains Shoots");
+        await this.phase(project, "Terminating", signal);
+        return;
+      }
+      let released: boolean;
+      try {
+        released = await releaseNamespace(this.d.client, project, namespace, signal);
+      } catch (err) {
+        return this.fail(project, err, `Failed to release project namespace "${namespace}": `, signal, EVENT_NAMESPACE_DELETION_FAILED);
+      }
+      if (!released) {
+        this.event(project, "Normal", EVENT_NAMESPACE_MARKED_FOR_DELETION, `Successfully marked project namespace "${namespace}" for deletion`);
+        await this.phase(project, "Terminating", signal);
+        return { requeueAfterMs: RELEASE_RECHECK_MS };
+      }
     }
+    rc.log.info("removing the project finalizer");
+    await removeFinalizer(this.d.client, Projects, project, FINALIZER_GARDENER, { signal });
   }
 }

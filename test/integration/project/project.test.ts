@@ -1,0 +1,118 @@
+// The gardener-controller-manager's project controller against an in-process garden (docs/bastion.md#project):
+// the Project's phase (Pending, Ready, Failed, Terminating) and observedGeneration, its finalizer, the
+// project namespace it creates or adopts, and the namespace's release when the Project is deleted.
+import assert from "node:assert/strict";
+import { after, before, describe, test } from "node:test";
+import pino from "pino";
+import type { Project } from "../../../src/apis/gardencore/v1beta1/types.ts";
+import { unlessNotFound } from "../../../src/apimachinery/errors.ts";
+import { Namespaces } from "../../../src/client/builtins.ts";
+import { Projects, Seeds, Shoots } from "../../../src/client/garden.ts";
+import { type ControllerManager, createControllerManager } from "../../../src/controllermanager/app.ts";
+import { ANNOTATION_KEEP_AFTER_PROJECT_DELETION, ANNOTATION_NAMESPACE_PROJECT } from "../../../src/controllermanager/controller/project/namespace.ts";
+import { gardenAdmissionPlugins } from "../../../src/plugins/garden.ts";
+import { eventually } from "../../support/http.ts";
+import { startInProcessApiServer, type InProcessServer } from "../../support/inprocess.ts";
+
+const EVENTS = { group: "", version: "v1", kind: "Event", plural: "events", namespaced: true } as const;
+
+describe("the project controller", { timeout: 60_000 }, () => {
+  let garden: InProcessServer;
+  let gcm: ControllerManager;
+  const phases = new Map<string, string[]>();
+  const stopWatch = new AbortController();
+
+  const confirmAndDelete = async (name: string) => {
+    await garden.admin.patch(Projects, { name }, { type: "merge", body: { metadata: { annotations: { "confirmation.gardener.cloud/deletion": "true" } } } });
+    await garden.admin.delete(Projects, { name });
+  };
+  const get = (name: string) => unlessNotFound(garden.admin.get(Projects, { name }));
+  const phaseOf = async (name: string, phase: string) => {
+    const p = await get(name);
+    return p?.status?.phase === phase ? p : undefined;
+  };
+
+  before(async () => {
+    garden = await startInProcessApiServer({ flags: ["--enable-gardener-apis"], gardenAdmission: gardenAdmissionPlugins() });
+    await garden.admin.create(Seeds, { metadata: { name: "local" } });
+    // every phase each Project passes through, in order
+    void garden.admin.watch(Projects, {}, (ev) => {
+      const p = ev.object as Project;
+      const seen = phases.get(p.metadata.name ?? "") ?? [];
+      const phase = p.status?.phase;
+      if (phase && seen.at(-1) !== phase) seen.push(phase);
+      phases.set(p.metadata.name ?? "", seen);
+    }, stopWatch.signal).catch(() => undefined);
+    gcm = createControllerManager({ gardenClient: garden.admin, logger: pino({ level: "silent" }), server: false, defaultMetrics: false });
+    await gcm.start();
+  });
+
+  after(async () => {
+    stopWatch.abort();
+    await gcm?.stop();
+    await garden?.stop();
+  });
+
+  test("a new Project is Pending, then Ready with its namespace, finalizer and observedGeneration; a spec change is observed", async () => {
+    await garden.admin.create(Projects, { metadata: { name: "p" }, spec: { namespace: "garden-p", members: [{ apiGroup: "rbac.authorization.k8s.io", kind: "User", name: "alice", role: "admin" }] } });
+    const ready = await eventually("p Ready", () => phaseOf("p", "Ready"));
+    assert.deepEqual(phases.get("p"), ["Pending", "Ready"]);
+    assert.equal(ready.status?.observedGeneration, 1);
+    assert.deepEqual(ready.metadata.finalizers, ["gardener"]);
+    const ns = await garden.admin.get(Namespaces, { name: "garden-p" });
+    assert.deepEqual([ns.metadata.labels?.["project.gardener.cloud/name"], ns.metadata.labels?.["gardener.cloud/role"], ns.metadata.annotations?.[ANNOTATION_NAMESPACE_PROJECT]], ["p", "project", ready.metadata.uid]);
+    assert.deepEqual(ns.metadata.ownerReferences?.map((r) => [r.kind, r.name, r.uid, r.controller]), [["Project", "p", ready.metadata.uid, true]]);
+    assert.equal(ns.metadata.annotations?.[ANNOTATION_KEEP_AFTER_PROJECT_DELETION], undefined, "created, not adopted");
+
+    await garden.admin.patch(Projects, { name: "p" }, { type: "merge", body: { spec: { description: "changed" } } });
+    const observed = await eventually("generation 2 observed", async () => ((await get("p"))?.status?.observedGeneration === 2 ? get("p") : undefined));
+    assert.equal(observed?.status?.phase, "Ready");
+  });
+
+  test("a namespace of another project makes the Project Failed, with a Warning event", async () => {
+    await garden.admin.create(Namespaces, { metadata: { name: "garden-taken", labels: { "project.gardener.cloud/name": "other", "gardener.cloud/role": "project" } } });
+    await garden.admin.create(Projects, { metadata: { name: "q" }, spec: { namespace: "garden-taken" } });
+    const failed = await eventually("q Failed", () => phaseOf("q", "Failed"));
+    assert.equal(failed.status?.observedGeneration, 1);
+    const events = await eventually("the event", async () => {
+      const list = await garden.admin.list(EVENTS, { namespace: "default", fieldSelector: "involvedObject.name=q" });
+      return list.items.length > 0 ? list.items : undefined;
+    });
+    const e = events[0] as unknown as { type: string; reason: string; message: string };
+    assert.deepEqual([e.type, e.reason], ["Warning", "NamespaceReconcileFailed"]);
+    assert.match(e.message, /namespace cannot be used as it needs the project labels/);
+    // a namespace the Project can use: Ready again
+    await garden.admin.patch(Projects, { name: "q" }, { type: "merge", body: { spec: { description: "retry" } } });
+    await garden.admin.patch(Namespaces, { name: "garden-taken" }, { type: "merge", body: { metadata: { labels: { "project.gardener.cloud/name": "q" } } } });
+    await eventually("q Ready", () => phaseOf("q", "Ready"));
+  });
+
+  test("deleting a Project with a Shoot is Terminating until the Shoot goes, then its namespace and the Project go", async () => {
+    await eventually("p Ready", () => phaseOf("p", "Ready"));
+    await garden.admin.create(Shoots, { metadata: { name: "s", namespace: "garden-p" }, spec: { seedName: "local", provider: { type: "local" }, kubernetes: { version: "1.31.1" } } });
+    await confirmAndDelete("p");
+    const terminating = await eventually("p Terminating", () => phaseOf("p", "Terminating"));
+    assert.ok(terminating.metadata.deletionTimestamp);
+    assert.ok(await garden.admin.get(Namespaces, { name: "garden-p" }), "the namespace stays while it holds a Shoot");
+    await garden.admin.patch(Shoots, { namespace: "garden-p", name: "s" }, { type: "merge", body: { metadata: { annotations: { "confirmation.gardener.cloud/deletion": "true" } } } });
+    await garden.admin.delete(Shoots, { namespace: "garden-p", name: "s" });
+    await eventually("the Shoot gone", async () => ((await unlessNotFound(garden.admin.get(Shoots, { namespace: "garden-p", name: "s" }))) ? undefined : true));
+    await eventually("the Project gone", async () => ((await get("p")) ? undefined : true), 30_000);
+    await eventually("its namespace gone", async () => ((await unlessNotFound(garden.admin.get(Namespaces, { name: "garden-p" }))) ? undefined : true), 30_000);
+  });
+
+  test("an adopted namespace is kept after the Project's deletion, without the project's labels and owner", async () => {
+    await garden.admin.create(Namespaces, { metadata: { name: "garden-own", labels: { team: "x" } } });
+    await garden.admin.create(Projects, { metadata: { name: "r" }, spec: { namespace: "garden-own" } });
+    await eventually("r Ready", () => phaseOf("r", "Ready"));
+    const adopted = await garden.admin.get(Namespaces, { name: "garden-own" });
+    assert.equal(adopted.metadata.annotations?.[ANNOTATION_KEEP_AFTER_PROJECT_DELETION], "true");
+    assert.equal(adopted.metadata.labels?.["project.gardener.cloud/name"], "r");
+    await confirmAndDelete("r");
+    await eventually("the Project gone", async () => ((await get("r")) ? undefined : true));
+    const kept = await garden.admin.get(Namespaces, { name: "garden-own" });
+    assert.equal(kept.metadata.deletionTimestamp, undefined);
+    assert.deepEqual(kept.metadata.labels, { team: "x", "kubernetes.io/metadata.name": "garden-own" });
+    assert.deepEqual([kept.metadata.annotations?.[ANNOTATION_NAMESPACE_PROJECT], kept.metadata.ownerReferences ?? []], [undefined, []]);
+  });
+});
