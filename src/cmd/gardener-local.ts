@@ -4,12 +4,13 @@
 import { Command, Option } from "commander";
 import { UpInterruptedError, down, ensurePackages, requireRoot, status, up } from "../landscape/control.ts";
 import { installGardenctlConfig, uninstallGardenctlConfig } from "../landscape/gardenctl.ts";
-import { DEFAULT_PORTS, DEFAULT_PREFIX, Layout, type Ports } from "../landscape/layout.ts";
+import { DEFAULT_PORTS, DEFAULT_PREFIX, Layout, MEMBER_USER, type Ports } from "../landscape/layout.ts";
 import { superviseMain } from "../landscape/run.ts";
 import { parseCidr } from "../host/index.ts";
 import { DEFAULT_PUBLIC_CIDR } from "../provider-local/network/networks.ts";
 import { existsSync, readFileSync } from "node:fs";
 import { dashboardUrlPath, memberTokenPath } from "../landscape/terminals.ts";
+import { OPERATOR_USER, operatorTokenPath } from "../landscape/operator-terminals.ts";
 
 const DEFAULT_STATE_DIR = "/var/lib/gardener-local";
 
@@ -89,7 +90,10 @@ program
       }
       out(installGardenctlConfig(layout, process.env));
       out(`landscape ready; kubeconfigs:\n  ${layout.gardenKubeconfig}\n  ${layout.memberKubeconfig}\n  ${layout.shootKubeconfig}`);
-      if (existsSync(dashboardUrlPath(layout))) out(`dashboard: ${readFileSync(dashboardUrlPath(layout), "utf8").trim()} (URL in ${dashboardUrlPath(layout)}); log in with the token in ${memberTokenPath(layout)}`);
+      if (existsSync(dashboardUrlPath(layout))) {
+        out(`dashboard: ${readFileSync(dashboardUrlPath(layout), "utf8").trim()} (URL in ${dashboardUrlPath(layout)}); log in with the token in ${memberTokenPath(layout)}`);
+        out(`  as the project member ${MEMBER_USER}; as the operator ${OPERATOR_USER} (control-plane and garden terminals) with the token in ${operatorTokenPath(layout)}`);
+      }
     } catch (err) {
       fail(err);
     }

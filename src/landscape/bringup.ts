@@ -17,6 +17,7 @@ import * as c from "./components.ts";
 import { writeGardenctlConfig } from "./gardenctl.ts";
 import { type Layout, type Ports, killRecorded, MEMBER_USER, PROJECT_NAMESPACE, SEED_NODE_CIDR, SEED_NODE_NETWORK, SEED_POD_CIDR, SEED_WORKERS, SHOOT, SHOOT_POD_CIDR, SHOOT_TECHNICAL_ID, WORKER_POOL, WORKERS } from "./layout.ts";
 import { startClusterNodes } from "./nodes.ts";
+import { allowSeedNodesOSC, SEED_OSC_SECRET } from "./seednodes.ts";
 import { forwardApiServerService } from "./services.ts";
 import { clusterOf, workerBootstrapKubeconfig } from "./nodetokens.ts";
 
@@ -115,7 +116,7 @@ export async function startWorkers(o: RunOptions, prepared: PreparedHost, client
   const { seed, shoot } = clients;
   // The machines are new (fresh host keys): Nodes of an earlier run must not count as registered.
   for (const cl of [shoot, seed]) for (const n of (await cl.list(Nodes)).items) await cl.delete(Nodes, { name: n.metadata.name! }).catch(() => undefined);
-  // No shoot worker holds the admin kubeconfig: each gets a bootstrap token of its own (docs/node-bootstrap.md#the-local-landscape).
+  // No worker holds an admin kubeconfig: each gets a bootstrap token of its own (docs/node-bootstrap.md#the-local-landscape).
   const shootCluster = clusterOf(readFileSync(layout.shootKubeconfig, "utf8"));
   const pool = shootObject.spec.provider.workers?.find((x) => x.name === WORKER_POOL);
   if (!pool) throw new Error(`shoot ${SHOOT} has no worker pool ${WORKER_POOL}`);
@@ -124,14 +125,20 @@ export async function startWorkers(o: RunOptions, prepared: PreparedHost, client
   // Pods reach their API server as kubernetes.default.svc:443 (web terminals' kubeconfigs do).
   await forwardApiServerService(prepared.host, networks, SHOOT_TECHNICAL_ID, hostAddress, o.ports.shoot);
   await forwardApiServerService(prepared.host, networks, SEED_NODE_NETWORK, hostAddress, o.ports.seed);
-  const seedKubeconfig = readFileSync(adminKubeconfigOf(layout, "seed"), "utf8");
+  const seedCluster = clusterOf(readFileSync(adminKubeconfigOf(layout, "seed"), "utf8"));
+  await allowSeedNodesOSC(seed);
   await Promise.all([
     startClusterNodes(networks, hostAddress, {
       namespace: SHOOT_TECHNICAL_ID, podCidr: shootObject.spec.networking?.pods ?? SHOOT_POD_CIDR, workers: WORKERS, nodeName: shootNodeName,
       credentials: async (nodeName) => ({ bootstrapKubeconfig: await workerBootstrapKubeconfig(shoot, { nodeName, cluster: shootCluster, nowMs: Date.now() }), secretName }),
       hostRoutes: false, kubeletClient: shootKubeletClient,
     }, log),
-    // The seed's worker (it will host operators' terminals): a schedulable Node of the seed cluster.
-    startClusterNodes(networks, hostAddress, { namespace: SEED_NODE_NETWORK, podCidr: SEED_POD_CIDR, workers: SEED_WORKERS, nodeName: seedNodeName, credentials: () => Promise.resolve({ kubeconfig: seedKubeconfig }), hostRoutes: true }, log),
+    // The seed's worker (it hosts operators' terminals): a schedulable Node of the seed cluster, joining with a
+    // bootstrap token as the shoot's do, so its kubelet gets a serving certificate and serves attach (10250).
+    startClusterNodes(networks, hostAddress, {
+      namespace: SEED_NODE_NETWORK, podCidr: SEED_POD_CIDR, workers: SEED_WORKERS, nodeName: seedNodeName,
+      credentials: async (nodeName) => ({ bootstrapKubeconfig: await workerBootstrapKubeconfig(seed, { nodeName, cluster: seedCluster, nowMs: Date.now() }), secretName: SEED_OSC_SECRET }),
+      hostRoutes: true,
+    }, log),
   ]);
 }

@@ -27,6 +27,10 @@ test("worker user-data writes the kubeconfig verbatim and keeps the node agent r
   assert.match(ud, /setsid sh -c 'while :; do .*gardener-node-agent\.js --kubeconfig \/etc\/gardener-node-agent\/kubeconfig --node-name n1 --pool worker --host-key-dir \/run\/ga\/host-keys .*; sleep 2; done' .*&$/m);
 });
 
+test("the garden API server listens on 127.0.0.1 and its serving certificate also names the host's public address (pods reach it there through the relay)", () => {
+  assert.match(gardenApiServer(ctx).args.join(" "), /--bind-address 127\.0\.0\.1 --tls-san 192\.168\.250\.2 /);
+});
+
 test("the garden API server gets --bastion-time-to-live only when the landscape sets one", () => {
   assert.doesNotMatch(gardenApiServer(ctx).args.join(" "), /--bastion-time-to-live/);
   assert.match(gardenApiServer({ ...ctx, bastionTimeToLive: "20s" }).args.join(" "), /--authorization-mode Seed,RBAC --bastion-time-to-live 20s$/);
@@ -48,14 +52,16 @@ test("with a bootstrap kubeconfig the user-data holds no other credentials and t
   assert.throws(() => workerUserData({ kubeconfig: "x", bootstrapKubeconfig: "y", nodeName: "n1", pool: "worker" }), /exactly one/);
 });
 
-test("the shoot API server accepts bootstrap tokens", () => {
+test("the shoot and seed API servers accept bootstrap tokens (their workers join with one)", () => {
   assert.match(shootApiServer(ctx).args.join(" "), /--enable-bootstrap-token-auth/);
+  assert.match(seedApiServer(ctx).args.join(" "), /--enable-bootstrap-token-auth/);
+  assert.doesNotMatch(gardenApiServer(ctx).args.join(" "), /--enable-bootstrap-token-auth/);
 });
 
 test("a scheduler per API server with its scheduler.kubeconfig; the seed API server is on the host's address too; node grace only when set", () => {
   assert.deepEqual(scheduler(ctx, "seed").args.slice(1), ["--kubeconfig", "/s/seed/scheduler.kubeconfig", "--metrics-bind-address", "0", "--log-level", "warn"]);
   assert.equal(scheduler(ctx, "shoot").name, "shoot-scheduler");
-  assert.match(seedApiServer(ctx).args.join(" "), /--bind-address 192\.168\.250\.2 --advertise-address 192\.168\.250\.2$/);
+  assert.match(seedApiServer(ctx).args.join(" "), /--bind-address 192\.168\.250\.2 --advertise-address 192\.168\.250\.2 --enable-bootstrap-token-auth$/);
   assert.match(shootApiServer({ ...ctx, nodeMonitorGracePeriod: "6s" }).args.join(" "), /--node-monitor-grace-period 6s$/);
   assert.doesNotMatch(gardenApiServer({ ...ctx, nodeMonitorGracePeriod: "6s" }).args.join(" "), /node-monitor/);
 });

@@ -60,6 +60,8 @@ const apiserver = (c: ComponentContext, name: "garden" | "seed" | "shoot", extra
 export const gardenApiServer = (c: ComponentContext): ComponentSpec =>
   apiserver(c, "garden", [
     "--bind-address", "127.0.0.1",
+    // Pods on the workers reach it at the host's public address, through the garden relay (gardenrelay.ts).
+    "--tls-san", c.hostAddress,
     // Who created, renewed and deleted which Bastion, from where (the README shows the query).
     "--audit-policy-file", join(REPO, "manifests", "audit", "garden-policy.yaml"), "--audit-log-path", join(c.layout.logs, "garden-audit.log"),
     "--audit-log-maxsize", "100", "--audit-log-maxbackup", "10",
@@ -71,7 +73,8 @@ export const gardenApiServer = (c: ComponentContext): ComponentSpec =>
 const nodeGrace = (c: ComponentContext): string[] => (c.nodeMonitorGracePeriod ? ["--node-monitor-grace-period", c.nodeMonitorGracePeriod] : []);
 // The seed and shoot API servers bind and advertise the host's public address: their node agents reach them
 // from their machines through the node networks' NAT, and they reach the kubelets over the host's routes.
-export const seedApiServer = (c: ComponentContext): ComponentSpec => apiserver(c, "seed", ["--bind-address", c.hostAddress, "--advertise-address", c.hostAddress, ...nodeGrace(c)]);
+// The seed's worker, like the shoot's, joins with a bootstrap token (its kubelet endpoint serves attach for seed-hosted terminals).
+export const seedApiServer = (c: ComponentContext): ComponentSpec => apiserver(c, "seed", ["--bind-address", c.hostAddress, "--advertise-address", c.hostAddress, "--enable-bootstrap-token-auth", ...nodeGrace(c)]);
 /**
  * The shoot API server reaches its nodes only through the reversed VPN's egress proxy (src/landscape/vpn.ts), with
  * the files the landscape writes from the gardenlet's ConfigMap and Secrets. Before the gardenlet wrote them (the

@@ -92,14 +92,19 @@ export async function workloadsSchedulable(c: Clusters, log: (line: string) => v
 
 /**
  * The user's next `kubectl exec` or `logs` goes through the reversed VPN's tunnel to a worker's kubelet
- * endpoint, served once the node agent has its serving certificate (the seed's worker serves none yet):
- * checked through the egress proxy, as the shoot API server dials.
+ * endpoint, served once the node agent has its serving certificate: checked through the egress proxy, as the
+ * shoot API server dials. An operator's next terminal attaches to its pod on the seed's worker: that kubelet
+ * endpoint is checked from the host, as the seed API server dials it.
  */
 export async function kubeletsServing(c: Clusters, layout: Layout, dial: Dialer, log: (line: string) => void): Promise<void> {
-  const kubeletTls = kubeletTlsOf(join(layout.apiServerDir("shoot"), "pki"));
+  const shootTls = kubeletTlsOf(join(layout.apiServerDir("shoot"), "pki"));
+  const seedTls = kubeletTlsOf(join(layout.apiServerDir("seed"), "pki"));
   await waitFor(
-    "the reversed VPN's tunnel and every shoot worker's kubelet endpoint (10250) behind it answering the API server",
-    async () => ((await servingKubelets(c.shoot, c.shootNodes, kubeletTls, dial)).length === c.shootNodes.length ? true : undefined),
+    "the reversed VPN's tunnel and every shoot worker's kubelet endpoint (10250) behind it answering the API server, and the seed's workers' endpoints answering the seed API server",
+    async () => {
+      if ((await servingKubelets(c.shoot, c.shootNodes, shootTls, dial)).length !== c.shootNodes.length) return undefined;
+      return (await servingKubelets(c.seed, c.seedNodes, seedTls)).length === c.seedNodes.length ? true : undefined;
+    },
     120_000,
   );
   log("kubelet endpoints serving");

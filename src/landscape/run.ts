@@ -19,6 +19,7 @@ import { applySeedCRDs, createGardenObjects, createShoot, publishShootCredential
 import { apiServerClient, kubeletsServing, nodeKeysApplied, nodesRegistered, waitFor, workloadsSchedulable } from "./readiness.ts";
 import { writeStatus, type LandscapeStatus } from "./status.ts";
 import { Supervisor } from "./supervisor.ts";
+import { gardenUrlForPods, startGardenRelay } from "./gardenrelay.ts";
 import { LANDSCAPE_VPN_HA, startVpn, VPN_SERVER_ADDRESS } from "./vpn.ts";
 import { egressDialer, egressWritten } from "./vpnegress.ts";
 import { ANNOTATION_HA_VPN, isVpnHighAvailability, vpnShootRanges } from "../api/gardencore/vpn.ts";
@@ -81,7 +82,9 @@ export async function runLandscape(o: RunOptions, status: Status, hooks: RunHook
   await publishSeedHost(garden, layout);
   await publishOperatorTerminalAccess(garden);
   await publishDashboardReader(garden, layout, o.ports);
-  writeDashboardConfig(layout);
+  // Garden terminals' pods reach the garden through the relay on the host's public address (started with the workers).
+  const gardenForPods = gardenUrlForPods(prepared.hostAddress, o.ports);
+  writeDashboardConfig(layout, gardenForPods);
   supervisor.start(terminalControllerManager(ctx));
   supervisor.start(dashboard(ctx));
   await prepared.networks.ensureNodeNetwork(SHOOT_TECHNICAL_ID, nodeCidr);
@@ -100,13 +103,15 @@ export async function runLandscape(o: RunOptions, status: Status, hooks: RunHook
   log(`reversed VPN: vpn-seed-server at ${VPN_SERVER_ADDRESS}, vpn-shoot-client at ${vpn.clientAddress}`);
 
   await startWorkers(o, prepared, { seed, shoot }, shootObject, vpn.clientAddress);
+  const relay = await startGardenRelay(prepared.networks, prepared.hostAddress, o.ports);
+  running.inProcess.push(() => relay.stop());
   const clusters = { garden, seed, shoot, shootNodes: WORKERS.map(shootNodeName), seedNodes: SEED_WORKERS.map(seedNodeName) };
   await nodesRegistered(clusters, log);
   await nodeKeysApplied(clusters, log);
   await workloadsSchedulable(clusters, log);
   await kubeletsServing(clusters, layout, await egressDialer(layout), log);
   // A member's first web terminal works: the dashboard, the webhooks and the controller answer.
-  await terminalsReady(layout, o.ports, log);
+  await terminalsReady(layout, o.ports, log, undefined, gardenForPods);
   for (const cl of [garden, seed, shoot]) cl.close();
   status.phase = "Ready";
   status.components = supervisor.status();

@@ -7,9 +7,11 @@ import { join } from "node:path";
 import { test } from "node:test";
 import { dashboardReaderTokenPath } from "./dashboard-reader.ts";
 import { DEFAULT_PORTS, Layout } from "./layout.ts";
-import { dashboard, dashboardUrlPath, gardenTokenFile, memberShootTerminal, memberTokenPath, terminalControllerManager, terminalPorts, terminalsReady, writeMemberToken } from "./terminals.ts";
+import { terminalConfigFromFile } from "../dashboard/terminals/config.ts";
+import { operatorTokenPath } from "./operator-terminals.ts";
+import { dashboard, dashboardConfig, dashboardUrlPath, gardenTokenFile, memberShootTerminal, memberTokenPath, terminalControllerManager, terminalPorts, terminalsReady, writeMemberToken } from "./terminals.ts";
 
-test("the member token is private, kept across runs and named for local-member in the garden's token file", () => {
+test("the member's, reader's and operator's tokens are private, kept across runs and named for their users in the garden's token file", () => {
   const dir = mkdtempSync(join(tmpdir(), "terminals-"));
   try {
     const layout = new Layout(dir);
@@ -21,7 +23,10 @@ test("the member token is private, kept across runs and named for local-member i
     const reader = readFileSync(dashboardReaderTokenPath(layout), "utf8").trim();
     assert.ok(reader.length >= 40 && reader !== first);
     assert.equal(statSync(dashboardReaderTokenPath(layout)).mode & 0o777, 0o600);
-    assert.equal(readFileSync(gardenTokenFile(layout), "utf8"), `${first},local-member,local-member\n${reader},dashboard-project-reader,dashboard-project-reader\n`);
+    const operator = readFileSync(operatorTokenPath(layout), "utf8").trim();
+    assert.ok(operator.length >= 40 && operator !== first && operator !== reader);
+    assert.equal(statSync(operatorTokenPath(layout)).mode & 0o777, 0o600);
+    assert.equal(readFileSync(gardenTokenFile(layout), "utf8"), `${first},local-member,local-member\n${reader},dashboard-project-reader,dashboard-project-reader\n${operator},local-operator,local-operator\n`);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -56,6 +61,8 @@ test("the terminals' readiness fails with the step that did not work and where t
       return true;
     });
     assert.equal(existsSync(dashboardUrlPath(layout)), false, "no dashboard.url while not ready");
+    // With the garden's URL for pods, that is checked too (nothing listens there either).
+    await assert.rejects(terminalsReady(layout, ports, () => undefined, 300, "https://127.0.0.1:9"), /waiting for the garden API server at https:\/\/127\.0\.0\.1:9 \(as garden terminals reach it\): connect ECONNREFUSED/);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -81,6 +88,13 @@ test("the readiness takes the controller's /readyz as passed on 200 only, then g
     server.close();
     rmSync(dir, { recursive: true, force: true });
   }
+});
+
+test("the dashboard's configuration names the garden as terminal pods reach it, when given", () => {
+  assert.equal(dashboardConfig().gardenApiServerUrl, undefined);
+  const c = dashboardConfig("https://198.18.0.2:7443");
+  assert.equal(c.gardenApiServerUrl, "https://198.18.0.2:7443");
+  assert.deepEqual(terminalConfigFromFile(JSON.parse(JSON.stringify(c))).gardenApiServerUrl, "https://198.18.0.2:7443", "the dashboard takes it");
 });
 
 test("the readiness Terminal is what the dashboard creates for a member's shoot terminal: host and target the shoot", () => {

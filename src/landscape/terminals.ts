@@ -18,6 +18,7 @@ import type { ComponentSpec } from "./supervisor.ts";
 import { type Layout, type Ports, MEMBER_USER, PROJECT_NAMESPACE, SEED, SHOOT } from "./layout.ts";
 import { waitFor } from "./readiness.ts";
 import { DASHBOARD_READER_USER, dashboardReaderKubeconfigPath, dashboardReaderTokenPath } from "./dashboard-reader.ts";
+import { OPERATOR_USER, operatorTokenPath } from "./operator-terminals.ts";
 
 /** Beside the API servers' ports (7443-7445 by default): dashboard 7448, webhooks 7449, the TCM's health 7450. */
 export const terminalPorts = (p: Ports): { dashboard: number; webhook: number; health: number } => ({ dashboard: p.garden + 5, webhook: p.garden + 6, health: p.garden + 7 });
@@ -28,14 +29,18 @@ export const gardenTokenFile = (layout: Layout): string => layout.path("garden",
 const certDir = (layout: Layout, name: "terminal-controller-manager" | "dashboard"): string => layout.path("tls", name);
 
 /**
- * The member's token (kept across runs, 0600) and the garden API server's --token-auth-file naming it
- * (user local-member, no groups: the same user as garden-member.kubeconfig). Before the garden API server starts.
+ * The member's, the dashboard reader's and the operator's tokens (each kept across runs, 0600) and the garden API
+ * server's --token-auth-file naming them (users local-member, the same user as garden-member.kubeconfig,
+ * dashboard-project-reader and local-operator; no groups: their rights are RBAC bindings in the garden).
+ * Before the garden API server starts. Returns the member's token.
  */
 export function writeMemberToken(layout: Layout): string {
   const token = keptToken(memberTokenPath(layout));
   const reader = keptToken(dashboardReaderTokenPath(layout));
+  const operator = keptToken(operatorTokenPath(layout));
   mkdirSync(layout.path("garden"), { recursive: true });
-  writeFileSync(gardenTokenFile(layout), `${token},${MEMBER_USER},${MEMBER_USER}\n${reader},${DASHBOARD_READER_USER},${DASHBOARD_READER_USER}\n`, { mode: 0o600 });
+  const lines = [[token, MEMBER_USER], [reader, DASHBOARD_READER_USER], [operator, OPERATOR_USER]].map(([t, u]) => `${t},${u},${u}\n`);
+  writeFileSync(gardenTokenFile(layout), lines.join(""), { mode: 0o600 });
   return token;
 }
 
@@ -83,21 +88,25 @@ export const OPS_TOOLBELT_IMAGE = "europe-docker.pkg.dev/gardener-project/releas
 
 /**
  * The dashboard's terminal configuration: seed `local` hosts terminals through SEED_HOST_SECRET, operators'
- * garden terminals among them (src/landscape/operator-terminals.ts publishes their credential). Panes run
+ * garden terminals among them (src/landscape/operator-terminals.ts publishes their credential), whose kubeconfig
+ * names the garden as `gardenApiServerUrl` (the garden relay's URL, gardenrelay.ts; when given). Panes run
  * Gardener's default image: its bash redraws the prompt on the pane's first resizes, which a shell
  * without line editing (busybox's sh, the dashboard's built-in default) does not, so a new pane would
  * stay blank until a key is pressed.
  */
-export function dashboardConfig(): { seedHosts: Record<string, { secretRef: typeof SEED_HOST_SECRET }>; gardenTerminalHost: { seedRef: { name: string } }; container: { image: string }; containerOperator: { image: string } } {
+export function dashboardConfig(gardenApiServerUrl?: string): {
+  seedHosts: Record<string, { secretRef: typeof SEED_HOST_SECRET }>; gardenTerminalHost: { seedRef: { name: string } }; container: { image: string }; containerOperator: { image: string }; gardenApiServerUrl?: string;
+} {
   return {
     seedHosts: { [SEED]: { secretRef: SEED_HOST_SECRET } }, gardenTerminalHost: { seedRef: { name: SEED } },
     container: { image: OPS_TOOLBELT_IMAGE }, containerOperator: { image: OPS_TOOLBELT_IMAGE },
+    ...(gardenApiServerUrl ? { gardenApiServerUrl } : {}),
   };
 }
 
-export function writeDashboardConfig(layout: Layout): void {
+export function writeDashboardConfig(layout: Layout, gardenApiServerUrl: string): void {
   mkdirSync(layout.path("dashboard"), { recursive: true });
-  const config = dashboardConfig();
+  const config = dashboardConfig(gardenApiServerUrl);
   writeFileSync(dashboardConfigPath(layout), `${JSON.stringify(config, null, 2)}\n`);
 }
 
@@ -191,10 +200,11 @@ async function dashboardAnswers(dashboard: Transport): Promise<true> {
 /**
  * Until a member's next step works: the terminal-controller-manager is ready (its /readyz answers once
  * its webhooks serve and are registered), the garden's webhooks admit a member's Terminal (dry run),
- * and the dashboard answers the member's `config` over TLS the garden CA verifies. Then writes
- * dashboard.url. Fails with what did not work and where the logs are.
+ * and the dashboard answers the member's `config` over TLS the garden CA verifies; with `gardenForPods`,
+ * also the garden at that URL (garden terminals' kubeconfig server: the relay, the garden's serving
+ * certificate naming its address). Then writes dashboard.url. Fails with what did not work and where the logs are.
  */
-export async function terminalsReady(layout: Layout, ports: Ports, log: (line: string) => void, timeoutMs = 60_000): Promise<string> {
+export async function terminalsReady(layout: Layout, ports: Ports, log: (line: string) => void, timeoutMs = 60_000, gardenForPods?: string): Promise<string> {
   const p = terminalPorts(ports);
   rmSync(dashboardUrlPath(layout), { force: true });
   const url = `https://127.0.0.1:${p.dashboard}/`;
@@ -203,7 +213,9 @@ export async function terminalsReady(layout: Layout, ports: Ports, log: (line: s
   const logs = `see ${join(layout.logs, "terminal-controller-manager.log")} and ${join(layout.logs, "dashboard.log")}`;
   const health = transportTo(`http://127.0.0.1:${p.health}`);
   const dashboard = transportTo(url, { caPem: ca, token });
+  const podGarden = gardenForPods ? transportTo(gardenForPods, { caPem: ca }) : undefined;
   try {
+    if (podGarden) await waitFor(`the garden API server at ${gardenForPods ?? ""} (as garden terminals reach it)`, () => answers200(podGarden, "/readyz"), timeoutMs);
     await waitFor("the terminal-controller-manager's /readyz", () => answers200(health, "/readyz"), timeoutMs);
     await waitFor("the garden's Terminal webhooks to admit a member's Terminal (dry run)", () => webhooksAdmit(layout), timeoutMs);
     await waitFor(`the dashboard at ${url} to answer the member's POST /api/terminals config`, () => dashboardAnswers(dashboard), timeoutMs);
@@ -212,6 +224,7 @@ export async function terminalsReady(layout: Layout, ports: Ports, log: (line: s
   } finally {
     health.close();
     dashboard.close();
+    podGarden?.close();
   }
   writeFileSync(dashboardUrlPath(layout), `${url}\n`);
   log(`terminal-controller-manager and dashboard ready; dashboard ${url}`);

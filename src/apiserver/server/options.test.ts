@@ -89,6 +89,13 @@ void describe("parseOptions", () => {
     assert.equal(opts(["--data-dir=/d", "--authorization-mode=RBAC,AlwaysAllow"]).anonymousAuth, false);
   });
 
+  void it("--tls-san takes IP addresses and DNS names, comma-separated and repeated, and refuses anything else", () => {
+    assert.equal(opts(["--data-dir=/d"]).tlsSans, undefined);
+    assert.deepEqual(opts(["--data-dir=/d", "--tls-san=198.18.0.2,garden.local", "--tls-san", "::1"]).tlsSans, ["198.18.0.2", "garden.local", "::1"]);
+    for (const bad of ["https://x", "under_score", "a..b", "-x"]) assert.match(exit(["--data-dir=/d", `--tls-san=${bad}`]).stderr, /for --tls-san: must be an IP address or a DNS name/, bad);
+    assert.match(exit(["--data-dir=/d", `--tls-san=${Array.from({ length: 65 }, (_, i) => `h${i}`).join(",")}`]).stderr, /--tls-san: at most 64 names/);
+  });
+
   void it("rejects bad flags with one line and exit code 2", () => {
     const cases: [string[], RegExp][] = [
       [[], /--data-dir is required/],

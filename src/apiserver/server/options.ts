@@ -5,6 +5,7 @@ import { DEFAULT_SERVICE_CIDR, parseServiceRange } from "../admission/service-ip
 import { isIP } from "node:net";
 import { join } from "node:path";
 import { Command, CommanderError, Option } from "commander";
+import { isDNS1123Subdomain } from "../../apimachinery/names/validation.ts";
 import { DurationError, parseDuration, parsePositiveDuration } from "../../utils/duration.ts";
 import { DEFAULT_WATCH_LIMITS, type WatchLimits } from "../endpoints/watch-budget.ts";
 
@@ -44,6 +45,11 @@ export interface ApiServerOptions {
   authorizationModes: AuthorizationMode[];
   anonymousAuth: boolean;
   advertiseAddress?: string;
+  /**
+   * --tls-san: further host names and IP addresses of the generated serving certificate (as kubeadm's
+   * `certSANs`), for clients that reach the server through a forwarded address.
+   */
+  tlsSans?: string[];
   /** IPv4 CIDR Services get their cluster IPs from (kube-apiserver's --service-cluster-ip-range). */
   serviceClusterIPRange: string;
   /** Events the watch cache keeps for resuming watches; 0 disables the cache. */
@@ -128,6 +134,7 @@ function program(): Command {
     .addOption(new Option("--authorization-mode <modes>", `Ordered, comma-separated authorizers: ${AUTHORIZATION_MODES.join(", ")} (Node: kubelets' access to their own node's objects; Seed: gardenlets' access to their own seed's objects, needs --enable-gardener-apis). system:masters is always allowed. Default: Node,RBAC; RBAC with --enable-gardener-apis.`))
     .addOption(new Option("--anonymous-auth [bool]", "Serve requests without credentials as system:anonymous (group system:unauthenticated), for whatever authorization allows them (RBAC: /healthz, /livez, /readyz, /version). Off with AlwaysAllow.").default(true))
     .addOption(new Option("--advertise-address <ip>", "Address clients use to reach this server (kubeconfig, serving certificate, issuer)."))
+    .addOption(new Option("--tls-san <names>", "Further DNS names or IP addresses (comma-separated, repeatable) in the generated serving certificate, for clients reaching this server through a forwarded address.").argParser(collect))
     .addOption(new Option("--service-cluster-ip-range <cidr>", "IPv4 CIDR Services get their cluster IPs from; the first address is the kubernetes Service's.").default(DEFAULT_SERVICE_CIDR))
     .addOption(new Option("--watch-cache-size <n>", "Events the watch cache keeps so watches can resume; 0 disables the cache.").default(10000).argParser(intFlag("--watch-cache-size", 0, 10_000_000)))
     .addOption(new Option("--etcd-compaction-interval <duration>", "How often old revisions are compacted (e.g. 5m); 0 disables.").default("5m"))
@@ -165,6 +172,13 @@ function parseBoolFlag(v: unknown, name: string): boolean {
   throw new FlagError(`invalid value "${String(v)}" for ${name}: must be true or false`);
 }
 
+/** At most MAX_TLS_SANS entries, each an IP address or a DNS-1123 subdomain. */
+const MAX_TLS_SANS = 64;
+function checkSans(sans: string[]): void {
+  if (sans.length > MAX_TLS_SANS) throw new FlagError(`--tls-san: at most ${MAX_TLS_SANS} names`);
+  for (const s of sans) if (isIP(s) === 0 && isDNS1123Subdomain(s).length > 0) throw new FlagError(`invalid value "${s}" for --tls-san: must be an IP address or a DNS name`);
+}
+
 function checkIp(v: string | undefined, name: string): void {
   if (v !== undefined && isIP(v) === 0) throw new FlagError(`invalid value "${v}" for ${name}: must be an IP address`);
 }
@@ -173,6 +187,7 @@ function checkIp(v: string | undefined, name: string): void {
 function checkFlags(o: Record<string, unknown>): void {
   checkIp(o.bindAddress as string, "--bind-address");
   checkIp(o.advertiseAddress as string | undefined, "--advertise-address");
+  checkSans((o.tlsSan as string[] | undefined) ?? []);
   try {
     parseServiceRange(String(o.serviceClusterIpRange));
   } catch (err) {
@@ -248,6 +263,7 @@ export function parseOptions(argv: string[]): ParseResult {
       // As kube-apiserver: AlwaysAllow would let anonymous requests do anything, so it turns anonymous auth off.
       anonymousAuth: parseBoolFlag(o.anonymousAuth, "--anonymous-auth") && !modes.includes("AlwaysAllow"),
       advertiseAddress: o.advertiseAddress as string | undefined,
+      ...(o.tlsSan ? { tlsSans: o.tlsSan as string[] } : {}),
       serviceClusterIPRange: String(o.serviceClusterIpRange),
       watchCacheSize: o.watchCacheSize as number,
       compactionIntervalMs: durationFlag(o.etcdCompactionInterval, "--etcd-compaction-interval"),

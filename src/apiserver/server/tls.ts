@@ -43,7 +43,7 @@ export const KUBERNETES_SERVICE_NAMES = ["kubernetes", "kubernetes.default", "ku
 
 export async function loadTls(o: ApiServerOptions): Promise<TlsMaterial> {
   // As kube-apiserver: pods reach it as the `kubernetes` Service of `default` (docs/kubelet.md).
-  const hosts = [o.bindAddress, o.advertiseAddress].filter((h): h is string => !!h && !isWildcard(h)).concat(KUBERNETES_SERVICE_NAMES);
+  const hosts = [o.bindAddress, o.advertiseAddress].filter((h): h is string => !!h && !isWildcard(h)).concat(KUBERNETES_SERVICE_NAMES, o.tlsSans ?? []);
   const pki = await ensurePki(o.certDir, { hosts });
   const clientCAs = [pki.ca.certPem];
   if (o.clientCaFile) clientCAs.push(await readFile(o.clientCaFile, "utf8"));

@@ -96,6 +96,7 @@ describe("gardener-local e2e", { skip, timeout: 420_000 }, () => {
     assert.match(r.stdout, /node key pair applied by every node/);
     assert.match(r.stdout, /landscape ready/);
     assert.match(r.stdout, /dashboard: https:\/\/127\.0\.0\.1:17448\/ .*log in with the token in .*garden-member\.token/);
+    assert.match(r.stdout, /as the operator local-operator .*with the token in .*garden-operator\.token/);
     for (const f of ["garden.kubeconfig", "garden-member.kubeconfig", "shoot-local.kubeconfig"]) assert.ok(existsSync(join(dir, f)), f);
     assert.match(r.stdout, /gardenctl: configured garden local in .*\/home\/\.garden\/gardenctl-v2\.yaml/);
     assert.equal(await nodesWithHostKeys(), 2);
@@ -133,7 +134,7 @@ describe("gardener-local e2e", { skip, timeout: 420_000 }, () => {
   test("no worker holds admin credentials: each node agent's kubeconfig is system:node:<name> and may not list kube-system's Secrets", async () => {
     const machines = join(dir, "provider", "host", "machines");
     const found = readdirSync(machines).filter((m) => existsSync(join(machines, m, "upper", "var/lib/gardener-node-agent/kubeconfig")));
-    assert.equal(found.length, 2, `machines with a node agent kubeconfig: ${found.join(", ")}`);
+    assert.equal(found.length, 3, `machines with a node agent kubeconfig (two shoot workers, the seed's): ${found.join(", ")}`);
     const names: string[] = [];
     for (const m of found) {
       const upper = join(machines, m, "upper");
@@ -156,7 +157,7 @@ describe("gardener-local e2e", { skip, timeout: 420_000 }, () => {
         node.close();
       }
     }
-    assert.deepEqual(names.sort(), ["system:node:shoot--local--local-worker-w1", "system:node:shoot--local--local-worker-w2"]);
+    assert.deepEqual(names.sort(), ["system:node:seed-local-worker-w1", "system:node:shoot--local--local-worker-w1", "system:node:shoot--local--local-worker-w2"]);
   });
 
   test("kubectl: the member lists the project's shoots but may not list seeds; the admin may", { skip: skipUnlessKubectl(latestKubectl) }, async () => {
@@ -173,10 +174,6 @@ describe("gardener-local e2e", { skip, timeout: 420_000 }, () => {
     assert.equal(nodes.stdout.split("\n").filter((l) => l.includes("worker-w")).length, 2);
   });
 
-  // Operators' seed-hosted terminals become ready, but attaching to their pods fails: the seed's worker
-  // runs its node agent with the seed's admin kubeconfig and no serving certificate, so it serves no
-  // kubelet endpoint (10250) and the seed API server answers "error dialing backend: ... ECONNREFUSED".
-  const seedAttachSkip = "the seed's worker serves no kubelet endpoint (10250) yet, so pods on the seed cannot be attached to";
   let browser: LandscapeBrowser | undefined;
   after(() => browser?.close());
   test("a member's web terminal in chromium: log in, see the project and shoot, open a pane on the shoot, prompt, kubectl get nodes shows the workers, resize read by stty size, close; nothing left on any cluster or the worker, the recording holds the output", { skip: chromiumSkip }, async () => {
@@ -192,9 +189,9 @@ describe("gardener-local e2e", { skip, timeout: 420_000 }, () => {
     process.stderr.write(`member shoot terminal: click -> prompt in ${Math.round(r.clickToPrompt)} ms\n`);
   });
 
-  test("an operator's control-plane terminal in chromium: on the seed's worker in the shoot's namespace, kubectl reaches the seed as the access ServiceAccount; nothing left after close, the recording holds the output", { skip: chromiumSkip || seedAttachSkip }, async () => {
+  test("an operator's control-plane terminal in chromium: on the seed's worker in the shoot's namespace, kubectl reaches the seed as the access ServiceAccount; nothing left after close, the recording holds the output", { skip: chromiumSkip }, async () => {
     const layout = new Layout(dir);
-    const op = await operatorLogin(layout);
+    const op = operatorLogin(layout);
     const login = memberLogin(layout);
     browser ??= await LandscapeBrowser.launch(login.url, login.caPem);
     const r = await browserTerminalJourney(layout, PREFIX, browser, "operator-cp-terminal", {
@@ -206,9 +203,9 @@ describe("gardener-local e2e", { skip, timeout: 420_000 }, () => {
     process.stderr.write(`operator cp terminal: click -> prompt in ${Math.round(r.clickToPrompt)} ms\n`);
   });
 
-  test("an operator's garden terminal in chromium: on the seed's worker, kubectl reaches the garden and lists every project's shoots; nothing left after close, the recording holds the output", { skip: chromiumSkip || seedAttachSkip }, async () => {
+  test("an operator's garden terminal in chromium: on the seed's worker, kubectl reaches the garden and lists every project's shoots; nothing left after close, the recording holds the output", { skip: chromiumSkip }, async () => {
     const layout = new Layout(dir);
-    const op = await operatorLogin(layout);
+    const op = operatorLogin(layout);
     const login = memberLogin(layout);
     browser ??= await LandscapeBrowser.launch(login.url, login.caPem);
     const r = await browserTerminalJourney(layout, PREFIX, browser, "operator-garden-terminal", {

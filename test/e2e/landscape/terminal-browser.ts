@@ -4,16 +4,13 @@
 // read the new size from `stty size`, close the pane; then nothing of the terminal is left on any
 // cluster or its worker (terminal.ts) and the session's recording holds what the screen showed.
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
+import { readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
-import type { KubeObject } from "../../../src/apis/meta/v1/types.ts";
-import { Pods, ServiceAccounts } from "../../../src/client/builtins.ts";
+import { Pods } from "../../../src/client/builtins.ts";
 import { Client } from "../../../src/client/client.ts";
-import { createOrPatch } from "../../../src/client/helpers.ts";
-import { requestToken } from "../../../src/terminal/clients.ts";
-import { ClusterRoleBindings } from "../../../src/terminal/resources.ts";
 import { Terminals } from "../../../src/client/garden.ts";
 import { Layout } from "../../../src/landscape/layout.ts";
+import { OPERATOR_USER, operatorTokenPath } from "../../../src/landscape/operator-terminals.ts";
 import { eventually } from "../../support/http.ts";
 import { LandscapeBrowser, type DashboardPage, type PaneButton } from "./browser.ts";
 import { DashboardApi, assertTerminalGone, type TerminalTrace } from "./terminal.ts";
@@ -134,21 +131,9 @@ export function memberLogin(layout: Layout): { token: string; url: string; caPem
   };
 }
 
-/**
- * An operator for the dashboard: ServiceAccount garden/e2e-operator bound to cluster-admin (so the
- * dashboard's SelfSubjectAccessReview makes it an operator) and an hour's token for it.
- */
-export async function operatorLogin(layout: Layout): Promise<{ token: string; user: string }> {
-  const garden = Client.fromKubeconfigFile(layout.gardenKubeconfig, { fieldManager: "e2e" });
-  const sa = { namespace: "garden", name: "e2e-operator" };
-  try {
-    await createOrPatch(garden, ServiceAccounts, sa, () => undefined);
-    await createOrPatch(garden, ClusterRoleBindings, { name: "e2e-operator" }, (b: KubeObject & { subjects?: unknown[]; roleRef?: unknown }) => {
-      b.subjects = [{ kind: "ServiceAccount", ...sa }];
-      b.roleRef = { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: "cluster-admin" };
-    });
-    return { token: await requestToken(garden, sa.namespace, sa.name, 3600), user: `system:serviceaccount:${sa.namespace}:${sa.name}` };
-  } finally {
-    garden.close();
-  }
+/** The operator's login as `up` prints it: the token in garden-operator.token, user local-operator (bound to Gardener's administrators). */
+export function operatorLogin(layout: Layout): { token: string; user: string } {
+  const path = operatorTokenPath(layout);
+  assert.equal(statSync(path).mode & 0o777, 0o600, "the operator's token file is private");
+  return { token: readFileSync(path, "utf8").trim(), user: OPERATOR_USER };
 }
