@@ -4,6 +4,7 @@
 // load-balancer or retry policy objects per call, which is where the etcd3/grpc-js path spent a
 // third of the etcd-backed API server's CPU (docs/high-availability.md).
 import { connect, constants, type ClientHttp2Session, type ClientHttp2Stream } from "node:http2";
+import { requestStream } from "./http2-request.ts";
 import { EtcdCallError, frame, GrpcCode, GrpcStatus, maxResponseBytes, types, type Int64, type KvMessage } from "./grpc.ts";
 import { openWatchStream, type WatchCreate, type WatchResponse, type WatchStream } from "./watch-stream.ts";
 
@@ -137,7 +138,7 @@ export class EtcdKvClient {
       let session: ClientHttp2Session;
       try {
         session = this.session(endpoint);
-        stream = session.request({
+        stream = requestStream(session, {
           [constants.HTTP2_HEADER_METHOD]: "POST",
           [constants.HTTP2_HEADER_PATH]: path,
           [constants.HTTP2_HEADER_CONTENT_TYPE]: "application/grpc",

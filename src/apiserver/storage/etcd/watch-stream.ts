@@ -2,6 +2,7 @@
 // client (kv-client.ts): the create request goes out once, WatchResponse messages come back
 // framed until the stream ends. Reconnecting and de-duplicating is watch.ts's job.
 import { constants, type ClientHttp2Session, type ClientHttp2Stream } from "node:http2";
+import { requestStream } from "./http2-request.ts";
 import { EtcdCallError, frame, GrpcCode, GrpcStatus, maxResponseBytes, types, type Int64, type KvMessage } from "./grpc.ts";
 
 export interface WatchCreate {
@@ -43,7 +44,7 @@ export function openWatchStream(
   };
   let stream: ClientHttp2Stream;
   try {
-    stream = session().request({
+    stream = requestStream(session(), {
       [constants.HTTP2_HEADER_METHOD]: "POST",
       [constants.HTTP2_HEADER_PATH]: "/etcdserverpb.Watch/Watch",
       [constants.HTTP2_HEADER_CONTENT_TYPE]: "application/grpc",
