@@ -16,9 +16,12 @@ import { resourcePath } from "../../src/client/resource.ts";
 import { RoleBindings, ServiceAccounts } from "../../src/client/builtins.ts";
 import { PROJECT_NAMESPACE, SHOOT } from "../../src/landscape/layout.ts";
 import { dashboardUrlPath, memberTokenPath } from "../../src/landscape/terminals.ts";
-import { LandscapeBrowser } from "../../test/e2e/landscape/browser.ts";
-import { startLandscape } from "../../test/e2e/support/landscape.ts";
+import { DashboardPage, LandscapeBrowser } from "../../test/e2e/landscape/browser.ts";
+import { type Landscape, startLandscape } from "../../test/e2e/support/landscape.ts";
+import { componentCpu, cpuDelta, machineCpu } from "../bastion-local/cpu.ts";
 import { summarize, percentile, table } from "../support/stats.ts";
+import { TerminalTracer, breakdown } from "./trace.ts";
+import { watchPage } from "./page-trace.ts";
 
 const { values } = parseArgs({
   options: {
@@ -26,6 +29,7 @@ const { values } = parseArgs({
     clicks: { type: "string", default: "10" },
     prefix: { type: "string", default: "glt-" },
     ports: { type: "string", default: "39443,39444,39445" },
+    trace: { type: "boolean", default: false },
   },
 });
 const log = (line: string): void => void process.stderr.write(`${new Date().toISOString()} bench: ${line}\n`);
@@ -55,9 +59,25 @@ const row = (what: string, samples: number[]): (string | number)[] => {
   return [what, String(s.length), Math.round(percentile(s, 50)), Math.round(percentile(s, 95)), Math.round(summarize(s).max)];
 };
 
+/** CPU ms per component (own and reaped children) and of all worker machines together, between two snapshots. */
+function cpuSnapshot(l: Landscape): { components: ReturnType<typeof componentCpu>; machines: Map<string, number> } {
+  return { components: componentCpu(l.layout.run), machines: machineCpu(l.layout.hostState) };
+}
+function cpuRows(what: string, before: ReturnType<typeof cpuSnapshot>, after: ReturnType<typeof cpuSnapshot>, n: number): string {
+  const rows: (string | number)[][] = [[`CPU during ${what}`, "total ms", "per terminal ms"]];
+  const d = [...cpuDelta(before.components, after.components)].map(([k, v]): [string, number] => [k, v.self + v.children]).sort((a, b) => b[1] - a[1]);
+  for (const [k, ms] of d) if (ms > 0) rows.push([k, ms, ms / n]);
+  let machines = 0;
+  for (const [k, ms] of after.machines) machines += ms - (before.machines.get(k) ?? 0);
+  rows.push(["worker machines (node agents, pods)", machines, machines / n]);
+  return table(rows);
+}
+
 log(`starting the landscape (prefix ${values.prefix}, ports ${values.ports}); load ${load()}`);
 const l = await startLandscape({ prefix: values.prefix, ports: { garden, seed, shoot }, out: (line) => log(line) });
+const tracer = values.trace ? new TerminalTracer(l.garden, PROJECT_NAMESPACE, l.shoot) : undefined;
 try {
+  tracer?.start();
   const url = readFileSync(dashboardUrlPath(l.layout), "utf8").trim();
   const caPem = readFileSync(`${l.layout.apiServerDir("garden")}/pki/ca.crt`, "utf8");
   const member = readFileSync(memberTokenPath(l.layout), "utf8").trim();
@@ -70,39 +90,66 @@ try {
   const n = Number(values.terminals);
   log(`create -> Ready: ${n} terminals at once; load ${load()}`);
   const loadBefore = load();
+  const cpuBefore = cpuSnapshot(l);
   const results = await Promise.all(Array.from({ length: n }, async (_, i) => {
     const token = i % 2 === 0 ? member : second;
     const start = performance.now();
+    const sentAt = Date.now();
     const created = await call(url, caPem, token, "create", { coordinate: { namespace: PROJECT_NAMESPACE, name: SHOOT, target: "shoot" }, identifier: `bench-${i}-${Date.now()}` });
     const meta = created.metadata as { name: string; namespace: string };
+    tracer?.mark(meta.name, "create sent", sentAt);
+    tracer?.mark(meta.name, "create answered");
     await call(url, caPem, token, "fetch", { name: meta.name, namespace: meta.namespace });
+    tracer?.mark(meta.name, "fetch answered");
     return { ms: performance.now() - start, token, meta };
   }));
   const loadAfterCreate = load();
+  const cpuCreated = cpuSnapshot(l);
   await Promise.all(results.map((r) => call(url, caPem, r.token, "remove", r.meta)));
   log(`removed the ${n} terminals`);
   process.stdout.write(`${table([["measure", "n", "p50 ms", "p95 ms", "max ms"], row(`create -> Ready, ${n} at once`, results.map((r) => r.ms))])}\n`);
+  if (tracer) {
+    process.stdout.write(`\n${n} at once, milestone by milestone (load ${loadAfterCreate}):\n${table(breakdown(results.map((r) => tracer.milestones(r.meta.name))))}\n`);
+    process.stdout.write(`\n${cpuRows(`${n} at once`, cpuBefore, cpuCreated, n)}\n\n`);
+  }
 
   const clicks: number[] = [];
+  const clicked: string[] = [];
   const browser = await LandscapeBrowser.launch(url, caPem);
+  const cpuClicks = cpuSnapshot(l);
   try {
-    await browser.session("bench-click-to-prompt", async (d) => {
-      await d.login(member);
-      await d.openProject("local", PROJECT_NAMESPACE);
-      for (let i = 0; i < Number(values.clicks); i++) {
-        const start = performance.now();
-        const pane = await d.openPane("open-shoot-terminal", SHOOT);
-        await pane.prompt(60_000);
-        clicks.push(performance.now() - start);
-        log(`click ${i + 1}: prompt after ${Math.round(clicks[clicks.length - 1]!)} ms`);
-        await pane.close();
-      }
-    });
+    // A context without Playwright's tracing (screenshots and snapshots cost CPU the pane would wait for).
+    const context = await browser.browser.newContext({ viewport: { width: 1280, height: 800 } });
+    const d = new DashboardPage(await context.newPage(), url);
+    await d.login(member);
+    await d.openProject("local", PROJECT_NAMESPACE);
+    for (let i = 0; i < Number(values.clicks); i++) {
+      const key = `click-${i}`;
+      const pageTrace = tracer ? watchPage(d.page, (k, at) => tracer.mark(pageTrace?.name() ?? key, k, at), (name) => tracer.rename(key, name)) : undefined;
+      const start = performance.now();
+      tracer?.mark(key, "click");
+      const pane = await d.openPane("open-shoot-terminal", SHOOT);
+      await pane.prompt(60_000);
+      clicks.push(performance.now() - start);
+      const name = pageTrace?.name() ?? key;
+      tracer?.mark(name, "browser: prompt on screen");
+      clicked.push(name);
+      pageTrace?.stop();
+      log(`click ${i + 1}: prompt after ${Math.round(clicks[clicks.length - 1]!)} ms`);
+      await pane.close();
+    }
+    await context.close();
   } finally {
     await browser.close();
   }
+  const cpuClicked = cpuSnapshot(l);
   process.stdout.write(`${table([["measure", "n", "p50 ms", "p95 ms", "max ms"], row("click -> prompt on screen", clicks)])}\n`);
+  if (tracer) {
+    process.stdout.write(`\nclick -> prompt, milestone by milestone:\n${table(breakdown(clicked.map((c) => tracer.milestones(c))))}\n`);
+    process.stdout.write(`\n${cpuRows(`${clicks.length} clicks (browser's own CPU not counted)`, cpuClicks, cpuClicked, clicks.length)}\n\n`);
+  }
   process.stdout.write(`load average (1, 5, 15 min): before create ${loadBefore}, after create ${loadAfterCreate}, at the end ${load()}\n`);
 } finally {
+  tracer?.stop();
   await l.stop((line) => log(line));
 }

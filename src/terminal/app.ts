@@ -8,6 +8,7 @@ import type { Client } from "../client/client.ts";
 import type { Controller } from "../controllerruntime/controller.ts";
 import { type LeaderElectionOptions, Manager, type ManagerOptions } from "../controllerruntime/manager.ts";
 import type { Clock } from "../utils/clock.ts";
+import { type CachedClusterClients, cachedClusterClients } from "./client-cache.ts";
 import { type ClusterClientFactory, gardenClusterClients } from "./clients.ts";
 import { addHeartbeatController } from "./controller/heartbeat/add.ts";
 import type { HeartbeatReconciler } from "./controller/heartbeat/reconciler.ts";
@@ -65,9 +66,11 @@ export function createTerminalControllerManager(o: TerminalControllerManagerOpti
   });
   const config = { ...DEFAULT_CONFIG, ...(o.config ?? {}) };
   let clients = o.clients;
+  let kept: CachedClusterClients | undefined;
   if (!clients) {
     if (!o.gardenKubeConfig) throw new Error("the terminal-controller-manager needs the garden kubeconfig or cluster clients");
-    clients = gardenClusterClients(o.gardenClient, o.gardenKubeConfig, { fieldManager: "terminal-controller-manager", tokenExpirationSeconds: config.tokenExpirationSeconds });
+    kept = cachedClusterClients(gardenClusterClients(o.gardenClient, o.gardenKubeConfig, { fieldManager: "terminal-controller-manager", tokenExpirationSeconds: config.tokenExpirationSeconds }), manager.clock);
+    clients = kept.factory;
   }
   const terminal = addTerminalController(manager, { clients, maxConcurrentReconciles: config.maxConcurrentReconciles, tokenExpirationSeconds: config.tokenExpirationSeconds });
   const heartbeat = addHeartbeatController(manager, { timeToLiveMs: config.timeToLiveMs });
@@ -94,6 +97,7 @@ export function createTerminalControllerManager(o: TerminalControllerManagerOpti
     },
     async stop() {
       await manager.stop();
+      kept?.close();
       await server?.close();
     },
   };

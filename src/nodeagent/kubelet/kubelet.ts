@@ -1,8 +1,8 @@
 // The node agent as kubelet (docs/kubelet.md): the loop between the API server and the pod runtime. It
 // keeps the Node's status and Lease (heartbeat.ts), follows the pods bound to this node through the
-// controller runtime's cache (field selector spec.nodeName=<node>), runs one PodWorker per pod, relists the
-// runtime every second for status changes (the PLEG's job), and after a restart adopts the pods the API
-// still has and cleans up the rest.
+// controller runtime's cache (field selector spec.nodeName=<node>), runs one PodWorker per pod, syncs a pod
+// when the runtime reports a change of it and relists the runtime every second for what it did not report
+// (the PLEG's job), and after a restart adopts the pods the API still has and cleans up the rest.
 import type { Logger } from "pino";
 import type { Pod as ApiPod } from "../../apis/core/v1/pod.ts";
 import { ConfigMaps, Secrets } from "../../client/builtins.ts";
@@ -76,6 +76,11 @@ export class Kubelet<R extends KubeletRuntime = PodRuntime> implements Runnable 
     this.heartbeat = new Heartbeat({ client: o.client, clock: this.clock, nodeName: o.nodeName, ...(o.podCIDR ? { podCIDR: o.podCIDR } : {}), facts, onError: (what, err) => this.error(what, err) });
     o.cache.configure(Pods, podsOfNode(o.nodeName));
     o.cache.informerFor(Pods);
+    // The runtime's own changes (a container ended, the next one started) are written at once, not at the next relist.
+    o.runtime.onChange?.((uid) => {
+      const w = this.workers.get(uid);
+      if (w) void this.kick(w);
+    });
   }
 
   private error(what: string, err: unknown): void {

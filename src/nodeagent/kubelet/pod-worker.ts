@@ -29,6 +29,8 @@ export interface KubeletRuntime {
   close(): void;
   /** Makes ahead what the first pod would otherwise wait for. */
   prepare?(): Promise<void>;
+  /** Calls the listener with a pod's uid when the runtime changed the pod on its own (a container ended or started). */
+  onChange?(listener: (uid: string) => void): void;
 }
 
 export interface WorkerDeps {

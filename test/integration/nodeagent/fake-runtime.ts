@@ -19,15 +19,21 @@ export class FakeRuntime implements KubeletRuntime {
   readonly kills: { uid: string; grace: number | undefined }[] = [];
   readonly cleanups: string[] = [];
   private next = 2;
+  private readonly listeners: ((uid: string) => void)[] = [];
 
   /** Records a pod as an earlier runtime would have left it (adoption). */
   preload(pod: Pod): void {
     this.pods.set(pod.metadata.uid, { pod, inputs: {}, ip: `10.96.1.${this.next++}`, killed: false, startedAt: metaTime(Date.now()), exits: {} });
   }
 
-  /** Ends a container with an exit code (as if its process exited). */
+  /** Ends a container with an exit code (as if its process exited); reported as the runtime reports its own changes. */
   exit(uid: string, container: string, code: number): void {
     this.pods.get(uid)!.exits[container] = code;
+    for (const l of this.listeners) l(uid);
+  }
+
+  onChange(listener: (uid: string) => void): void {
+    this.listeners.push(listener);
   }
 
   sync(pod: Pod, inputs: PodInputs = {}): Promise<PodRuntimeStatus> {

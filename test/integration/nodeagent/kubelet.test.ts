@@ -135,6 +135,21 @@ describe("node agent as kubelet (fake runtime)", { timeout: 120_000 }, () => {
     assert.ok(ev.includes("Normal Started Started container c0"));
   });
 
+  it("a container that ends is written at once, without the next relist (the clock stands still)", async () => {
+    await client.create(Pods, { metadata: { name: "once", namespace: NS }, spec: { nodeName: NODE, restartPolicy: "Never", automountServiceAccountToken: false, containers: [{ name: "c0", image: "busybox" }] } });
+    const running = await eventually("Running", async () => {
+      const p = await pod("once");
+      return p.status?.phase === "Running" ? p : undefined;
+    });
+    runtime.exit(running.metadata.uid!, "c0", 0);
+    const done = await eventually("Succeeded", async () => {
+      const p = await pod("once");
+      return p.status?.phase === "Succeeded" ? p : undefined;
+    });
+    assert.equal(done.status?.containerStatuses?.[0]?.state?.terminated?.exitCode, 0);
+    await client.delete(Pods, { namespace: NS, name: "once" }, { gracePeriodSeconds: 0 });
+  });
+
   it("a changed ConfigMap reaches the runtime on the next volume resync", async () => {
     const uid = (await pod("web")).metadata.uid!;
     const before = runtime.syncs.filter((s) => s.uid === uid).length;

@@ -3,7 +3,7 @@
 // and cleanup. Everything it makes is named after the pod's uid and recorded on disk (pods/<uid>/ in its
 // state directory, and host/ records), so a new runtime after a SIGKILL adopts running pods with sync or
 // removes them with cleanup.
-import { existsSync } from "node:fs";
+import { type FSWatcher, existsSync, watch } from "node:fs";
 import { mkdir, readFile, readdir, rename, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { Readable } from "node:stream";
@@ -46,6 +46,8 @@ interface PodState {
   netReady?: boolean;
   queue: Promise<void>;
   timer?: NodeJS.Timeout;
+  /** Per container, the watch of its directory for its exit file. */
+  exits?: Map<string, FSWatcher>;
 }
 
 /** The node's directories no container sees (the node agent's credentials and state, the SSH host keys), beside the runtime's own state. */
@@ -61,6 +63,7 @@ export class PodRuntime {
   private readonly dir: string;
   private poller?: NodeJS.Timeout;
   private recorded?: Promise<Map<string, string>>;
+  private readonly listeners = new Set<(uid: string) => void>();
 
   constructor(private readonly options: PodRuntimeOptions) {
     this.host = options.host;
@@ -78,7 +81,53 @@ export class PodRuntime {
   /** Stops the runtime's own timers; pods keep running (a new runtime adopts them). */
   close(): void {
     clearInterval(this.poller);
-    for (const p of this.pods.values()) clearTimeout(p.timer);
+    for (const p of this.pods.values()) this.quiet(p);
+  }
+
+  /**
+   * Calls `listener` with a pod's uid after the runtime changed the pod on its own (a container ended, was
+   * started after it, restarted after back-off), so its status is written at once rather than at the next relist.
+   */
+  onChange(listener: (uid: string) => void): void {
+    this.listeners.add(listener);
+  }
+
+  private quiet(p: PodState): void {
+    clearTimeout(p.timer);
+    for (const w of p.exits?.values() ?? []) w.close();
+    p.exits?.clear();
+  }
+
+  /** Converges the pod after something of it changed, then tells the listeners. */
+  private reconverge(uid: string, p: PodState): void {
+    void this.serial(p, () => this.converge(uid, p)).then(
+      () => {
+        for (const l of this.listeners) l(uid);
+      },
+      (err: unknown) => process.stderr.write(`converge ${uid}: ${String(err)}\n`),
+    );
+  }
+
+  /** Converges the pod as soon as the container's exit file appears (the poller is the fallback). */
+  private watchExit(uid: string, p: PodState, name: string, dir: string): void {
+    p.exits ??= new Map();
+    p.exits.get(name)?.close();
+    p.exits.delete(name);
+    try {
+      const w = watch(dir, (_event, file) => {
+        if (file !== "exit") return;
+        w.close();
+        if (p.exits?.get(name) === w) p.exits.delete(name);
+        if (!p.rec.killed) this.reconverge(uid, p);
+      });
+      w.on("error", () => w.close());
+      p.exits.set(name, w);
+    } catch {
+      // no inotify watch left: the poller finds the end
+      return;
+    }
+    // Ended before the watch began.
+    if (existsSync(join(dir, "exit"))) this.reconverge(uid, p);
   }
 
   private podDir(uid: string): string {
@@ -178,7 +227,7 @@ export class PodRuntime {
     for (const [uid, p] of this.pods) {
       if (p.rec.killed) continue;
       const ended = [...p.infos.values()].some((i) => i.running && (existsSync(join(i.dir, "exit")) || (i.shim !== undefined && !existsSync(`/proc/${i.shim.pid}`))));
-      if (ended) void this.serial(p, () => this.converge(uid, p)).catch((err: unknown) => process.stderr.write(`converge ${uid}: ${String(err)}\n`));
+      if (ended) this.reconverge(uid, p);
     }
   }
 
@@ -261,7 +310,7 @@ export class PodRuntime {
 
   private wake(uid: string, p: PodState, ms: number): void {
     clearTimeout(p.timer);
-    p.timer = setTimeout(() => void this.serial(p, () => this.converge(uid, p)).catch((err: unknown) => process.stderr.write(`converge ${uid}: ${String(err)}\n`)), Math.max(10, ms));
+    p.timer = setTimeout(() => this.reconverge(uid, p), Math.max(10, ms));
   }
 
   private async start(uid: string, p: PodState, c: Container, rec: ContainerRecord): Promise<void> {
@@ -311,6 +360,7 @@ export class PodRuntime {
     rec.attempt = attempt;
     delete rec.restartAt;
     p.infos.set(c.name, info);
+    if (info.running) this.watchExit(uid, p, c.name, info.dir);
     // The previous attempt's log stays for `logs --previous`; older ones go. Only now, after the new
     // attempt is recorded: until then `--previous` still means the attempt before the last one.
     if (attempt >= 2) await rm(this.logFile(uid, c.name, attempt - 2), { force: true });
@@ -391,7 +441,7 @@ export class PodRuntime {
     const p = await this.load(uid);
     if (!p) return;
     p.rec.killed = true;
-    clearTimeout(p.timer);
+    this.quiet(p);
     await this.serial(p, async () => {
       await this.save(uid, p);
       const all = [...p.infos.values()];
@@ -405,7 +455,7 @@ export class PodRuntime {
     const p = await this.load(uid);
     if (p) {
       p.rec.killed = true;
-      clearTimeout(p.timer);
+      this.quiet(p);
       await p.queue;
     }
     const cdir = join(this.podDir(uid), "containers");

@@ -3,8 +3,8 @@
 // access ServiceAccount and its bindings, on the host the attach ServiceAccount, Role and
 // RoleBinding, the kubeconfig and token Secrets and the pod; status and lastOperation on the way.
 // Deletion removes everything, target side first, then the finalizer.
-import { ANNOTATION_DESCRIPTION, ACCESS_SA_DESCRIPTION, FINALIZER_TERMINAL, type LastOperation, type Terminal, type TerminalStatus } from "../../../apis/dashboard/v1alpha1/types.ts";
-import { isNotFound } from "../../../apimachinery/errors.ts";
+import { ANNOTATION_DESCRIPTION, ACCESS_SA_DESCRIPTION, FINALIZER_TERMINAL, type LastOperation, type Terminal, type TerminalRoleBinding, type TerminalStatus } from "../../../apis/dashboard/v1alpha1/types.ts";
+import { isAlreadyExists, isNotFound } from "../../../apimachinery/errors.ts";
 import { sameCluster, terminalAnnotations, terminalLabels } from "../../../api/dashboard/terminal.ts";
 import { Namespaces, RoleBindings, Roles, Secrets } from "../../../client/builtins.ts";
 import type { Client } from "../../../client/client.ts";
@@ -15,7 +15,7 @@ import type { Clock } from "../../../utils/clock.ts";
 import { metaTime } from "../../../utils/time.ts";
 import { type ClusterClient, type ClusterClientFactory, requestToken } from "../../clients.ts";
 import { ClusterRoleBindings, MutatingWebhookConfigurations, Pods, Services, ServiceAccounts, Terminals, ValidatingWebhookConfigurations } from "../../resources.ts";
-import { type Stamp, ensure } from "./apply.ts";
+import { type EnsureOptions, type Stamp, ensure } from "./apply.ts";
 import { accessBindings, attachRules, clusterNameOf, kubeconfig, namesOf, terminalPod } from "./objects.ts";
 import { cleanup } from "./cleanup.ts";
 
@@ -45,7 +45,7 @@ export class TerminalReconciler implements Reconciler {
     const t = await unlessNotFound(this.d.garden.get(Terminals, req, { signal: rc.signal }));
     if (!t) return;
     if (t.metadata.deletionTimestamp && !t.metadata.finalizers?.includes(FINALIZER_TERMINAL)) return;
-    await this.patchStatus(t, { lastOperation: this.operation(t, "Processing", "Reconciliation of Terminal initialized.") });
+    if (t.metadata.deletionTimestamp) await this.processing(t);
     try {
       return await this.handle(t, rc);
     } catch (err) {
@@ -53,6 +53,10 @@ export class TerminalReconciler implements Reconciler {
       await this.patchStatus(t, { lastError: { description, lastUpdateTime: metaTime(this.d.clock.nowMs()) }, lastOperation: this.operation(t, "Error", description) });
       throw err;
     }
+  }
+
+  private processing(t: Terminal): Promise<void> {
+    return this.patchStatus(t, { lastOperation: this.operation(t, "Processing", "Reconciliation of Terminal initialized.") });
   }
 
   private async connect(t: Terminal, signal: AbortSignal): Promise<{ host?: ClusterClient; target?: ClusterClient; hostErr?: unknown; targetErr?: unknown }> {
@@ -66,7 +70,12 @@ export class TerminalReconciler implements Reconciler {
   }
 
   private async handle(t: Terminal, rc: ReconcileContext): Promise<Result | void> {
-    const c = await this.connect(t, rc.signal);
+    // The Processing mark, the clusters' clients and the safety net do not depend on each other.
+    const [c, configured] = await Promise.all([
+      this.connect(t, rc.signal),
+      t.metadata.deletionTimestamp ? undefined : this.webhooksConfigured(t).then(() => undefined, (err: unknown) => err),
+      t.metadata.deletionTimestamp ? undefined : this.processing(t),
+    ]);
     try {
       if (t.metadata.deletionTimestamp) return await this.delete(t, c, rc);
       for (const [side, err] of [["Host", c.hostErr], ["Target", c.targetErr]] as const) {
@@ -76,10 +85,10 @@ export class TerminalReconciler implements Reconciler {
         await unlessNotFound(this.d.garden.delete(Terminals, { namespace: t.metadata.namespace, name: t.metadata.name ?? "" }));
         return;
       }
-      await this.webhooksConfigured(t).catch((err: unknown) => {
-        this.event(t, "Warning", "ReconcileError", `Failed ensuring admission webhook is configured: ${(err as Error).message}`);
-        throw err;
-      });
+      if (configured !== undefined) {
+        this.event(t, "Warning", "ReconcileError", `Failed ensuring admission webhook is configured: ${(configured as Error).message}`);
+        throw configured;
+      }
       await addFinalizer(this.d.garden, Terminals, t, FINALIZER_TERMINAL, { signal: rc.signal });
       const labels = terminalLabels(t);
       if (typeof labels === "string") {
@@ -88,9 +97,14 @@ export class TerminalReconciler implements Reconciler {
         return;
       }
       this.event(t, "Normal", "Reconciling", "Reconciling Terminal state");
-      await this.apply(t, { labels, annotations: terminalAnnotations(t) }, c.host!, c.target!, rc.signal);
+      const names = await this.apply(t, { labels, annotations: terminalAnnotations(t) }, c.host!, c.target!, rc.signal);
       this.event(t, "Normal", "Reconciled", "Reconciled Terminal state");
-      await this.patchStatus(t, { lastError: null, lastOperation: this.operation(t, "Succeeded", "Terminal has been successfully reconciled.") });
+      await this.patchStatus(t, { attachServiceAccountName: names.attach, podName: names.pod, lastError: null, lastOperation: this.operation(t, "Succeeded", "Terminal has been successfully reconciled.") });
+    } catch (err) {
+      // A kept credential may be what failed: the retry asks for new ones.
+      c.host?.invalidate?.();
+      c.target?.invalidate?.();
+      throw err;
     } finally {
       c.host?.close();
       c.target?.close();
@@ -104,12 +118,14 @@ export class TerminalReconciler implements Reconciler {
   /** Upstream's safety net: a Terminal the webhooks did not admit is deleted. */
   private async webhooksConfigured(t: Terminal): Promise<void> {
     const selector = "app.kubernetes.io/name=terminal,app.kubernetes.io/component=admission-controller";
-    for (const [kind, type] of [["mutating", MutatingWebhookConfigurations], ["validating", ValidatingWebhookConfigurations]] as const) {
-      const list = await this.d.garden.list(type, { labelSelector: selector });
-      const key = { namespace: t.metadata.namespace, name: t.metadata.name ?? "" };
+    const key = { namespace: t.metadata.namespace, name: t.metadata.name ?? "" };
+    const kinds = [["mutating", MutatingWebhookConfigurations], ["validating", ValidatingWebhookConfigurations]] as const;
+    const lists = await Promise.all(kinds.map(([, type]) => this.d.garden.list(type, { labelSelector: selector })));
+    for (const [i, [kind]] of kinds.entries()) {
+      const items = lists[i]!.items;
       let problem: string | undefined;
-      if (list.items.length !== 1) problem = `expected 1 ${kind} webhook configuration but found ${list.items.length}`;
-      else if (Date.parse(list.items[0]!.metadata.creationTimestamp ?? "") > Date.parse(t.metadata.creationTimestamp ?? "")) {
+      if (items.length !== 1) problem = `expected 1 ${kind} webhook configuration but found ${items.length}`;
+      else if (Date.parse(items[0]!.metadata.creationTimestamp ?? "") > Date.parse(t.metadata.creationTimestamp ?? "")) {
         problem = `terminal ${t.metadata.name} has been created before ${kind} webhook was configured. Deleting resource`;
       }
       if (problem) {
@@ -119,45 +135,66 @@ export class TerminalReconciler implements Reconciler {
     }
   }
 
-  private async apply(t: Terminal, stamp: Stamp, host: ClusterClient, target: ClusterClient, signal: AbortSignal): Promise<void> {
+  /**
+   * The host's and the target's objects, each side's independent ones at once, then the pod. A Terminal
+   * without a pod yet is new: its objects are created without reading first.
+   */
+  private async apply(t: Terminal, stamp: Stamp, host: ClusterClient, target: ClusterClient, signal: AbortSignal): Promise<ReturnType<typeof namesOf>> {
     const n = namesOf(t);
     const hostNs = t.spec.host.namespace ?? "";
     const targetNs = t.spec.target.namespace ?? "";
-    // Host: temporary namespace, attach ServiceAccount, its Role for this one pod and the binding.
-    if (t.spec.host.temporaryNamespace) await ensure(host.client, Namespaces, { name: hostNs }, stamp, () => undefined, signal);
-    await ensure(host.client, ServiceAccounts, { namespace: hostNs, name: n.attach }, stamp, () => undefined, signal);
-    await this.patchStatus(t, { attachServiceAccountName: n.attach });
-    await ensure(host.client, Roles, { namespace: hostNs, name: n.attachRole }, stamp, (o) => void (o.rules = attachRules(n.pod)), signal);
-    await ensure(host.client, RoleBindings, { namespace: hostNs, name: n.attach }, stamp, (o) => {
-      o.subjects = [{ kind: "ServiceAccount", namespace: hostNs, name: n.attach }];
-      o.roleRef = { apiGroup: "rbac.authorization.k8s.io", kind: "Role", name: n.attachRole };
-    }, signal);
-    // Target: temporary namespace, access ServiceAccount and its bindings.
-    if (t.spec.target.temporaryNamespace) await ensure(target.client, Namespaces, { name: targetNs }, stamp, () => undefined, signal);
-    const accessStamp = { labels: stamp.labels, annotations: { ...stamp.annotations, [ANNOTATION_DESCRIPTION]: ACCESS_SA_DESCRIPTION } };
-    await ensure(target.client, ServiceAccounts, { namespace: targetNs, name: n.access }, accessStamp, () => undefined, signal);
-    for (const rb of accessBindings(t)) {
-      const name = `${n.access}${rb.nameSuffix}`;
-      const fill = (o: Record<string, unknown>) => {
-        o.subjects = [{ kind: "ServiceAccount", namespace: targetNs, name: n.access }];
-        o.roleRef = rb.roleRef;
-      };
-      if (rb.bindingKind === "ClusterRoleBinding") await ensure(target.client, ClusterRoleBindings, { name }, stamp, fill, signal);
-      else if (rb.bindingKind === "RoleBinding") await ensure(target.client, RoleBindings, { namespace: targetNs, name }, stamp, fill, signal);
-      else throw new Error(`unknown BindingKind ${rb.bindingKind}`);
-    }
-    // Host: the kubeconfig to the target, the token (unless projected), the pod.
-    const server = await this.serverOf(t, host, target);
-    const config = kubeconfig(clusterNameOf(t), t.spec.target.kubeconfigContextNamespace, server, t.spec.target.apiServer?.caData ?? undefined);
-    await ensure(host.client, Secrets, { namespace: hostNs, name: n.kubeconfigSecret }, stamp, (o) => void (o.data = { kubeconfig: b64(config) }), signal);
+    const o = { signal, createFirst: !t.status?.podName };
     const projected = sameCluster(t) && hostNs === targetNs;
-    if (!projected) {
-      const token = await requestToken(target.client, targetNs, n.access, this.d.tokenExpirationSeconds, signal);
-      await ensure(host.client, Secrets, { namespace: hostNs, name: n.tokenSecret }, stamp, (o) => void (o.data = { token: b64(token) }), signal);
+    // Host: temporary namespace; the attach ServiceAccount, its Role for this one pod and the binding; the kubeconfig to the target.
+    const hostSide = async (): Promise<void> => {
+      if (t.spec.host.temporaryNamespace) await ensure(host.client, Namespaces, { name: hostNs }, stamp, () => undefined, o);
+      const server = await this.serverOf(t, host, target);
+      const config = kubeconfig(clusterNameOf(t), t.spec.target.kubeconfigContextNamespace, server, t.spec.target.apiServer?.caData ?? undefined);
+      await Promise.all([
+        ensure(host.client, ServiceAccounts, { namespace: hostNs, name: n.attach }, stamp, () => undefined, o),
+        ensure(host.client, Roles, { namespace: hostNs, name: n.attachRole }, stamp, (x) => void (x.rules = attachRules(n.pod)), o),
+        ensure(host.client, RoleBindings, { namespace: hostNs, name: n.attach }, stamp, (x) => {
+          x.subjects = [{ kind: "ServiceAccount", namespace: hostNs, name: n.attach }];
+          x.roleRef = { apiGroup: "rbac.authorization.k8s.io", kind: "Role", name: n.attachRole };
+        }, o),
+        ensure(host.client, Secrets, { namespace: hostNs, name: n.kubeconfigSecret }, stamp, (x) => void (x.data = { kubeconfig: b64(config) }), o),
+      ]);
+    };
+    // Target: temporary namespace, the access ServiceAccount, then its bindings and (unless projected) its token.
+    const targetSide = async (): Promise<string | undefined> => {
+      if (t.spec.target.temporaryNamespace) await ensure(target.client, Namespaces, { name: targetNs }, stamp, () => undefined, o);
+      const accessStamp = { labels: stamp.labels, annotations: { ...stamp.annotations, [ANNOTATION_DESCRIPTION]: ACCESS_SA_DESCRIPTION } };
+      await ensure(target.client, ServiceAccounts, { namespace: targetNs, name: n.access }, accessStamp, () => undefined, o);
+      const [token] = await Promise.all([
+        projected ? undefined : requestToken(target.client, targetNs, n.access, this.d.tokenExpirationSeconds, signal),
+        ...accessBindings(t).map((rb) => this.bind(target, targetNs, n.access, rb, stamp, o)),
+      ]);
+      return token;
+    };
+    // The token Secret waits for the host's namespace.
+    const [, token] = await Promise.all([hostSide(), targetSide()]);
+    if (token !== undefined) await ensure(host.client, Secrets, { namespace: hostNs, name: n.tokenSecret }, stamp, (x) => void (x.data = { token: b64(token) }), o);
+    const pod = terminalPod(t, { ...stamp, ...(projected ? { projectedTokenOf: n.access } : {}) }) as never;
+    if (o.createFirst) {
+      await host.client.create(Pods, pod, { signal }).catch((err: unknown) => {
+        if (!isAlreadyExists(err)) throw err;
+      });
+    } else {
+      const existing = await unlessNotFound(host.client.get(Pods, { namespace: hostNs, name: n.pod }, { signal }));
+      if (!existing) await host.client.create(Pods, pod, { signal });
     }
-    const existing = await unlessNotFound(host.client.get(Pods, { namespace: hostNs, name: n.pod }, { signal }));
-    if (!existing) await host.client.create(Pods, terminalPod(t, { ...stamp, ...(projected ? { projectedTokenOf: n.access } : {}) }) as never, { signal });
-    await this.patchStatus(t, { podName: n.pod });
+    return n;
+  }
+
+  private async bind(target: ClusterClient, targetNs: string, access: string, rb: TerminalRoleBinding, stamp: Stamp, o: EnsureOptions): Promise<void> {
+    const name = `${access}${rb.nameSuffix}`;
+    const fill = (x: Record<string, unknown>) => {
+      x.subjects = [{ kind: "ServiceAccount", namespace: targetNs, name: access }];
+      x.roleRef = rb.roleRef;
+    };
+    if (rb.bindingKind === "ClusterRoleBinding") await ensure(target.client, ClusterRoleBindings, { name }, stamp, fill, o);
+    else if (rb.bindingKind === "RoleBinding") await ensure(target.client, RoleBindings, { namespace: targetNs, name }, stamp, fill, o);
+    else throw new Error(`unknown BindingKind ${rb.bindingKind}`);
   }
 
   private async serverOf(t: Terminal, host: ClusterClient, target: ClusterClient): Promise<string> {
