@@ -1,19 +1,19 @@
 // <resource>/<name>/scale of custom resources (kubectl scale): GET returns the autoscaling/v1
 // Scale; PUT and PATCH (json, merge, strategic, which for a Scale is a merge) change the
 // replicas at the CRD's specReplicasPath through the resource's own store. A Scale or patch that
-// carries metadata.resourceVersion is conditional (409 on a mismatch); otherwise conflicts retry.
-import { isConflict, newBadRequest, newMethodNotSupported, newOptimisticLockConflict, newUnsupportedMediaType } from "../../apimachinery/errors.ts";
+// carries metadata.resourceVersion is conditional (409 on a mismatch); otherwise conflicts retry
+// while other writers make progress (registry/generic/retry.ts).
+import { isConflict, newBadRequest, newMethodNotSupported, newUnsupportedMediaType } from "../../apimachinery/errors.ts";
 import { applyJsonPatch } from "../../apimachinery/patch/json-patch.ts";
 import { mergePatch } from "../../apimachinery/patch/merge-patch.ts";
 import { type Scale, type ScalePaths, scaleOf, validateScale, withReplicas } from "../registry/apiextensions/scale.ts";
+import { ConflictRetry } from "../registry/generic/retry.ts";
 import { decodeBody, readBody } from "./body.ts";
 import { bodyFormatOf, negotiateOutput, type PatchContentType, patchTypeOf } from "./negotiation.ts";
 import { parseWriteOptions } from "./params.ts";
 import type { ResourceRequest } from "./request.ts";
 import { writeObject } from "./responses.ts";
 import { isRecord } from "../../utils/guards.ts";
-
-const MAX_ATTEMPTS = 8;
 
 function respond(r: ResourceRequest, scale: Scale): void {
   const format = negotiateOutput(r.req.headers.accept, { yaml: true });
@@ -49,7 +49,8 @@ export async function serveScale(r: ResourceRequest, method: string, name: strin
   };
   const conditional = patchType ? setsResourceVersion(patchType, input) : isRecord(input) && isRecord(input.metadata) && Boolean(input.metadata.resourceVersion);
 
-  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+  const retry = new ConflictRetry();
+  for (;; await retry.next()) {
     const current = await r.store.get(r.ctx, name);
     const scale = validateScale(desired(scaleOf(current, paths)), name);
     const given = scale.metadata?.name;
@@ -63,5 +64,4 @@ export async function serveScale(r: ResourceRequest, method: string, name: strin
       if (conditional || !isConflict(err)) throw err;
     }
   }
-  throw newOptimisticLockConflict({ group: r.def.group, resource: r.def.plural }, name);
 }

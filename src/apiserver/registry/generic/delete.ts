@@ -13,10 +13,9 @@ import { gcFinalizersOnDelete } from "./gc-finalizers.ts";
 import { beforeDelete } from "./graceful.ts";
 import { sameObject } from "./prepare.ts";
 import { currentAfterConflict, getKey, list } from "./read.ts";
+import { ConflictRetry } from "./retry.ts";
 import { storageToStatus } from "./rv.ts";
 import { metaTime } from "../../../utils/time.ts";
-
-const MAX_ATTEMPTS = 16;
 
 /** DeleteOptions whose dryRun may be the wire form (["All"]) or a boolean. */
 
@@ -31,7 +30,9 @@ export async function del(core: StoreCore, ctx: RequestContext, name: string, op
   let admitted = false;
 
   let reported: KeyValue | undefined;
-  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+  // Preconditions are checked on every attempt (409 when they fail); a lost compare-and-swap is retried (retry.ts).
+  const retry = new ConflictRetry();
+  for (;; await retry.next()) {
     const kv = reported ?? (await getKey(core, key));
     reported = undefined;
     if (!kv) throw newNotFound(core.gr, name);
@@ -72,7 +73,6 @@ export async function del(core: StoreCore, ctx: RequestContext, name: string, op
       throw storageToStatus(err);
     }
   }
-  throw newConflict(core.gr, name, "the object is being modified too often; please try again");
 }
 
 function checkPreconditions(core: StoreCore, name: string, obj: KubeObject, options: StoreDeleteOptions): void {

@@ -1,6 +1,6 @@
 // update (docs/kubernetes-api.md#update, docs/kubernetes-api.md#status-subresource): the get-compute-CAS loop shared by PUT and PATCH. Conditional writes
 // (the body carries metadata.resourceVersion) fail with 409 on a mismatch; unconditional ones
-// retry on storage conflicts. A write that changes nothing does not write. Removing the last
+// retry on storage conflicts as long as other writers make progress (retry.ts). A write that changes nothing does not write. Removing the last
 // finalizer of an object being deleted deletes it (MODIFIED, then DELETED).
 import type { KubeObject } from "../../../apis/meta/v1/types.ts";
 import { isAlreadyExists, newBadRequest, newInvalid, newNotFound, newOptimisticLockConflict, newPathNotFound } from "../../../apimachinery/errors.ts";
@@ -13,6 +13,7 @@ import { createDecoded } from "./create.ts";
 import type { WriteOptions, WriteResult } from "./interface.ts";
 import { type Decoded, decodeBody, prepareStatusUpdate, prepareUpdate, sameObject, settleNamespace, validateUpdate } from "./prepare.ts";
 import { trackWrite } from "./managed-fields.ts";
+import { ConflictRetry } from "./retry.ts";
 import { currentAfterConflict, getKey } from "./read.ts";
 import { storageToStatus } from "./rv.ts";
 import { checkObjectSize } from "./size.ts";
@@ -59,7 +60,8 @@ export async function updateLoop(
   const key = objectKey(def, ctx.namespace, name);
 
   let reported: KeyValue | undefined;
-  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+  const retry = new ConflictRetry();
+  for (;;) {
     const kv = reported ?? (await getKey(core, key));
     reported = undefined;
     if (!kv) {
@@ -69,8 +71,9 @@ export async function updateLoop(
       try {
         return await createDecoded(core, ctx, obj, warnings, options);
       } catch (err) {
-        if (isAlreadyExists(err)) continue;
-        throw err;
+        if (!isAlreadyExists(err)) throw err;
+        await retry.next();
+        continue;
       }
     }
     const old = decode(def, kv);
@@ -106,11 +109,10 @@ export async function updateLoop(
       return { object: decode(def, saved), warnings };
     } catch (err) {
       reported = currentAfterConflict(err);
-      if (err instanceof StorageError && (err.code === "Conflict" || err.code === "NotFound")) continue;
-      throw storageToStatus(err);
+      if (!(err instanceof StorageError && (err.code === "Conflict" || err.code === "NotFound"))) throw storageToStatus(err);
+      await retry.next();
     }
   }
-  throw newOptimisticLockConflict(core.gr, name);
 }
 
 function checkName(obj: KubeObject, name: string): void {
