@@ -203,7 +203,8 @@ export async function superviseMain(o: RunOptions): Promise<number> {
   let stopped!: () => void;
   const done = new Promise<void>((resolve) => (stopped = resolve));
   try {
-    await runLandscape(o, status, { onStop: (s) => (stop = s), onStopped: () => stopped() });
+    // A signal during start-up stops the components; the start-up's pending wait is not waited out.
+    await Promise.race([runLandscape(o, status, { onStop: (s) => (stop = s), onStopped: () => stopped() }), done]);
   } catch (err) {
     o.log(`failed: ${(err as Error).message}`);
     status.phase = "Failed";
