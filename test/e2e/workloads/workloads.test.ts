@@ -4,7 +4,8 @@
 // agent makes its Node NotReady and new pods go to the other node; the shoot API server reaches the kubelets
 // only through the reversed VPN (no host route; without the tunnel exec fails with the egress proxy's error
 // and works again within seconds of its return; SIGKILLs of the VPN's processes and the seed proxy converge), and no pod reaches a kubelet; the seed has a schedulable
-// worker of its own; `down` leaves nothing on the host.
+// worker of its own; a Bastion beyond the landscape's /29 public network fails with its reason (./address-space.ts);
+// `down` leaves nothing on the host.
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { after, before, describe, test } from "node:test";
@@ -17,6 +18,7 @@ import { eventually } from "../../support/http.ts";
 import { kubectlAvailable, kubectlFor, kubectlPath, latestKubectl, type Kubectl } from "../../support/kubectl.ts";
 import { parseTable } from "../../support/table.ts";
 import { type Landscape, hostSnapshot, skipUnlessRoot, startLandscape } from "../support/landscape.ts";
+import { PUBLIC_CIDR, checkBeyondAddressSpace } from "./address-space.ts";
 import { vpnChaos } from "./chaos.ts";
 import { checkInPodKubectl } from "./in-pod-kubectl.ts";
 import { checkPodAndServiceProxy } from "./podproxy.ts";
@@ -35,8 +37,8 @@ describe("workloads on the local landscape", { skip, timeout: 900_000 }, () => {
 
   before(async () => {
     // A short grace period, so a silent node is NotReady within seconds; the chaos test kills the seed proxy on
-    // purpose, so its restart backoff stays short.
-    l = await startLandscape({ prefix: PREFIX, ports: PORTS, nodeMonitorGracePeriod: "8s", maxRestartBackoff: "1s", out: progress });
+    // purpose, so its restart backoff stays short; a /29 public network, room for two bastions only.
+    l = await startLandscape({ prefix: PREFIX, ports: PORTS, nodeMonitorGracePeriod: "8s", maxRestartBackoff: "1s", publicCidr: PUBLIC_CIDR, out: progress });
     k = kubectlFor(l.layout.shootKubeconfig);
   });
   after(async () => {
@@ -265,4 +267,6 @@ describe("workloads on the local landscape", { skip, timeout: 900_000 }, () => {
     assert.equal(pod.spec.nodeName, node);
     assert.match(await inMachine(l, workerMachineName(SEED_NODE_NETWORK, "w1"), `cat /var/lib/gardener-node-agent/kubelet/pods/${pod.metadata.uid}/logs/s/0.log`), /stdout F seed$/m);
   });
+
+  test("the third bastion of a /29 reports why on its status; gardenctl ssh prints it at once", () => checkBeyondAddressSpace(l, progress));
 });
