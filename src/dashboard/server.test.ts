@@ -6,6 +6,7 @@ import WebSocket, { WebSocketServer } from "ws";
 import { decodeFrame, encodeFrame, STDOUT, V5_PROTOCOL } from "../apimachinery/remotecommand/protocol.ts";
 import { FakeClock } from "../utils/clock.ts";
 import { startDashboard, TERMINAL_PROTOCOL, TOKEN_PROTOCOL_PREFIX, type Dashboard } from "./server.ts";
+import { pollFor } from "../utils/poll.ts";
 
 // A stand-in API server on loopback HTTP: tokens "alice" and "bob" are users, "noattach" is a user the
 // attach is forbidden to; the attach socket echoes stdin as stdout and records every frame.
@@ -74,10 +75,7 @@ function session(ws: WebSocket) {
   return { texts, out: () => out, closed, connected };
 }
 
-async function until(f: () => boolean): Promise<void> {
-  for (let i = 0; i < 200 && !f(); i++) await new Promise((r) => setTimeout(r, 10));
-  assert.ok(f(), "condition never held");
-}
+const until = (f: () => boolean): Promise<void> => pollFor("the condition", f, { intervalMs: 10 });
 
 describe("dashboard terminal endpoint", () => {
   let api: Server;

@@ -5,6 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { CommandError, HostExec, RecordingExec, inNetns } from "./exec.ts";
 import { isAlive, waitGone } from "./procs.ts";
+import { pollFor } from "../utils/poll.ts";
 
 const node = process.execPath;
 
@@ -51,7 +52,7 @@ test("spawnDetached starts a process that is named by pid and start time and log
     const p = await new HostExec().spawnDetached(node, ["-e", "console.log('started'); setTimeout(() => {}, 60000)"], { logFile: log });
     assert.ok(isAlive(p));
     assert.ok(!isAlive({ pid: p.pid, startTime: "1" }), "another start time is another process");
-    for (let i = 0; i < 500 && !(await readFile(log, "utf8")).includes("started"); i++) await new Promise((r) => setTimeout(r, 10));
+    await pollFor("the child's first line in its log", async () => (await readFile(log, "utf8")).includes("started"), { intervalMs: 10 });
     assert.match(await readFile(log, "utf8"), /started/);
     process.kill(p.pid, "SIGKILL");
     assert.ok(await waitGone([p]));

@@ -11,6 +11,7 @@ import { CoreV1Api, KubeConfig } from "@kubernetes/client-node";
 import { parse as parseYaml } from "yaml";
 import type { RunningServer } from "../../src/apiserver/server/server.ts";
 import { type InProcessServer, startInProcessApiServer } from "../support/inprocess.ts";
+import { pollFor } from "../../src/utils/poll.ts";
 
 interface Kubeconfig {
   clusters: { cluster: { server: string; "certificate-authority-data": string } }[];
@@ -88,10 +89,7 @@ function watch(path: string) {
   return { events, ended, status: () => res?.statusCode };
 }
 
-async function until(cond: () => boolean, what: string): Promise<void> {
-  for (let i = 0; i < 400 && !cond(); i++) await new Promise((r) => setTimeout(r, 10));
-  assert.ok(cond(), `timed out waiting for ${what}`);
-}
+const until = (cond: () => boolean, what: string): Promise<void> => pollFor(what, cond, { intervalMs: 10 });
 
 void describe("gardener-apiserver smoke", () => {
   void it("serves version, health and discovery", async () => {

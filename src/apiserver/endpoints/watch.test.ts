@@ -9,6 +9,7 @@ import { FakeClock } from "../../utils/clock.ts";
 import { type FakeStore, type TestServer, configMapDef, startTestServer } from "./testing.ts";
 import { serveWatch, type WatchOutput, watchTimeoutSeconds } from "./watch.ts";
 import { WatchBudget } from "./watch-budget.ts";
+import { pollFor } from "../../utils/poll.ts";
 
 interface Stream {
   res: IncomingMessage;
@@ -56,10 +57,7 @@ function openWatch(s: TestServer, path: string, headers: Record<string, string> 
   });
 }
 
-async function until(cond: () => boolean): Promise<void> {
-  for (let i = 0; i < 200 && !cond(); i++) await new Promise((r) => setTimeout(r, 5));
-  assert.ok(cond(), "condition not reached");
-}
+const until = (cond: () => boolean): Promise<void> => pollFor("the condition", cond, { intervalMs: 5 });
 
 let s: TestServer;
 let cms: FakeStore;

@@ -4,6 +4,7 @@ import { pino } from "pino";
 import { FakeClock } from "../../utils/clock.ts";
 import { SQLiteStorage } from "../storage/sqlite/sqlite.ts";
 import { etcdKeyPrefix, startCompaction } from "./storage.ts";
+import { pollFor } from "../../utils/poll.ts";
 
 void describe("startCompaction", () => {
   void it("compacts on the interval, keeping the newest revisions", async () => {
@@ -16,7 +17,7 @@ void describe("startCompaction", () => {
       clock.step(59_999);
       assert.equal(await storage.compactedRevision(), 0);
       clock.step(1);
-      for (let i = 0; i < 50 && (await storage.compactedRevision()) === 0; i++) await new Promise((r) => setTimeout(r, 5));
+      await pollFor("the compaction", async () => (await storage.compactedRevision()) !== 0, { intervalMs: 5 });
       assert.equal(await storage.compactedRevision(), 15);
       // Nothing new to compact: the next pass is a no-op, and a pass is scheduled again.
       assert.equal(await c.runOnce(), undefined);

@@ -6,6 +6,7 @@ import { after, describe, test } from "node:test";
 import { FakeClock } from "../../utils/clock.ts";
 import { canRead } from "./http.ts";
 import { RecordingStore, validId } from "./store.ts";
+import { pollFor } from "../../utils/poll.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "recordings-test-"));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -13,10 +14,7 @@ after(() => rmSync(dir, { recursive: true, force: true }));
 const start = (store: RecordingStore, user: string, name = "term-a") => store.start({ namespace: "garden-p", terminal: { name }, user, host: { namespace: "term-x", pod: "term-x" } });
 const castOf = (id: string) => readFileSync(join(dir, "garden-p", `${id}.cast`), "utf8");
 
-async function until(f: () => boolean): Promise<void> {
-  for (let i = 0; i < 200 && !f(); i++) await new Promise((r) => setTimeout(r, 5));
-  assert.ok(f(), "condition never held");
-}
+const until = (f: () => boolean): Promise<void> => pollFor("the condition", f, { intervalMs: 5 });
 
 describe("recording store", () => {
   test("events reach the disk within a second of the clock, metadata is final after close", async () => {

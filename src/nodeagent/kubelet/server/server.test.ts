@@ -11,6 +11,7 @@ import { V4_PROTOCOL, V5_PROTOCOL, decodeFrame, decodeStatus, encodeClose, encod
 import type { ContainerStream } from "../../../host/containers.ts";
 import type { ContainerStatus, Pod, PodRuntimeStatus } from "../runtime/types.ts";
 import { startKubeletServer, type KubeletServer } from "./server.ts";
+import { pollFor } from "../../../utils/poll.ts";
 
 interface FakeExec {
   command: string[];
@@ -115,10 +116,7 @@ describe("kubelet server", () => {
     const opened = new Promise<void>((r) => ws.on("open", () => r()));
     return { ws, frames, closed, refused, opened };
   }
-  const until = async (cond: () => boolean) => {
-    for (let i = 0; i < 200 && !cond(); i++) await new Promise((r) => setTimeout(r, 10));
-    assert.ok(cond(), "condition not met within 2 s");
-  };
+  const until = (cond: () => boolean): Promise<void> => pollFor("the condition", cond, { intervalMs: 10 });
 
   test("a client without a certificate gets 401, another identity 403, before the path is looked at", async () => {
     assert.equal((await get("/containerLogs/ns/p/c", {})).status, 401);

@@ -9,6 +9,7 @@ import { StatusError, toStatusError } from "../../../../apimachinery/errors.ts";
 import { createCertificateAuthority, issueClientCertificate, issueServingCertificate } from "../../../certs/issue.ts";
 import { type ForwardOptions, forward } from "./forward.ts";
 import type { ProxyLocation } from "./location.ts";
+import { pollFor } from "../../../../utils/poll.ts";
 
 interface Seen {
   method: string;
@@ -179,8 +180,7 @@ test("a client that goes away mid-answer closes the target's side", async () => 
     req.on("timeout", reject);
     req.end();
   });
-  const deadline = Date.now() + 5000;
-  while (closedUpstreams === closedBefore && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+  await pollFor("the upstream connection to close", () => closedUpstreams !== closedBefore, { intervalMs: 20 });
   assert.equal(closedUpstreams, closedBefore + 1);
 });
 
