@@ -65,7 +65,7 @@ export class ShellChecks {
       p.write("hostname\n");
       await p.waitFor(/^worker-w1\r?$/m, 30_000, from);
       p.write("exit 7\n");
-      const r = await Promise.race([p.exited, new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`gardenctl did not exit; output:\n${p.out}`)), 60_000))]);
+      const r = await Promise.race([p.exited, new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`gardenctl did not exit; output:\n${p.out}`)), 60_000).unref())]);
       assert.equal(r.code, 7, p.out);
       assert.doesNotMatch(p.out, /^Error:/m);
     } finally {

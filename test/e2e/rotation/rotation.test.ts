@@ -74,7 +74,7 @@ describe("SSH key pair rotation on the local landscape", { skip: skipUnlessRoot,
     const shoot = await l.garden.get(Shoots, SHOOT_KEY);
     const provider = { ...shoot.spec.provider, workersSettings: { sshAccess: { enabled: false } } };
     await l.garden.patch(Shoots, SHOOT_KEY, { type: "merge", body: { spec: { provider } } });
-    await Promise.race([closed, new Promise((_, reject) => setTimeout(() => reject(new Error("the open SSH connection was not ended")), 60_000))]);
+    await Promise.race([closed, new Promise((_, reject) => setTimeout(() => reject(new Error("the open SSH connection was not ended")), 60_000).unref())]);
     // sshd is stopped on every node: nothing listens on its port, so no key (current, old or any other) gets in.
     await eventually("sshd stopped on every node", async () => (Object.values(await sshdListening(l)).every((x) => !x) ? true : undefined), 30_000, 250);
     await eventually("the bastion is gone", async () => ((await l.garden.list(Bastions, { namespace: PROJECT_NAMESPACE })).items.length === 0 ? true : undefined), 60_000, 250);

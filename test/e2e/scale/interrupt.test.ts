@@ -43,7 +43,7 @@ function down(dir: string): Promise<{ code: number; out: string }> {
 
 async function interruptAndDown(p: ReturnType<typeof started>, dir: string, prefix: string, what: string): Promise<void> {
   p.child.kill("SIGTERM");
-  const code = await Promise.race([p.exited, new Promise<string>((r) => setTimeout(() => r("still running"), 180_000))]);
+  const code = await Promise.race([p.exited, new Promise<string>((r) => setTimeout(() => r("still running"), 180_000).unref())]);
   progress(`${what} exited with ${code} after SIGTERM`);
   assert.notEqual(code, "still running", p.output());
   if (existsSync(dir)) {
