@@ -9,7 +9,7 @@
 // every further worker count (gardener-apiserver --workers), against its own interleaved reference.
 //   npm run bench:apiserver [-- --duration-ms 5000 --slices 5 --watchers 500 --clients 16 --slow-watchers 1000 --slow-writes 100 --workers 1,2]
 import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { Etcd3 } from "etcd3";
@@ -74,7 +74,11 @@ interface WorkerFigure {
   cpuMsPerCreate: number;
 }
 
+/** The load averages (1, 5, 15 min), as uptime prints them. */
+const load = () => loadavg().map((l) => l.toFixed(2)).join(", ");
+
 async function main(): Promise<void> {
+  const loadBefore = load();
   const work = mkdtempSync(join(tmpdir(), "bench-apiserver-"));
   const etcd = await startEtcd({ dataDir: join(work, "etcd") });
   const results: Record<string, ServerFigures> = {};
@@ -147,6 +151,7 @@ async function main(): Promise<void> {
     slowRow("slow watchers: others' requests", "othersRequests");
     slowRow("slow watchers: watches left open", "watchesLeft");
     slowRow("slow watchers: seconds for the writes", "writeSeconds");
+    console.log(`load average (1, 5, 15 min) at the start: ${loadBefore}; at the end: ${load()} (the machine's other load shares its cores with the servers and clients measured)`);
     console.log(`raw etcd puts/s (reference, ${opts.clients} clients), in ${opts.slices} slices alternating with each server's creates: ${sqlite.rawPutsPerSec.toFixed(0)} with the SQLite server, ${etcdBacked.rawPutsPerSec.toFixed(0)} with the etcd-backed server; every ratio below is against its own server's reference`);
     console.log(`etcd CPU ms per raw put: ${(rawCpu.ms / Math.max(1, rawCpu.puts)).toFixed(3)} (etcd's own process; the servers' figure below is the API server process alone)`);
     console.log("durability: raw etcd puts and the etcd-backed server: etcd's raft log fsync'ed before the answer; sqlite: WAL fdatasync'ed before the answer (group commit)");
