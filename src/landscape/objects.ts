@@ -1,10 +1,10 @@
 // The objects of the local landscape: extension CRDs in the seed; Seed `local`, Project `local`
-// (namespace garden-local, member `local-member` with role admin) and Shoot `local` with its worker
+// (namespace garden-local, member `local-member` with roles admin and serviceaccountmanager) and Shoot `local` with its worker
 // pool in the garden; the shoot's control-plane namespace and Cluster in the seed. Every step is
 // create-if-absent, so `up` on an existing state directory converges.
 import type { CustomResourceDefinition } from "../apis/apiextensions/v1/types.ts";
 import type { KubeObject } from "../apis/meta/v1/types.ts";
-import type { Shoot } from "../apis/gardencore/v1beta1/types.ts";
+import type { ProjectMember, Shoot } from "../apis/gardencore/v1beta1/types.ts";
 import { isAlreadyExists } from "../apimachinery/errors.ts";
 import { readExtensionCRDs } from "../api/extensions/crds.ts";
 import { ConfigMaps, Namespaces, Secrets } from "../client/builtins.ts";
@@ -31,6 +31,12 @@ export async function applySeedCRDs(seed: Client): Promise<void> {
   for (const crd of readExtensionCRDs()) await createIfAbsent(seed, CRDs, crd);
 }
 
+/**
+ * The member `local-member`: `admin` and, as Gardener's dashboard expects of a member who opens garden
+ * terminals, `serviceaccountmanager` (the project's ServiceAccounts and their tokens, docs/terminals.md#roles).
+ */
+export const LANDSCAPE_MEMBER: ProjectMember & { role: string; roles: string[] } = { apiGroup: "rbac.authorization.k8s.io", kind: "User", name: MEMBER_USER, role: "admin", roles: ["serviceaccountmanager"] };
+
 /** Seed and Project (the controller manager then creates garden-local and the member's RoleBindings). */
 export async function createGardenObjects(garden: Client): Promise<void> {
   await createIfAbsent(garden, Seeds, { metadata: { name: SEED } });
@@ -39,9 +45,17 @@ export async function createGardenObjects(garden: Client): Promise<void> {
     spec: {
       namespace: PROJECT_NAMESPACE,
       owner: { apiGroup: "rbac.authorization.k8s.io", kind: "User", name: "local-owner" },
-      members: [{ apiGroup: "rbac.authorization.k8s.io", kind: "User", name: MEMBER_USER, role: "admin" }],
+      members: [LANDSCAPE_MEMBER],
     },
   });
+  // A Project of an earlier run gets the member's roles it lacks; other members stay as they are.
+  const project = await garden.get(Projects, { name: PROJECT });
+  const members = project.spec?.members ?? [];
+  const current = members.find((m) => m.kind === "User" && m.name === MEMBER_USER);
+  const roles = [current?.role, ...(current?.roles ?? [])];
+  if (current && [LANDSCAPE_MEMBER.role, ...LANDSCAPE_MEMBER.roles].every((r) => roles.includes(r))) return;
+  const others = members.filter((m) => m !== current);
+  await garden.update(Projects, { ...project, spec: { ...project.spec, members: [...others, LANDSCAPE_MEMBER] } });
 }
 
 /** The Shoot (scheduled to seed local, nodes in `nodeCidr`, pods in `podCidr`), its technicalID, seed namespace and Cluster. */

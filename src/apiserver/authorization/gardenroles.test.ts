@@ -3,7 +3,7 @@ import { describe, it } from "node:test";
 import type { ClusterRole } from "../../apis/rbac/v1/types.ts";
 import { FakeClock } from "../../utils/clock.ts";
 import { ClusterRoleAggregationController } from "./aggregation.ts";
-import { GARDEN_ADMIN, PROJECT_MEMBER, PROJECT_VIEWER, ensureGardenPolicy, gardenClusterRoles } from "./gardenroles.ts";
+import { GARDEN_ADMIN, PROJECT_MEMBER, PROJECT_SERVICEACCOUNTMANAGER, PROJECT_VIEWER, ensureGardenPolicy, gardenClusterRoles } from "./gardenroles.ts";
 import { RBACAuthorizer } from "./rbac.ts";
 import { FakeClient } from "./testing/fake-client.ts";
 
@@ -29,7 +29,7 @@ describe("garden ClusterRoles (docs/bastion.md#roles)", () => {
 
   it("are created once and repaired when changed", async () => {
     const client = new FakeClient();
-    assert.equal((await ensureGardenPolicy(client)).length, 6);
+    assert.equal((await ensureGardenPolicy(client)).length, 8);
     assert.deepEqual(await ensureGardenPolicy(client), []);
     const viewer = (await client.get(CR, undefined, "gardener.cloud:viewer")) as ClusterRole;
     await client.update(CR, { ...viewer, rules: [{ verbs: ["*"], apiGroups: ["*"], resources: ["*"] }] });
@@ -85,6 +85,21 @@ describe("garden ClusterRoles (docs/bastion.md#roles)", () => {
     } finally {
       rbac.stop();
       aggregation.stop();
+    }
+  });
+
+  it("let service account managers manage the namespace's ServiceAccounts and mint tokens; members and viewers only read them (Gardener's roles)", () => {
+    const rules = (name: string) => byName(name).rules ?? [];
+    const grants = (name: string, resource: string) => rules(name).filter((r) => r.apiGroups?.includes("") && r.resources?.includes(resource)).flatMap((r) => r.verbs ?? []);
+    const manager = `${PROJECT_SERVICEACCOUNTMANAGER}-aggregation`;
+    assert.deepEqual(byName(PROJECT_SERVICEACCOUNTMANAGER).aggregationRule, { clusterRoleSelectors: [{ matchLabels: { "rbac.gardener.cloud/aggregate-to-project-serviceaccountmanager": "true" } }] });
+    assert.deepEqual(byName(manager).metadata.labels, { "rbac.gardener.cloud/aggregate-to-project-serviceaccountmanager": "true" });
+    assert.deepEqual(grants(manager, "serviceaccounts"), ["create", "delete", "deletecollection", "get", "list", "watch", "patch", "update"]);
+    assert.deepEqual(grants(manager, "serviceaccounts/token"), ["create"]);
+    assert.equal(rules(manager).length, 2, "nothing else");
+    for (const r of ["gardener.cloud:system:project-member-aggregation", "gardener.cloud:system:project-viewer-aggregation"]) {
+      assert.deepEqual(grants(r, "serviceaccounts"), ["get", "list", "watch"], r);
+      assert.deepEqual(grants(r, "serviceaccounts/token"), [], r);
     }
   });
 });

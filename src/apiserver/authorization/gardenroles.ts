@@ -4,6 +4,8 @@
 // Project members may SSH onto their project's nodes: they get full access to Bastions; viewers
 // may only read them; `bastions/status` is left to the gardenlet (seed authorizer) and admins.
 // Members likewise manage web terminals (Terminals, docs/terminals.md#roles); viewers read them.
+// The project role `serviceaccountmanager` binds gardener.cloud:system:project-serviceaccountmanager:
+// the project namespace's ServiceAccounts and their tokens (docs/bastion.md#project).
 import type { ClusterRole, PolicyRule } from "../../apis/rbac/v1/types.ts";
 import { isAlreadyExists } from "../../apimachinery/errors.ts";
 import { semanticEqual } from "../../api/equality.ts";
@@ -19,10 +21,13 @@ export const PROJECT_MEMBER = "gardener.cloud:system:project-member";
 export const PROJECT_VIEWER = "gardener.cloud:system:project-viewer";
 export const PROJECT_MEMBER_AGGREGATION = "gardener.cloud:system:project-member-aggregation";
 export const PROJECT_VIEWER_AGGREGATION = "gardener.cloud:system:project-viewer-aggregation";
+export const PROJECT_SERVICEACCOUNTMANAGER = "gardener.cloud:system:project-serviceaccountmanager";
+export const PROJECT_SERVICEACCOUNTMANAGER_AGGREGATION = "gardener.cloud:system:project-serviceaccountmanager-aggregation";
 export const GARDEN_ADMIN = "gardener.cloud:admin";
 export const GARDEN_VIEWER = "gardener.cloud:viewer";
 export const AGGREGATE_TO_PROJECT_MEMBER = "rbac.gardener.cloud/aggregate-to-project-member";
 export const AGGREGATE_TO_PROJECT_VIEWER = "rbac.gardener.cloud/aggregate-to-project-viewer";
+export const AGGREGATE_TO_PROJECT_SERVICEACCOUNTMANAGER = "rbac.gardener.cloud/aggregate-to-project-serviceaccountmanager";
 
 const READ = ["get", "list", "watch"];
 const ALL = ["create", "delete", "deletecollection", "get", "list", "watch", "patch", "update"];
@@ -39,22 +44,27 @@ function aggregated(name: string, label: string): ClusterRole {
 /**
  * Besides Bastions, members manage the project's Shoots and the Secrets and ConfigMaps of the
  * project namespace (gardenctl reads the shoot's SSH key Secret); viewers read Shoots and ConfigMaps
- * but no Secrets.
+ * but no Secrets; both read the namespace's ServiceAccounts, which only service account managers
+ * create, change, delete and mint tokens for (Gardener's roles).
  */
 export function gardenClusterRoles(): ClusterRole[] {
   return [
     aggregated(PROJECT_MEMBER, AGGREGATE_TO_PROJECT_MEMBER),
     role(
       PROJECT_MEMBER_AGGREGATION,
-      [rule(ALL, [OPERATIONS], ["bastions"]), rule(ALL, [CORE], ["shoots"]), rule(ALL, [""], ["secrets", "configmaps"]), rule(READ, [""], ["events"]), rule(ALL, [DASHBOARD], ["terminals"]), rule(["create"], [CORE], ["shoots/adminkubeconfig"])],
+      [rule(ALL, [OPERATIONS], ["bastions"]), rule(ALL, [CORE], ["shoots"]), rule(ALL, [""], ["secrets", "configmaps"]), rule(READ, [""], ["events", "serviceaccounts"]), rule(ALL, [DASHBOARD], ["terminals"]), rule(["create"], [CORE], ["shoots/adminkubeconfig"])],
       { [AGGREGATE_TO_PROJECT_MEMBER]: "true" },
     ),
     aggregated(PROJECT_VIEWER, AGGREGATE_TO_PROJECT_VIEWER),
     role(
       PROJECT_VIEWER_AGGREGATION,
-      [rule(READ, [OPERATIONS], ["bastions"]), rule(READ, [CORE], ["shoots"]), rule(READ, [""], ["configmaps", "events"]), rule(READ, [DASHBOARD], ["terminals"])],
+      [rule(READ, [OPERATIONS], ["bastions"]), rule(READ, [CORE], ["shoots"]), rule(READ, [""], ["configmaps", "events", "serviceaccounts"]), rule(READ, [DASHBOARD], ["terminals"])],
       { [AGGREGATE_TO_PROJECT_VIEWER]: "true" },
     ),
+    aggregated(PROJECT_SERVICEACCOUNTMANAGER, AGGREGATE_TO_PROJECT_SERVICEACCOUNTMANAGER),
+    role(PROJECT_SERVICEACCOUNTMANAGER_AGGREGATION, [rule(ALL, [""], ["serviceaccounts"]), rule(["create"], [""], ["serviceaccounts/token"])], {
+      [AGGREGATE_TO_PROJECT_SERVICEACCOUNTMANAGER]: "true",
+    }),
     role(GARDEN_ADMIN, [rule(["*"], [OPERATIONS], ["*"]), rule(["*"], [CORE], ["*"]), rule(["*"], [DASHBOARD], ["*"])]),
     role(GARDEN_VIEWER, [rule(READ, [OPERATIONS], ["*"]), rule(READ, [CORE], ["*"]), rule(READ, [DASHBOARD], ["*"])]),
   ];

@@ -1,16 +1,18 @@
 // The gardener-controller-manager's project controller against an in-process garden (docs/bastion.md#project):
 // the Project's phase (Pending, Ready, Failed, Terminating) and observedGeneration, its finalizer, the
-// project namespace it creates or adopts, and the namespace's release when the Project is deleted.
+// project namespace it creates or adopts, the namespace's release when the Project is deleted, and
+// the `serviceaccountmanager` role's RoleBinding, answered by the garden's RBAC through SubjectAccessReviews.
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import pino from "pino";
 import type { Project } from "../../../src/apis/gardencore/v1beta1/types.ts";
 import { unlessNotFound } from "../../../src/apimachinery/errors.ts";
-import { Namespaces } from "../../../src/client/builtins.ts";
+import { Namespaces, RoleBindings } from "../../../src/client/builtins.ts";
 import { Projects, Seeds, Shoots } from "../../../src/client/garden.ts";
 import { type ControllerManager, createControllerManager } from "../../../src/controllermanager/app.ts";
 import { ANNOTATION_KEEP_AFTER_PROJECT_DELETION, ANNOTATION_NAMESPACE_PROJECT } from "../../../src/controllermanager/controller/project/namespace.ts";
 import { gardenAdmissionPlugins } from "../../../src/plugins/garden.ts";
+import { SubjectAccessReviews } from "../../../src/terminal/resources.ts";
 import { eventually } from "../../support/http.ts";
 import { startInProcessApiServer, type InProcessServer } from "../../support/inprocess.ts";
 
@@ -114,5 +116,33 @@ describe("the project controller", { timeout: 60_000 }, () => {
     assert.equal(kept.metadata.deletionTimestamp, undefined);
     assert.deepEqual(kept.metadata.labels, { team: "x", "kubernetes.io/metadata.name": "garden-own" });
     assert.deepEqual([kept.metadata.annotations?.[ANNOTATION_NAMESPACE_PROJECT], kept.metadata.ownerReferences ?? []], [undefined, []]);
+  });
+
+  test("a member holding serviceaccountmanager manages the namespace's ServiceAccounts and their tokens until the role is taken away; admin alone reads them", async () => {
+    const RBAC = "rbac.authorization.k8s.io";
+    const SAM = "gardener.cloud:system:project-serviceaccountmanager";
+    const member = (name: string, roles: string[]) => ({ apiGroup: RBAC, kind: "User" as const, name, role: roles[0]!, roles: roles.slice(1) });
+    await garden.admin.create(Projects, { metadata: { name: "sam" }, spec: { namespace: "garden-sam", members: [member("alice", ["admin", "serviceaccountmanager"]), member("bob", ["admin"])] } });
+    const can = async (user: string, verb: string, subresource = "") => {
+      const review = await garden.admin.create(SubjectAccessReviews, { metadata: {}, spec: { user, groups: ["system:authenticated"], resourceAttributes: { verb, group: "", resource: "serviceaccounts", subresource, namespace: "garden-sam", name: "robot" } } });
+      return review.status?.allowed === true;
+    };
+    const subjects = async () => (await unlessNotFound(garden.admin.get(RoleBindings, { namespace: "garden-sam", name: SAM })))?.subjects?.map((s) => s.name);
+    await eventually("alice bound", async () => ((await subjects())?.includes("alice") ? true : undefined));
+    const binding = await garden.admin.get(RoleBindings, { namespace: "garden-sam", name: SAM });
+    assert.deepEqual(binding.roleRef, { apiGroup: RBAC, kind: "ClusterRole", name: SAM });
+    assert.deepEqual(binding.subjects, [{ kind: "User", apiGroup: RBAC, name: "alice" }]);
+    assert.deepEqual(binding.metadata.ownerReferences?.map((r) => [r.kind, r.name, r.controller]), [["Project", "sam", true]]);
+    await eventually("alice may create ServiceAccounts and tokens", async () => ((await can("alice", "create")) && (await can("alice", "create", "token")) ? true : undefined));
+    for (const verb of ["get", "patch", "delete"]) assert.equal(await can("alice", verb), true, verb);
+    // bob, an admin without the role, reads ServiceAccounts (as Gardener's project members do) and no more
+    assert.equal(await can("bob", "get"), true);
+    for (const [verb, sub] of [["create", ""], ["patch", ""], ["delete", ""], ["create", "token"]] as const) assert.equal(await can("bob", verb, sub), false, `bob ${verb} ${sub}`);
+
+    await garden.admin.patch(Projects, { name: "sam" }, { type: "merge", body: { spec: { members: [member("alice", ["admin"]), member("bob", ["admin"])] } } });
+    await eventually("alice unbound", async () => ((await subjects())?.length === 0 ? true : undefined));
+    await eventually("alice may no longer mint tokens", async () => ((await can("alice", "create", "token")) ? undefined : true));
+    assert.equal(await can("alice", "create"), false);
+    assert.equal(await can("alice", "get"), true, "still a member");
   });
 });

@@ -1,13 +1,16 @@
 // The RoleBindings a Project's membership implies (docs/bastion.md#project), pure: in the project
 // namespace, `gardener.cloud:system:project-member` binds the owner and every member holding
-// `admin` or `owner`; `gardener.cloud:system:project-viewer` binds every member holding `viewer`.
-// Each binds the ClusterRole of its own name and is controlled by the Project.
-import { API_VERSION, PROJECT_ROLE_ADMIN, PROJECT_ROLE_OWNER, PROJECT_ROLE_VIEWER } from "../../../apis/gardencore/v1beta1/types.ts";
+// `admin` or `owner`; `gardener.cloud:system:project-viewer` binds every member holding `viewer`;
+// `gardener.cloud:system:project-serviceaccountmanager` binds the owner and every member holding
+// `serviceaccountmanager` or `owner`. Each binds the ClusterRole of its own name, is controlled by
+// the Project and stays while its list of subjects is empty (as Gardener's).
+import { API_VERSION, PROJECT_ROLE_ADMIN, PROJECT_ROLE_OWNER, PROJECT_ROLE_SERVICEACCOUNTMANAGER, PROJECT_ROLE_VIEWER } from "../../../apis/gardencore/v1beta1/types.ts";
 import type { Project, ProjectMember, ProjectSubject } from "../../../apis/gardencore/v1beta1/types.ts";
 import type { RoleBinding, Subject } from "../../../apis/rbac/v1/types.ts";
 
 export const PROJECT_MEMBER = "gardener.cloud:system:project-member";
 export const PROJECT_VIEWER = "gardener.cloud:system:project-viewer";
+export const PROJECT_SERVICEACCOUNTMANAGER = "gardener.cloud:system:project-serviceaccountmanager";
 const RBAC_GROUP = "rbac.authorization.k8s.io";
 
 function rolesOf(m: ProjectMember): string[] {
@@ -30,21 +33,27 @@ function dedupe(subjects: Subject[]): Subject[] {
   });
 }
 
-export function memberSubjects(project: Project): Subject[] {
+/** The owner and every member holding one of `roles`. */
+function ownerAndMembersWith(project: Project, roles: string[]): Subject[] {
   const out: Subject[] = [];
   if (project.spec?.owner) out.push(rbacSubject(project.spec.owner));
-  for (const m of project.spec?.members ?? []) {
-    const roles = rolesOf(m);
-    if (roles.includes(PROJECT_ROLE_ADMIN) || roles.includes(PROJECT_ROLE_OWNER)) out.push(rbacSubject(m));
-  }
+  for (const m of project.spec?.members ?? []) if (rolesOf(m).some((r) => roles.includes(r))) out.push(rbacSubject(m));
   return dedupe(out);
+}
+
+export function memberSubjects(project: Project): Subject[] {
+  return ownerAndMembersWith(project, [PROJECT_ROLE_ADMIN, PROJECT_ROLE_OWNER]);
+}
+
+export function serviceAccountManagerSubjects(project: Project): Subject[] {
+  return ownerAndMembersWith(project, [PROJECT_ROLE_SERVICEACCOUNTMANAGER, PROJECT_ROLE_OWNER]);
 }
 
 export function viewerSubjects(project: Project): Subject[] {
   return dedupe((project.spec?.members ?? []).filter((m) => rolesOf(m).includes(PROJECT_ROLE_VIEWER)).map(rbacSubject));
 }
 
-/** The two desired RoleBindings (namespace from spec.namespace, which must be set). */
+/** The three desired RoleBindings (namespace from spec.namespace, which must be set). */
 export function desiredRoleBindings(project: Project): RoleBinding[] {
   const namespace = project.spec?.namespace ?? "";
   const owner = { apiVersion: API_VERSION, kind: "Project", name: project.metadata.name ?? "", uid: project.metadata.uid ?? "", controller: true, blockOwnerDeletion: true };
@@ -55,5 +64,5 @@ export function desiredRoleBindings(project: Project): RoleBinding[] {
     roleRef: { apiGroup: RBAC_GROUP, kind: "ClusterRole", name },
     subjects,
   });
-  return [binding(PROJECT_MEMBER, memberSubjects(project)), binding(PROJECT_VIEWER, viewerSubjects(project))];
+  return [binding(PROJECT_MEMBER, memberSubjects(project)), binding(PROJECT_VIEWER, viewerSubjects(project)), binding(PROJECT_SERVICEACCOUNTMANAGER, serviceAccountManagerSubjects(project))];
 }
