@@ -125,38 +125,46 @@ function runTests(label, list, buffered) {
 
 // The e2e files (the real landscape, host machines) run one at a time: they share host-wide
 // resources (the landscape's public network, host routes). Two lanes, one per core: lane 1 runs the
-// e2e files, lane 2 the unit and integration files in batches; whichever lane runs out of its own
-// work takes the remaining batches, so neither core idles while the other still has a queue. Last,
-// alone: the attack tests (test/integration/hardening/), which assert that a bystander is served
-// within 1 s while the server is attacked, which another test file's CPU load must not decide.
+// e2e files, lane 2 the unit and integration files in batches; once lane 1 is out of e2e files it
+// takes the remaining batches, so neither core idles while the other still has a queue. Files that
+// build network objects on this host (as root) are never run beside each other: their batches come
+// first and only lane 2 takes them (beside the e2e files, as ever). Last, alone: the attack tests
+// (test/integration/hardening/), which assert that a bystander is served within 1 s while the server
+// is attacked, which another test file's CPU load must not decide.
 const isAttack = (f) => f.startsWith("test/integration/hardening/");
 const isE2E = (f) => f.startsWith("test/e2e/");
+const onHost = (f) => /^(src\/host\/|src\/landscape\/control\.|test\/integration\/vpn\/|test\/integration\/robustness\/power-cut\.)/.test(f);
 const others = files.filter((f) => !isE2E(f) && !isAttack(f));
 const e2e = files.filter(isE2E);
 const attacks = files.filter(isAttack);
 const batchSize = 8;
-const batchCount = Math.ceil(others.length / batchSize);
+const batchesOf = (list, kind) => Array.from({ length: Math.ceil(list.length / batchSize) }, (_, i) => ({ kind, files: list.slice(i * batchSize, (i + 1) * batchSize) }));
 const e2eJobs = e2e.map((f, i) => ({ kind: "e2e", label: `e2e ${i + 1}/${e2e.length}`, files: [f] }));
-const batchJobs = Array.from({ length: batchCount }, (_, i) => ({
-  kind: "others",
-  label: `unit and integration batch ${i + 1}/${batchCount}`,
-  files: others.slice(i * batchSize, (i + 1) * batchSize),
-}));
+const batchJobs = [...batchesOf(others.filter(onHost), "host"), ...batchesOf(others.filter((f) => !onHost(f)), "others")];
+batchJobs.forEach((b, i) => (b.label = `unit and integration batch ${i + 1}/${batchJobs.length}${b.kind === "host" ? " (on the host)" : ""}`));
 const buffered = e2eJobs.length + batchJobs.length > 1;
 const results = [];
 const groupMs = { e2e: 0, others: 0 };
 const started = Date.now();
 
-async function lane(n, takesE2E) {
-  for (let job = (takesE2E && e2eJobs.shift()) || batchJobs.shift(); job; job = (takesE2E && e2eJobs.shift()) || batchJobs.shift()) {
+/** Lane 1 takes the e2e files, then batches not on the host; lane 2 takes every batch in order. */
+function nextJob(lane) {
+  if (lane === 2) return batchJobs.shift();
+  if (e2eJobs.length) return e2eJobs.shift();
+  const i = batchJobs.findIndex((b) => b.kind !== "host");
+  return i < 0 ? undefined : batchJobs.splice(i, 1)[0];
+}
+
+async function lane(n) {
+  for (let job = nextJob(n); job; job = nextJob(n)) {
     const r = await runTests(`lane ${n}: ${job.label}`, job.files, buffered);
-    groupMs[job.kind] += r.ms;
+    groupMs[job.kind === "e2e" ? "e2e" : "others"] += r.ms;
     results.push(r);
   }
 }
 
 console.log(`\n==> ${others.length} unit and integration files in batches of ${batchSize} and ${e2e.length} e2e files one at a time, on two lanes`);
-await Promise.all([lane(1, true), lane(2, false)]);
+await Promise.all([lane(1), lane(2)]);
 const s = (ms) => Math.round(ms / 1000);
 console.log(`==> unit, integration and e2e: ${s(Date.now() - started)} s (e2e files ${s(groupMs.e2e)} s, unit and integration files ${s(groupMs.others)} s)`);
 if (attacks.length) results.push(await runTests("attack tests, alone", attacks, false));
