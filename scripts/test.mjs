@@ -140,7 +140,11 @@ const attacks = files.filter(isAttack);
 const batchSize = 8;
 const batchesOf = (list, kind) => Array.from({ length: Math.ceil(list.length / batchSize) }, (_, i) => ({ kind, files: list.slice(i * batchSize, (i + 1) * batchSize) }));
 const e2eJobs = e2e.map((f, i) => ({ kind: "e2e", label: `e2e ${i + 1}/${e2e.length}`, files: [f] }));
-const batchJobs = [...batchesOf(others.filter(onHost), "host"), ...batchesOf(others.filter((f) => !onHost(f)), "others")];
+// The integration files (the heavier ones) before the unit files, so the last batches, which may
+// leave one lane idle while the other finishes, are short.
+const rest = others.filter((f) => !onHost(f));
+const integrationFirst = [...rest.filter((f) => f.startsWith("test/")), ...rest.filter((f) => !f.startsWith("test/"))];
+const batchJobs = [...batchesOf(others.filter(onHost), "host"), ...batchesOf(integrationFirst, "others")];
 batchJobs.forEach((b, i) => (b.label = `unit and integration batch ${i + 1}/${batchJobs.length}${b.kind === "host" ? " (on the host)" : ""}`));
 const buffered = e2eJobs.length + batchJobs.length > 1;
 const results = [];
