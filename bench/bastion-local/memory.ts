@@ -52,11 +52,37 @@ function dirKiB(dir: string): number {
   }
 }
 
+/**
+ * Machine directory name -> the machine's name, where they differ: a bastion claimed from provider-local's
+ * pool keeps the held machine's directory (docs/adr/0015-bastion-machine-pool.md); its record says which.
+ */
+export function claimedDirs(hostState: string): Map<string, string> {
+  const out = new Map<string, string>();
+  const records = join(hostState, "records");
+  let files: string[] = [];
+  try {
+    files = readdirSync(records).filter((f) => f.startsWith(encodeURIComponent("machine/")) && f.endsWith(".json"));
+  } catch {
+    return out;
+  }
+  for (const f of files) {
+    try {
+      const r = JSON.parse(readFileSync(join(records, f), "utf8")) as { name?: string; dir?: string };
+      const dirName = r.dir?.split("/").pop();
+      if (r.name && dirName && dirName !== r.name) out.set(dirName, r.name);
+    } catch {
+      // removed meanwhile
+    }
+  }
+  return out;
+}
+
 /** Every process's `/proc/<pid>/stat`, and the machine (below `hostState`) whose supervisor a process descends from. */
 export function machineProcesses(hostState: string): { stats: Map<number, string>; owner: (pid: number) => string | undefined } {
   const stats = new Map<number, string>();
   const parent = new Map<number, number>();
   const roots = new Map<number, string>();
+  const claimed = claimedDirs(hostState);
   for (const e of readdirSync("/proc")) {
     const pid = Number(e);
     if (!Number.isInteger(pid)) continue;
@@ -65,7 +91,7 @@ export function machineProcesses(hostState: string): { stats: Map<number, string
     stats.set(pid, stat);
     parent.set(pid, ppidFromStat(stat));
     const name = machineOf((read(`/proc/${pid}/cmdline`) ?? "").split("\0").join(" "), hostState);
-    if (name !== undefined) roots.set(pid, name);
+    if (name !== undefined) roots.set(pid, claimed.get(name) ?? name);
   }
   const owner = (pid: number): string | undefined => {
     for (let p = pid, hops = 0; p > 1 && hops < 64; p = parent.get(p) ?? 0, hops++) {

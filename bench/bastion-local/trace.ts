@@ -23,6 +23,7 @@ export const MILESTONES = [
   "seed: operation picked up",
   "seed: finalizer",
   "seed: Processing",
+  "machine: claimed (held machine)",
   "machine: directory",
   "machine: host keys",
   "machine: control files",
@@ -58,9 +59,16 @@ export function bootLineMs(consoleLog: string): number | undefined {
 
 /** Machine milestones from the files of machine `machine` below the provider's host state directory. */
 export function machineMilestones(hostState: string, machine: string): Partial<Record<Milestone, number>> {
-  const dir = join(hostState, "machines", machine);
   const records = join(hostState, "records");
   const out: Partial<Record<Milestone, number>> = {};
+  let recorded: { dir?: string; claimedFrom?: string } = {};
+  try {
+    recorded = JSON.parse(readFileSync(join(records, `${encodeURIComponent(`machine/${machine}`)}.json`), "utf8")) as typeof recorded;
+  } catch {
+    // no record: the machine is gone
+  }
+  // A machine claimed from provider-local's pool keeps the held machine's directory (docs/adr/0015-bastion-machine-pool.md).
+  const dir = recorded.dir ?? join(hostState, "machines", machine);
   const put = (k: Milestone, v: number | undefined) => v !== undefined && (out[k] = v);
   put("machine: directory", statMs(dir, true));
   put("machine: host keys", statMs(join(dir, "host-keys", "ssh_host_ed25519_key")));
@@ -84,6 +92,12 @@ export function machineMilestones(hostState: string, machine: string): Partial<R
   put("machine: user-data done", statMs(join(dir, "ctl", "user-data.exit")));
   put("machine: sshd listening", statMs(join(dir, "ctl", "sshd.pid")));
   put("machine: ready reported", statMs(join(dir, "ctl", "ready")));
+  const claimed = recorded.claimedFrom !== undefined ? statMs(join(dir, "claimed-by")) : undefined;
+  if (claimed !== undefined) {
+    // What the held machine did before its claim is not on the bastion's path.
+    for (const k of Object.keys(out) as Milestone[]) if (out[k]! < claimed) delete out[k];
+    out["machine: claimed (held machine)"] = claimed;
+  }
   return out;
 }
 

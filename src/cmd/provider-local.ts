@@ -23,6 +23,7 @@ const provider = await startOrExit(logger, () =>
     publicCidr: flags.publicCidr,
     nodeCidrPool: flags.nodeCidrPool,
     concurrentSyncs: flags.concurrentSyncs,
+    bastionPoolSize: flags.bastionPoolSize,
     logger,
     server: flags.metricsBindAddress ?? false,
   }),

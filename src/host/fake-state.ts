@@ -233,7 +233,7 @@ export class FakeState {
     parts.push({ kind: "mount", target: root, parent: id });
     record.supervisor = { pid: this.nextPid++, startTime: "1" };
     record.state = "created";
-    const m: FakeMachine = { spec, record, parts, running: true, ready, ...(ready ? { userDataExitCode: 0 } : {}) };
+    const m: FakeMachine = { spec, record, parts, running: true, ready: ready && !spec.hold, ...(ready && !spec.hold ? { userDataExitCode: 0 } : {}) };
     this.machines.set(record.name, m);
     return m;
   }
@@ -270,6 +270,7 @@ export class FakeState {
       hostKeys: types.map((t) => `${keyType(t)} ${Buffer.from(`fake-${t}-host-key-of-${r.name}`).toString("base64")}`).sort(),
     };
     if (m.userDataExitCode !== undefined) info.userDataExitCode = m.userDataExitCode;
+    if (r.hold && m.running) info.held = true;
     if (r.supervisor) info.supervisor = r.supervisor;
     return info;
   }

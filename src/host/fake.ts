@@ -218,8 +218,15 @@ export class FakeHost implements Host {
       this.record({ ...input, ...this.owned(spec) });
       for (const r of m.parts) this.record(r);
     }
-    if (spec.wait === false) return this.state.machineInfo(spec.name);
+    if (spec.wait === false || spec.hold) return this.state.machineInfo(spec.name);
     return this.waitMachineReady(spec.name, spec.readyTimeoutMs);
+  }
+  /** A held machine's objects go, the claimed one is made as startMachine makes it. */
+  async claimMachine(from: string, spec: MachineSpec): Promise<MachineInfo> {
+    this.op("claimMachine", `${from} -> ${spec.name}`);
+    if (!this.state.machines.get(from)?.record.hold || !this.state.machineInfo(from).held) throw new MachineBootError(from, "is not held");
+    this.state.stopMachine(from);
+    return this.startMachine(spec);
   }
   async machineStatus(name: string): Promise<MachineInfo | undefined> {
     return this.state.machines.has(name) ? this.state.machineInfo(name) : undefined;

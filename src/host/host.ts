@@ -60,6 +60,12 @@ export interface Host {
   // Machines.
   /** Starts (or finds running) a machine; waits for readiness unless spec.wait is false. */
   startMachine(spec: MachineSpec): Promise<MachineInfo>;
+  /**
+   * Gives a held (pool) machine `from` the spec's name, hostname, networks, tables, user-data and sshd
+   * listen addresses, then lets it boot on (docs/adr/0015-bastion-machine-pool.md). Its directory and
+   * namespace keep their names (the record says which); a machine of the spec's name is stopped first.
+   */
+  claimMachine(from: string, spec: MachineSpec): Promise<MachineInfo>;
   /** `{ sockets: false }`: `ready` trusts the machine's report that sshd listens (far cheaper; see StatusOptions). */
   machineStatus(name: string, options?: StatusOptions): Promise<MachineInfo | undefined>;
   /** Rejects with MachineNotReadyError after timeoutMs, MachineBootError when the boot failed. */

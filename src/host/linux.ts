@@ -8,6 +8,7 @@ import type { Host } from "./host.ts";
 import { deleteBridgePort, ensureBridgePort, type BridgePortSpec } from "./bridge-port.ts";
 import * as links from "./links.ts";
 import { startMachine, stopMachine, type MachineSpec } from "./machine.ts";
+import { claimMachine } from "./machine-claim.ts";
 import { execInMachine, machineStatus, statusOf, waitMachineReady, type MachineInfo, type StatusOptions } from "./machine-status.ts";
 import { mountOverlay, unmount, type OverlaySpec } from "./mounts.ts";
 import { DEFAULT_PREFIX, HostSpecError, Names } from "./names.ts";
@@ -157,6 +158,9 @@ export class LinuxHost implements Host {
 
   startMachine(spec: MachineSpec): Promise<MachineInfo> {
     return startMachine(this.ctx, spec);
+  }
+  claimMachine(from: string, spec: MachineSpec): Promise<MachineInfo> {
+    return claimMachine(this.ctx, from, spec);
   }
   machineStatus(name: string, options?: StatusOptions): Promise<MachineInfo | undefined> {
     return machineStatus(this.ctx, name, options);

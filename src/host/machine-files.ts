@@ -80,6 +80,24 @@ log() { local -x TZ=UTC; local t=$EPOCHREALTIME; printf '%(%FT%T)T.%sZ init: %s\
 # The host reads a status file as soon as it appears: ready and user-data.exit only need to exist with
 # their content, written in one write; failed is written whole (temp file and rename).
 report() { printf '%s\\n' "$2" > "${CTL}/$1"; }
+# A pool machine (docs/adr/0015-bastion-machine-pool.md) is prepared, reports that it is held and waits on the
+# control directory's pipe until the host has claimed it: given it a name, networks, tables and user-data.
+if [ -e ${CTL}/hold ]; then
+  code=0
+  if [ -s ${CTL}/prepare ]; then ${CTL}/prepare </dev/null >${CTL}/prepare.log 2>&1 || code=$?; fi
+  if [ "$code" != 0 ]; then
+    printf '%s\n' "prepare exited with $code (see ${CTL}/prepare.log)" > ${CTL}/failed.tmp && mv ${CTL}/failed.tmp ${CTL}/failed
+    while :; do sleep infinity & wait $!; done
+  fi
+  report held ok
+  read -r _ < ${CTL}/network
+  if [ -s ${CTL}/hostname ]; then
+    read -r name < ${CTL}/hostname
+    hostname "$name"
+    printf '%s\n' "$name" > /etc/hostname
+    printf '127.0.0.1\tlocalhost\n127.0.1.1\t%s\n::1\tlocalhost ip6-localhost ip6-loopback\n' "$name" > /etc/hosts
+  fi
+fi
 log "booting $(</proc/sys/kernel/hostname)"
 # Announce the IPv4 addresses (gratuitous ARP), as a VM's network start-up does: addresses are reused by
 # new machines with new MACs, and the kernel's own announcement when the link comes up (arp_notify) can

@@ -38,6 +38,8 @@ export interface MachineInfo {
   running: boolean;
   /** User-data finished with 0 and sshd listens on every listen address. */
   ready: boolean;
+  /** A pool machine waiting for its claim (docs/adr/0015-bastion-machine-pool.md). */
+  held?: boolean;
   userDataExitCode?: number;
   /** Why the boot failed, if it did. */
   failed?: string;
@@ -131,7 +133,8 @@ export interface StatusOptions {
 
 export async function statusOf(rec: MachineRecord, o: StatusOptions = {}): Promise<MachineInfo> {
   const ctl = ctlDir(rec);
-  const running = rec.supervisor !== undefined && isAlive(rec.supervisor);
+  // A claim that did not finish (its claimer crashed) is no running machine: it is stopped and made anew.
+  const running = rec.supervisor !== undefined && isAlive(rec.supervisor) && !(rec.claimedFrom !== undefined && rec.state === "creating");
   const init = running ? findInit(rec) : undefined;
   const exitText = await readText(join(ctl, "user-data.exit"));
   const failed = (await readText(join(ctl, "failed")))?.trim();
@@ -152,6 +155,8 @@ export async function statusOf(rec: MachineRecord, o: StatusOptions = {}): Promi
   };
   if (exitText !== undefined && exitText.trim() !== "") info.userDataExitCode = Number(exitText.trim());
   if (failed) info.failed = failed;
+  // Held until a claim begins (its marker, machine-handover.ts), even before the claim removes `held`.
+  if (rec.hold && running && !failed && (await readText(join(ctl, "held"))) !== undefined && (await readText(join(rec.dir, "claimed-by"))) === undefined) info.held = true;
   if (rec.supervisor) info.supervisor = rec.supervisor;
   if (init) info.init = init;
   info.ready = running && readyFile && info.userDataExitCode === 0 && !failed && (o.sockets === false || listens(init, rec));
@@ -181,7 +186,16 @@ export const supervisorExits = new Map<string, Promise<unknown>>();
  * MachineNotReadyError after `timeoutMs`. Driven by inotify events on the control directory; a slow timer
  * only notices a machine that died without writing anything.
  */
-export async function waitMachineReady(ctx: HostContext, name: string, timeoutMs = 60_000): Promise<MachineInfo> {
+export function waitMachineReady(ctx: HostContext, name: string, timeoutMs = 60_000): Promise<MachineInfo> {
+  return waitMachine(ctx, name, timeoutMs, "ready");
+}
+
+/** As waitMachineReady, until a held (pool) machine reports that it waits for its claim. */
+export function waitMachineHeld(ctx: HostContext, name: string, timeoutMs = 60_000): Promise<MachineInfo> {
+  return waitMachine(ctx, name, timeoutMs, "held");
+}
+
+async function waitMachine(ctx: HostContext, name: string, timeoutMs: number, until: "ready" | "held"): Promise<MachineInfo> {
   const rec = await getMachineRecord(ctx, name);
   if (!rec) throw new MachineNotFoundError(name);
   return new Promise<MachineInfo>((resolve, reject) => {
@@ -212,7 +226,7 @@ export async function waitMachineReady(ctx: HostContext, name: string, timeoutMs
         do {
           again = false;
           const info = await statusOf(rec);
-          if (info.ready) return finish(undefined, info);
+          if (until === "ready" ? info.ready : info.held) return finish(undefined, info);
           const failure = await bootFailure(rec, info);
           if (failure) return finish(failure);
         } while (again && !done);

@@ -13,7 +13,8 @@ import { statusOf } from "./machine-status.ts";
 import { isAlive } from "./procs.ts";
 import { idOfFile, type MachineRecord } from "./records.ts";
 
-export type MachineState = "Ready" | "Booting" | "Failed" | "Stopped";
+/** "Held": a pool machine waiting for its claim (docs/adr/0015-bastion-machine-pool.md). */
+export type MachineState = "Ready" | "Held" | "Booting" | "Failed" | "Stopped";
 
 export interface MachineSummary {
   name: string;
@@ -164,7 +165,7 @@ export class MachineSummaries {
       const info = await statusOf(e.record, { sockets: false });
       // A record still "creating" is a machine whose supervisor is about to start.
       const booting = info.running || e.record.state === "creating";
-      e.summary = { ...e.summary, state: info.failed ? "Failed" : info.ready ? "Ready" : booting ? "Booting" : "Stopped" };
+      e.summary = { ...e.summary, state: info.failed ? "Failed" : info.ready ? "Ready" : info.held ? "Held" : booting ? "Booting" : "Stopped" };
     } catch {
       // Removed while looked at: the watch reports it.
     }

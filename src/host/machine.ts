@@ -6,17 +6,18 @@
 // process of the machine. The host names the machine's network namespace (`ip netns attach`), wires it while
 // stage 1 completes the root, then lets the machine boot: user-data, then its own sshd (fresh host keys of
 // its own, never the host's).
-import { constants as fsConstants, existsSync } from "node:fs";
-import { chmod, chown, copyFile, mkdir, open, readdir, readlink, rm, writeFile } from "node:fs/promises";
+import { existsSync } from "node:fs";
+import { chown, mkdir, rm } from "node:fs/promises";
 import { isAbsolute, join, resolve } from "node:path";
 import { deleteRecords, ownedFields, type HostContext, type Owned } from "./context.ts";
 import { addressOf, familyOf, normalizeCidr } from "./cidr.ts";
 import { deleteLink } from "./links.ts";
 import { type MachineNetwork, wireMachine } from "./machine-net.ts";
-import { DEFAULT_HOST_KEY_TYPES, INIT, STAGE1, SYSTEMCTL, hostKeyFile, renderSshdConfig, type HostKeyType, type SshdOptionValue } from "./machine-files.ts";
-import { getMachineRecord, statusOf, supervisorExits, waitMachineReady, type MachineInfo } from "./machine-status.ts";
+import { DEFAULT_HOST_KEY_TYPES, hostKeyFile, type HostKeyType, type SshdOptionValue } from "./machine-files.ts";
+import { ensureHostKeys, releaseStage1, settled, waitUnshared, writeControlFiles } from "./machine-boot.ts";
+import { handOver, incompleteClaim, machinePartIds } from "./machine-handover.ts";
+import { getMachineRecord, statusOf, supervisorExits, waitMachineHeld, waitMachineReady, type MachineInfo } from "./machine-status.ts";
 import { macFor, routedOf, unguardPort } from "./guard.ts";
-import { generateHostKey } from "./host-keys.ts";
 import { ensureImage, systemBinds } from "./image.ts";
 import { bindIdmapped, bindReadOnly, isBelow, mountOverlay, unmount } from "./mounts.ts";
 import { HostSpecError, validateIfname, validateLogicalName } from "./names.ts";
@@ -28,6 +29,7 @@ import type { MachineRecord } from "./records.ts";
 
 /** Declared beside the code that wires it (machine-net.ts). */
 export type { MachineNetwork };
+export { machinePartIds };
 
 export interface SshdSpec {
   port?: number;
@@ -60,9 +62,17 @@ export interface MachineSpec extends Owned {
    * never a directory that holds the state directory.
    */
   readOnlyBinds?: readonly string[];
+  /**
+   * A pool machine (docs/adr/0015-bastion-machine-pool.md): booted without networks up to its user-data,
+   * then held until `claimMachine` gives it a name, networks, tables and user-data. Its processes run at a
+   * lower priority until then. With `wait`, returns once it is held.
+   */
+  hold?: boolean;
+  /** Run as root by a held machine's init before it reports `held` (e.g. creating a user the claim will find). */
+  prepare?: string;
 }
 
-function machinePaths(ctx: Pick<HostContext, "stateDir">, name: string) {
+export function machinePaths(ctx: Pick<HostContext, "stateDir">, name: string) {
   const dir = join(ctx.stateDir, "machines", name);
   return { dir, ctl: join(dir, "ctl"), root: join(dir, "root"), upper: join(dir, "upper"), work: join(dir, "work"), console: join(dir, "console.log") };
 }
@@ -89,6 +99,7 @@ export function planMachine(ctx: Pick<HostContext, "names" | "stateDir">, spec: 
       ...(n.bridgeNetns ? { bridgeNetns: n.bridgeNetns } : {}), ...(routed.length > 0 ? { routed } : {}),
     };
   });
+  if (spec.hold && spec.networks.length > 0) throw new HostSpecError(`machine ${name}: a held machine gets its networks when it is claimed`);
   const sshd = spec.sshd ?? {};
   const types = sshd.hostKeyTypes ?? DEFAULT_HOST_KEY_TYPES;
   return {
@@ -112,101 +123,10 @@ export function planMachine(ctx: Pick<HostContext, "names" | "stateDir">, spec: 
       hostKeyFiles: types.map(hostKeyFile),
     },
     ...ownedFields(spec),
+    ...(spec.hold ? { hold: true } : {}),
     state: "creating",
     createdAt: new Date().toISOString(),
   };
-}
-
-/**
- * The machine's host keys, kept on the host; each boot copies them into the control directory for its root.
- * Ed25519 and ECDSA keys are made in this process (host-keys.ts), RSA keys by ssh-keygen.
- */
-async function ensureHostKeys(ctx: HostContext, dir: string, types: readonly HostKeyType[]): Promise<void> {
-  await mkdir(dir, { recursive: true, mode: 0o700 });
-  await Promise.all(
-    types.map(async (t) => {
-      const file = join(dir, hostKeyFile(t));
-      if (existsSync(file) && existsSync(`${file}.pub`)) return;
-      await rm(file, { force: true });
-      await rm(`${file}.pub`, { force: true });
-      if (t === "rsa") {
-        await ctx.exec.run("ssh-keygen", ["-q", "-t", t, "-N", "", "-C", "", "-f", file]);
-        return;
-      }
-      const key = generateHostKey(t);
-      // The public half last: a key pair counts as present once both files exist.
-      await writeFile(file, key.privateKey, { mode: 0o600 });
-      await writeFile(`${file}.pub`, `${key.publicKey}\n`, { mode: 0o644 });
-    }),
-  );
-}
-
-async function chownTree(path: string, id: number): Promise<void> {
-  await chown(path, id, id);
-  for (const e of await readdir(path, { withFileTypes: true }).catch(() => [])) {
-    if (e.isDirectory()) await chownTree(join(path, e.name), id);
-    else await chown(join(path, e.name), id, id);
-  }
-}
-
-async function writeControlFiles(ctx: HostContext, rec: MachineRecord, spec: MachineSpec, ctl: string): Promise<void> {
-  await rm(ctl, { recursive: true, force: true });
-  await mkdir(join(ctl, "bin"), { recursive: true });
-  await mkdir(join(ctl, "host-keys"), { mode: 0o700 });
-  for (const f of rec.sshd.hostKeyFiles) {
-    for (const file of [f, `${f}.pub`]) await copyFile(join(rec.hostKeysDir, file), join(ctl, "host-keys", file));
-  }
-  await writeFile(join(ctl, "stage1"), STAGE1, { mode: 0o755 });
-  await writeFile(join(ctl, "init"), INIT, { mode: 0o755 });
-  await writeFile(join(ctl, "bin", "systemctl"), SYSTEMCTL, { mode: 0o755 });
-  const types = rec.sshd.hostKeyFiles.map((f) => f.replace(/^ssh_host_(.*)_key$/, "$1") as HostKeyType);
-  const config = renderSshdConfig({ machine: rec.name, port: rec.sshd.port, listenAddresses: rec.sshd.listenAddresses, hostKeyTypes: types, options: spec.sshd?.options ?? {} });
-  await writeFile(join(ctl, "sshd_config"), config, { mode: 0o644 });
-  if (spec.userData !== undefined) await writeFile(join(ctl, "user-data"), spec.userData, { mode: 0o700 });
-  // Stage 1 waits on this pipe until the host has wired the machine's network.
-  await ctx.exec.run("mkfifo", ["-m", "0600", join(ctl, NETWORK_FIFO)]);
-  await chmod(ctl, 0o755);
-  // The machine's root writes its status files here and runs its user-data.
-  await chownTree(ctl, ctx.ids.base);
-}
-
-const NETWORK_FIFO = "network";
-
-/** Waits until the process has left the host's network namespace (the supervisor has unshared). */
-async function waitUnshared(pid: number, timeoutMs: number): Promise<void> {
-  const own = await readlink("/proc/self/ns/net");
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const theirs = await readlink(`/proc/${pid}/ns/net`).catch(() => undefined);
-    if (theirs === undefined) throw new Error(`machine supervisor ${pid} exited before it made its namespaces`);
-    if (theirs !== own) return;
-    if (Date.now() > deadline) throw new Error(`machine supervisor ${pid} made no namespaces within ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 2));
-  }
-}
-
-/** Tells stage 1 that the network is wired (it blocks reading the pipe). */
-async function releaseStage1(ctl: string, supervisor: ProcessRef, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      const fh = await open(join(ctl, NETWORK_FIFO), fsConstants.O_WRONLY | fsConstants.O_NONBLOCK);
-      await fh.write("up\n");
-      await fh.close();
-      return;
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== "ENXIO") throw err;
-    }
-    if (!isAlive(supervisor)) throw new Error(`machine supervisor ${supervisor.pid} exited during boot`);
-    if (Date.now() > deadline) throw new Error(`machine stage 1 did not wait for its network within ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 5));
-  }
-}
-
-/** Waits for every promise, then throws the first failure (nothing is left running behind a failure). */
-async function settled(all: Promise<unknown>[]): Promise<void> {
-  const failed = (await Promise.allSettled(all)).find((r): r is PromiseRejectedResult => r.status === "rejected");
-  if (failed) throw failed.reason;
 }
 
 /**
@@ -217,8 +137,9 @@ export async function startMachine(ctx: HostContext, spec: MachineSpec): Promise
   const planned = planMachine(ctx, spec);
   const id = `machine/${planned.name}`;
   const existing = await getMachineRecord(ctx, planned.name);
-  if (existing?.supervisor && isAlive(existing.supervisor)) {
-    return spec.wait === false ? statusOf(existing) : waitMachineReady(ctx, planned.name, spec.readyTimeoutMs);
+  if (existing?.supervisor && isAlive(existing.supervisor) && !incompleteClaim(existing)) {
+    if (spec.wait === false) return statusOf(existing);
+    return existing.hold ? waitMachineHeld(ctx, planned.name, spec.readyTimeoutMs) : waitMachineReady(ctx, planned.name, spec.readyTimeoutMs);
   }
   if (existing || existsSync(planned.dir)) await stopMachine(ctx, planned.name);
   const { state: _s, createdAt: _c, ...input } = planned;
@@ -231,7 +152,8 @@ export async function startMachine(ctx: HostContext, spec: MachineSpec): Promise
   await settled([
     (async () => {
       await ensureHostKeys(ctx, planned.hostKeysDir, spec.sshd?.hostKeyTypes ?? DEFAULT_HOST_KEY_TYPES);
-      await writeControlFiles(ctx, planned, spec, paths.ctl);
+      const input = { ...(spec.userData !== undefined ? { userData: spec.userData } : {}), ...(spec.sshd?.options ? { sshdOptions: spec.sshd.options } : {}) };
+      await writeControlFiles(ctx, planned, { ...input, ...(spec.hold ? { hold: true } : {}), ...(spec.prepare !== undefined ? { prepare: spec.prepare } : {}) }, paths.ctl);
     })(),
     (async () => {
       await mkdir(paths.upper, { recursive: true, mode: 0o755 });
@@ -243,9 +165,11 @@ export async function startMachine(ctx: HostContext, spec: MachineSpec): Promise
     })(),
   ]);
   const namespaces = ["--fork", "--kill-child", "--pid", "--mount", "--uts", "--ipc", "--net", "--cgroup", "--propagation", "private"];
+  // A held machine boots at a lower priority (nice 10): it must not slow a claim; the claim raises it.
+  const nice = spec.hold ? ["-n", "10", await nsutil(ctx.exec)] : [];
   const supervisor = await ctx.exec.spawnDetached(
-    await nsutil(ctx.exec),
-    ["userns-exec", String(ctx.ids.base), String(ctx.ids.count), "--", "unshare", ...namespaces, "--", "/bin/bash", "ctl/stage1", join(paths.ctl, "stage1"), planned.hostname],
+    spec.hold ? "nice" : await nsutil(ctx.exec),
+    [...nice, "userns-exec", String(ctx.ids.base), String(ctx.ids.count), "--", "unshare", ...namespaces, "--", "/bin/bash", "ctl/stage1", join(paths.ctl, "stage1"), planned.hostname],
     { logFile: paths.console, cwd: paths.dir },
   );
   const sup: ProcessRef = { pid: supervisor.pid, startTime: supervisor.startTime };
@@ -256,7 +180,7 @@ export async function startMachine(ctx: HostContext, spec: MachineSpec): Promise
   await wireMachine(ctx, rec, spec.networks, spec.nftTables ?? [], child);
   await releaseStage1(paths.ctl, sup, 10_000);
   if (spec.wait === false) return statusOf(rec);
-  return waitMachineReady(ctx, planned.name, spec.readyTimeoutMs);
+  return spec.hold ? waitMachineHeld(ctx, planned.name, spec.readyTimeoutMs) : waitMachineReady(ctx, planned.name, spec.readyTimeoutMs);
 }
 
 /**
@@ -267,7 +191,10 @@ export async function startMachine(ctx: HostContext, spec: MachineSpec): Promise
 export async function stopMachine(ctx: HostContext, name: string): Promise<void> {
   validateLogicalName("machine name", name);
   const rec = await getMachineRecord(ctx, name);
-  const paths = machinePaths(ctx, name);
+  // A held machine claimed by another name is that machine's now: only its record goes.
+  if (rec && (await handOver(ctx, rec))) return;
+  // A claimed machine keeps the directory (and namespace) of the held machine it was.
+  const paths = rec ? { dir: rec.dir } : machinePaths(ctx, name);
   const id = `machine/${name}`;
   const refs: ProcessRef[] = [];
   if (rec?.supervisor && isAlive(rec.supervisor)) {
@@ -293,10 +220,4 @@ export async function stopMachine(ctx: HostContext, name: string): Promise<void>
   // Host keys in a caller's directory outside the machine directory survive; the default ones do not.
   await rm(paths.dir, { recursive: true, force: true });
   await deleteRecords(ctx, (r) => r.parent === id || (r.kind === "machine" && r.name === name), machinePartIds(id, netns, paths.dir));
-}
-
-/** Ids a machine's parts can have: its own, and those naming its namespace or directory. */
-export function machinePartIds(id: string, netns: string, dir: string): (x: string) => boolean {
-  return (x) =>
-    x === id || x === `netns/${netns}` || ["link", "route", "nftTable"].some((k) => x.startsWith(`${k}/${netns}/`)) || x === `mount/${dir}` || x.startsWith(`mount/${dir}/`);
 }

@@ -75,6 +75,10 @@ export interface MachineRecord extends RecordBase {
   sshd: { port: number; listenAddresses: string[]; hostKeyFiles: string[] };
   /** Host directories bound read-only at the same path inside the machine. */
   readOnlyBinds?: string[];
+  /** A pool machine, booted up to its user-data and held for a claim (docs/adr/0015-bastion-machine-pool.md). */
+  hold?: boolean;
+  /** The held machine this one was claimed from: its directory and namespace keep that machine's names. */
+  claimedFrom?: string;
 }
 
 export type HostRecord = NetnsRecord | LinkRecord | RouteRecord | NftTableRecord | MountRecord | ProcessRecord | MachineRecord;

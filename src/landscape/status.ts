@@ -8,7 +8,7 @@ export type Phase = "Starting" | "Ready" | "Failed" | "Stopping" | "Stopped";
 
 export interface MachineStatus {
   name: string;
-  state: "Ready" | "Booting" | "Failed" | "Stopped";
+  state: "Ready" | "Held" | "Booting" | "Failed" | "Stopped";
   addresses: string[];
 }
 

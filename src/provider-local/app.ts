@@ -7,7 +7,8 @@ import type { Client } from "../client/client.ts";
 import { Manager, type ManagerOptions } from "../controllerruntime/manager.ts";
 import { LinuxHost, type Host } from "../host/index.ts";
 import { addLocalBastionController } from "./controller/bastion/add.ts";
-import type { LocalBastionActuator } from "./controller/bastion/actuator.ts";
+import { BASTION_HOST_KEY_TYPES, BASTION_PREPARE, type LocalBastionActuator } from "./controller/bastion/actuator.ts";
+import { BastionPool } from "./machines/pool.ts";
 import { FileAddressBook, type AddressBook } from "./network/addresses.ts";
 import { LocalNetworks } from "./network/networks.ts";
 
@@ -24,6 +25,8 @@ export interface ProviderLocalOptions {
   nodeCidrPool?: string;
   concurrentSyncs?: number;
   readyTimeoutMs?: number;
+  /** Bastion machines held in advance (docs/adr/0015-bastion-machine-pool.md); default 0, none. */
+  bastionPoolSize?: number;
   logger?: Logger;
   server?: ManagerOptions["server"];
   defaultMetrics?: boolean;
@@ -33,6 +36,7 @@ export interface ProviderLocal {
   manager: Manager;
   networks: LocalNetworks;
   actuator: LocalBastionActuator;
+  pool: BastionPool;
   start(): Promise<void>;
   stop(): Promise<void>;
 }
@@ -51,8 +55,17 @@ export function createProviderLocal(o: ProviderLocalOptions): ProviderLocal {
     server: o.server,
     defaultMetrics: o.defaultMetrics,
   });
+  const poolLogger = o.logger?.child({ component: "provider-local", pool: "bastion" });
+  const pool = new BastionPool({
+    host,
+    size: o.bastionPoolSize ?? 0,
+    hostKeyTypes: BASTION_HOST_KEY_TYPES,
+    prepare: BASTION_PREPARE,
+    ...(poolLogger ? { logger: poolLogger } : {}),
+  });
   const { actuator } = addLocalBastionController(manager, {
     networks,
+    pool,
     ...(o.concurrentSyncs !== undefined ? { maxConcurrentReconciles: o.concurrentSyncs } : {}),
     ...(o.readyTimeoutMs !== undefined ? { readyTimeoutMs: o.readyTimeoutMs } : {}),
   });
@@ -61,9 +74,14 @@ export function createProviderLocal(o: ProviderLocalOptions): ProviderLocal {
     manager,
     networks,
     actuator,
-    start: () => manager.start(),
+    pool,
+    async start() {
+      // The held machines of an earlier run first; the pool fills in the background.
+      await pool.start();
+      await manager.start();
+    },
     stop() {
-      stopped ??= manager.stop();
+      stopped ??= Promise.all([manager.stop(), pool.stop()]).then(() => undefined);
       return stopped;
     },
   };

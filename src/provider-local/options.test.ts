@@ -13,6 +13,7 @@ test("defaults and flags", () => {
     publicCidr: "172.31.0.0/24",
     nodeCidrPool: "10.250.0.0/16",
     concurrentSyncs: 16,
+    bastionPoolSize: 2,
     metricsBindAddress: undefined,
     logLevel: "info",
   });
@@ -24,6 +25,8 @@ test("bad flags: one line and exit 2; help exits 0", () => {
     [["--kubeconfig", "/k", "--public-cidr", "10.0.0.1"], /invalid value "10\.0\.0\.1" for --public-cidr/],
     [["--kubeconfig", "/k", "--node-cidr-pool", "fd00::/64"], /only IPv4/],
     [["--kubeconfig", "/k", "--concurrent-syncs", "0"], /--concurrent-syncs/],
+    [["--kubeconfig", "/k", "--bastion-pool-size", "-1"], /--bastion-pool-size/],
+    [["--kubeconfig", "/k", "--bastion-pool-size", "65"], /--bastion-pool-size/],
     [["--bogus"], /unknown option/],
   ] as const) {
     const r = parseProviderLocalFlags([...argv]);

@@ -14,6 +14,7 @@ export interface ProviderLocalFlags {
   publicCidr: string;
   nodeCidrPool: string;
   concurrentSyncs: number;
+  bastionPoolSize: number;
   metricsBindAddress: BindAddress | undefined;
   logLevel: string;
 }
@@ -31,6 +32,8 @@ function program(): Command {
     // A reconcile mostly waits for its machine's boot: with 5, the sixth of ten bastions created at once
     // would start only after a whole boot (docs/bastion.md#provider-local).
     .addOption(new Option("--concurrent-syncs <n>", "Bastions reconciled at once.").default("16"))
+    // Held bastion machines take a machine's boot off a bastion's creation (docs/adr/0015-bastion-machine-pool.md).
+    .addOption(new Option("--bastion-pool-size <n>", "Bastion machines booted in advance, up to their user-data; 0 disables.").default("2"))
     .addOption(new Option("--metrics-bind-address <host:port>", 'Where /metrics, /healthz and /readyz listen; "0" disables.').default("127.0.0.1:2729"))
     .addOption(new Option("--log-level <level>", "pino log level: trace, debug, info, warn, error.").default("info"))
     .helpOption("-h, --help", "Show this help.")
@@ -53,6 +56,8 @@ export function parseProviderLocalFlags(argv: string[]): ParseResult {
     if (!o.kubeconfig) throw new FlagError("--kubeconfig is required");
     const syncs = Number(o.concurrentSyncs);
     if (!Number.isInteger(syncs) || syncs < 1) throw new FlagError(`invalid value "${o.concurrentSyncs}" for --concurrent-syncs: expected a positive integer`);
+    const poolSize = Number(o.bastionPoolSize);
+    if (!Number.isInteger(poolSize) || poolSize < 0 || poolSize > 64) throw new FlagError(`invalid value "${o.bastionPoolSize}" for --bastion-pool-size: expected an integer from 0 to 64`);
     const options: ProviderLocalFlags = {
       kubeconfig: o.kubeconfig,
       stateDir: String(o.stateDir),
@@ -60,6 +65,7 @@ export function parseProviderLocalFlags(argv: string[]): ParseResult {
       publicCidr: cidrFlag(String(o.publicCidr), "--public-cidr"),
       nodeCidrPool: cidrFlag(String(o.nodeCidrPool), "--node-cidr-pool"),
       concurrentSyncs: syncs,
+      bastionPoolSize: poolSize,
       metricsBindAddress: parseBindAddress(String(o.metricsBindAddress), "--metrics-bind-address"),
       logLevel: String(o.logLevel),
     };

@@ -11,6 +11,7 @@ import { ExtensionBastions } from "../../../src/extensions/resources.ts";
 import { LinuxHost } from "../../../src/host/index.ts";
 import { recordId } from "../../../src/host/records.ts";
 import { PROJECT_NAMESPACE, SHOOT, SHOOT_TECHNICAL_ID } from "../../../src/landscape/layout.ts";
+import { POOL_OWNER } from "../../../src/provider-local/machines/pool.ts";
 import type { Landscape } from "../support/landscape.ts";
 
 export { prng } from "../../support/prng.ts";
@@ -78,14 +79,19 @@ export async function hostView(l: Landscape): Promise<HostView> {
     }
   }
   const book = JSON.parse(readFileSync(join(l.layout.providerState, "addresses.json"), "utf8")) as Record<string, Record<string, string>>;
+  const records = await host.listRecords();
+  // provider-local's pool machines (held or booting, docs/adr/0015-bastion-machine-pool.md) come and go with
+  // claims and refills under new names: not compared. A claimed one carries its bastion's owner and is.
+  const pool = records.flatMap((r) => (r.kind === "machine" && r.owner === POOL_OWNER ? [r.name] : []));
+  const notPool = (s: string): boolean => !pool.some((p) => s.includes(p));
   return {
-    netns: inv.netns.sort(),
+    netns: inv.netns.filter(notPool).sort(),
     links: inv.links.sort(),
     tables: inv.tables.sort(),
-    mounts: inv.mounts.sort(),
-    supervisors: inv.processes.map((p) => p.cmdline).filter((c) => c.startsWith("unshare ")).sort(),
-    machines: machines.map((m) => m.name).sort(),
-    records: (await host.listRecords()).map((r) => `${recordId(r)}${r.owner ? ` (${r.owner})` : ""}`).sort(),
+    mounts: inv.mounts.filter(notPool).sort(),
+    supervisors: inv.processes.map((p) => p.cmdline).filter((c) => c.startsWith("unshare ")).filter(notPool).sort(),
+    machines: machines.map((m) => m.name).filter(notPool).sort(),
+    records: records.map((r) => `${recordId(r)}${r.owner ? ` (${r.owner})` : ""}`).filter(notPool).sort(),
     publicAddresses: Object.keys(book["public"] ?? {}).sort(),
     workerAccess: workerAccess.sort(),
   };

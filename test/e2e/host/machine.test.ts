@@ -5,7 +5,7 @@
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { LinuxHost, MachineBootError, type MachineInfo } from "../../../src/host/index.ts";
@@ -155,6 +155,80 @@ describe("host e2e: machines", { skip: skipUnlessRoot }, () => {
     t!.tracker.netns(host.names.machineNetns("broken"));
     await host.stopMachine("broken");
     assert.equal(await host.machineStatus("broken"), undefined);
+  });
+
+  // A pool machine (docs/adr/0015-bastion-machine-pool.md): held before its use, claimed with what is particular to it.
+  const niceOf = (pid: number) => Number(readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ")[16]);
+  const holdSpec = (name: string) => ({
+    name, owner: "pool", networks: [], hold: true, prepare: "#!/bin/sh\nuseradd -m -d /home/gardener -U -s /bin/bash gardener\n",
+    sshd: { hostKeyTypes: ["ed25519", "ecdsa"] as const }, readyTimeoutMs: 30_000,
+  });
+
+  test("a held machine, claimed, boots on with the claim's name, network, user-data and sshd; its processes get normal priority", async () => {
+    const { host } = t!;
+    const held = await host.startMachine(holdSpec("pool-a"));
+    t!.tracker.netns(held.netns);
+    assert.equal(held.held, true);
+    assert.equal(held.ready, false);
+    assert.equal(niceOf(held.init!.pid), 10, "a held machine waits at a low priority");
+    const upper = await readFile(join(held.upperDir, "etc/passwd"), "utf8");
+    assert.match(upper, /^gardener:x:/m, "prepare ran before the machine was held");
+    const pooledAddr = "192.168.250.11";
+    const claimed = await host.claimMachine("pool-a", {
+      name: "pooled-one", hostname: "pooled-one.local", owner: "test",
+      networks: [{ bridge: host.names.link("pub"), bridgeNetns: ns("pub"), address: `${pooledAddr}/24` }],
+      userData: userData(await readFile(`${key}.pub`, "utf8")),
+      sshd: { hostKeyTypes: ["ed25519", "ecdsa"], listenAddresses: [pooledAddr], options: { AllowUsers: "gardener" } }, readyTimeoutMs: 30_000,
+    });
+    assert.equal(claimed.ready, true);
+    assert.equal(claimed.held, undefined);
+    assert.deepEqual(claimed.supervisor, held.supervisor, "the same machine");
+    assert.equal(claimed.dir, held.dir, "its directory keeps the held machine's name");
+    assert.equal(niceOf(claimed.init!.pid), 0);
+    assert.equal(await host.machineStatus("pool-a"), undefined, "the held machine's record is gone");
+    const parts = await host.listRecords((id) => id.includes("pool-a"));
+    assert.ok(parts.length >= 3 && parts.every((p) => p.parent === "machine/pooled-one"), `its parts belong to the claimer: ${JSON.stringify(parts.map((p) => p.parent))}`);
+    const known = join(t!.stateDir, "known_hosts_pooled");
+    await writeFile(known, claimed.hostKeys.map((k) => `${pooledAddr} ${k}\n`).join(""));
+    const r = await t!.host.execInNetns(ns("client"), "ssh", ["-i", key, "-o", "BatchMode=yes", "-o", `UserKnownHostsFile=${known}`, "-o", "ConnectTimeout=5", `gardener@${pooledAddr}`, "hostname"]);
+    assert.equal(r.stdout.trim(), "pooled-one.local");
+    await host.stopMachine("pooled-one");
+    assert.ok(!(await host.netnsExists(held.netns)));
+    assert.ok(!existsSync(held.dir));
+    assert.deepEqual(await host.listRecords((id) => id.includes("pool-a") || id.includes("pooled-one")), []);
+  });
+
+  test("a claim interrupted after the claimer's record hands the held machine over; the claimer's leftover is stopped as a whole", async () => {
+    const { host } = t!;
+    const held = await host.startMachine(holdSpec("pool-b"));
+    t!.tracker.netns(held.netns);
+    t!.tracker.pidnsOf(held.init!.pid);
+    // What a claimer that died after its record leaves: the marker and a record in state creating.
+    const rec = await host.ctx.records.get("machine/pool-b");
+    assert.equal(rec?.kind, "machine");
+    const { state: _s, createdAt: _c, hold: _h, ...input } = rec as Extract<typeof rec, { kind: "machine" }>;
+    writeFileSync(join(held.dir, "claimed-by"), "half-claimed\n");
+    await host.ctx.records.put({ ...input, name: "half-claimed", claimedFrom: "pool-b" }, "creating");
+    // A restarted pool stops the machines it does not keep: this one is the claimer's now.
+    await host.stopMachine("pool-b");
+    assert.ok(isAlive(held.supervisor!), "the claimer's machine was not killed");
+    assert.equal(await host.machineStatus("pool-b"), undefined);
+    assert.equal((await host.machineStatus("half-claimed"))?.running, false, "an unfinished claim does not count as running");
+    await host.stopMachine("half-claimed");
+    assert.ok(await waitGone([held.supervisor!]));
+    assert.ok(!(await host.netnsExists(held.netns)));
+    assert.ok(!existsSync(held.dir));
+    assert.deepEqual(await host.listRecords((id) => id.includes("pool-b") || id.includes("half-claimed")), []);
+  });
+
+  test("a held machine never claimed is removed like any machine", async () => {
+    const { host } = t!;
+    const held = await host.startMachine(holdSpec("pool-c"));
+    t!.tracker.netns(held.netns);
+    await host.stopMachine("pool-c");
+    assert.ok(await waitGone([held.supervisor!]));
+    assert.ok(!existsSync(held.dir));
+    assert.deepEqual(await host.listRecords((id) => id.includes("pool-c")), []);
   });
 
   test("kill -9 of the supervisor takes every process of the machine with it; stopMachine cleans the rest", async () => {

@@ -95,6 +95,9 @@ describe("provider-local e2e: bastions on this host", { skip: skipUnlessRoot }, 
     assert.ok(ip.startsWith("198.18."));
     const info = (await host().machineStatus(bastionMachineName(A, "b1")))!;
     assert.deepEqual(bastionA.status!.providerStatus!.sshHostKeys, info.hostKeys);
+    // One of the two was made from the pool's held machine (docs/adr/0015-bastion-machine-pool.md), the other started.
+    const dirs = [info.dir, (await host().machineStatus(bastionMachineName(B, "b2")))!.dir].map((d) => d.split("/").pop()!);
+    assert.equal(dirs.filter((d) => d.startsWith("pool.bastion-")).length, 1, `machine directories ${dirs.join(", ")}`);
     assert.deepEqual((info.hostKeys).map((k) => k.split(" ")[0]), ["ecdsa-sha2-nistp256", "ssh-ed25519"]);
     const nodeAddr = info.interfaces.find((i) => i.name === "eth1")!.address.split("/")[0];
     for (const w of workersA) {

@@ -38,6 +38,8 @@ function newProvider(client: Client, host: LinuxHost, dir: string): ProviderLoca
     logger: pino({ level: process.env.PROVIDER_LOG_LEVEL ?? "silent" }),
     server: false,
     defaultMetrics: false,
+    // One held machine: the first bastion is claimed from it, the next ones are started (both paths run).
+    bastionPoolSize: 1,
   });
 }
 
@@ -50,6 +52,7 @@ export async function startSeed(host: LinuxHost, dir: string): Promise<Seed> {
   await eventually("CRDs served", async () => ((await client.list(ExtensionBastions, { limit: 1 })) && (await client.list(Clusters, { limit: 1 })) ? true : undefined));
   const provider = newProvider(client, host, dir);
   await provider.start();
+  await provider.pool.settled();
   const seed: Seed = {
     server,
     client,
