@@ -8,6 +8,7 @@ import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { Client } from "../../../src/client/client.ts";
 import { Bastions } from "../../../src/client/garden.ts";
+import { POOL_NAME_PREFIX } from "../../../src/provider-local/machines/pool.ts";
 import { eventually } from "../../support/http.ts";
 import { hasScript, inPty, piped } from "./support.ts";
 
@@ -42,9 +43,11 @@ export class ShellChecks {
   private async bastions(): Promise<string[]> {
     return (await this.garden.list(Bastions, { namespace: "garden-local" })).items.map((b) => b.metadata.name!);
   }
+  /** Bastion machines by their records (a claimed one keeps its held machine's directory; held ones are provider-local's pool). */
   private bastionMachines(): string[] {
-    const m = join(this.dir, "provider", "host", "machines");
-    return existsSync(m) ? readdirSync(m).filter((x) => x.includes("bastion")) : [];
+    const r = join(this.dir, "provider", "host", "records");
+    const pool = encodeURIComponent(`machine/${POOL_NAME_PREFIX}`);
+    return existsSync(r) ? readdirSync(r).filter((x) => x.startsWith(encodeURIComponent("machine/")) && x.includes(".bastion-") && !x.startsWith(pool)) : [];
   }
   private async assertCleanedUp(): Promise<void> {
     // gardenctl deletes the Bastion before it exits; the object goes once the seed side released its finalizer.
