@@ -32,6 +32,8 @@ const { values } = parseArgs({
     prefix: { type: "string", default: "glb-" },
     ports: { type: "string", default: "37443,37444,37445" },
     trace: { type: "boolean", default: false },
+    // provider-local's held bastion machines (docs/adr/0015-bastion-machine-pool.md); its default when unset.
+    "pool-size": { type: "string" },
   },
 });
 const n = (k: keyof typeof values): number => Number(values[k]);
@@ -97,7 +99,8 @@ function publicKey(): string {
 async function main(): Promise<void> {
   log(`state directory ${layout.dir}`);
   const upStart = performance.now();
-  await up(layout, { prefix, ports: { garden, seed, shoot }, out: log }).catch(async (err: unknown) => {
+  const pool = values["pool-size"] !== undefined ? { bastionPoolSize: Number(values["pool-size"]) } : {};
+  await up(layout, { prefix, ports: { garden, seed, shoot }, out: log, ...pool }).catch(async (err: unknown) => {
     failed = true;
     await tearDown();
     throw err;

@@ -76,11 +76,13 @@ export function componentContext(o: RunOptions, hostAddress: string): c.Componen
   const bastionTimeToLive = c.bastionTimeToLiveOf(o.bastionTimeToLive);
   const nodeMonitorGracePeriod = o.nodeMonitorGracePeriod || process.env[c.NODE_GRACE_ENV] || undefined;
   const sshKeypairPoolSize = process.env[c.SSH_KEYPAIR_POOL_SIZE_ENV] || undefined;
+  const bastionPoolSize = process.env[c.BASTION_POOL_SIZE_ENV] || undefined;
   const gardenletMetricsAddress = process.env[c.GARDENLET_METRICS_ENV] || undefined;
   if (bastionTimeToLive) o.log(`bastion time-to-live: ${bastionTimeToLive}`);
   return {
     layout: o.layout, ports: o.ports, hostAddress, prefix: o.prefix, ...(o.publicCidr ? { publicCidr: o.publicCidr } : {}), ...(bastionTimeToLive ? { bastionTimeToLive } : {}),
     ...(nodeMonitorGracePeriod ? { nodeMonitorGracePeriod } : {}), ...(sshKeypairPoolSize ? { sshKeypairPoolSize } : {}),
+    ...(bastionPoolSize ? { bastionPoolSize } : {}),
     ...(gardenletMetricsAddress ? { gardenletMetricsAddress } : {}),
   };
 }

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { BASTION_TTL_ENV, bastionTimeToLiveOf, gardenApiServer, gardenlet, scheduler, seedApiServer, shootApiServer, workerUserData, type ComponentContext } from "./components.ts";
+import { BASTION_TTL_ENV, bastionTimeToLiveOf, gardenApiServer, gardenlet, providerLocal, scheduler, seedApiServer, shootApiServer, workerUserData, type ComponentContext } from "./components.ts";
 import { Layout } from "./layout.ts";
 
 const ctx: ComponentContext = { layout: new Layout("/s"), ports: { garden: 1, seed: 2, shoot: 3 }, hostAddress: "192.168.250.2", prefix: "gl-" };
@@ -9,6 +9,11 @@ test("the shoot API server binds and advertises the host's public address (the n
   const args = shootApiServer(ctx).args.join(" ");
   assert.match(args, /--bind-address 192\.168\.250\.2 --advertise-address 192\.168\.250\.2/);
   assert.match(args, /--data-dir \/s\/shoot --secure-port 3/);
+});
+
+test("provider-local gets the bastion pool size when told (0 disables), its default otherwise", () => {
+  assert.doesNotMatch(providerLocal(ctx).args.join(" "), /--bastion-pool-size/);
+  assert.match(providerLocal({ ...ctx, bastionPoolSize: "0" }).args.join(" "), /--bastion-pool-size 0 /);
 });
 
 test("the gardenlet gets the shoot's kubeconfig (sshkeypair controller)", () => {

@@ -28,6 +28,8 @@ export interface ComponentContext {
   nodeMonitorGracePeriod?: string;
   /** The gardenlet's `--ssh-keypair-pool-size`; its default when unset. */
   sshKeypairPoolSize?: string;
+  /** provider-local's `--bastion-pool-size` (its default when unset). */
+  bastionPoolSize?: string;
   /** The gardenlet's `--metrics-bind-address` (e.g. a benchmark reads its key pool's fill); none when unset. */
   gardenletMetricsAddress?: string;
 }
@@ -43,6 +45,7 @@ export const NODE_GRACE_ENV = "GARDENER_LOCAL_NODE_MONITOR_GRACE_PERIOD";
 export const MAX_RESTART_BACKOFF_ENV = "GARDENER_LOCAL_MAX_RESTART_BACKOFF";
 /** Likewise the gardenlet's key pool size (bench/rotation's back-to-back rotations want more pairs ready). */
 export const SSH_KEYPAIR_POOL_SIZE_ENV = "GARDENER_LOCAL_SSH_KEYPAIR_POOL_SIZE";
+export const BASTION_POOL_SIZE_ENV = "GARDENER_LOCAL_BASTION_POOL_SIZE";
 export const GARDENLET_METRICS_ENV = "GARDENER_LOCAL_GARDENLET_METRICS_ADDRESS";
 
 /** The supervisor's Bastion time-to-live: an explicit option first, else $GARDENER_LOCAL_BASTION_TIME_TO_LIVE; empty means unset. */
@@ -118,6 +121,7 @@ export const providerLocal = (c: ComponentContext): ComponentSpec =>
     "--kubeconfig", join(c.layout.apiServerDir("seed"), "admin.kubeconfig"),
     "--state-dir", c.layout.providerState, "--prefix", c.prefix,
     ...(c.publicCidr ? ["--public-cidr", c.publicCidr] : []),
+    ...(c.bastionPoolSize ? ["--bastion-pool-size", c.bastionPoolSize] : []),
     "--metrics-bind-address", "0", "--log-level", "warn",
   ]);
 

@@ -4,7 +4,7 @@
 import { existsSync, mkdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { LinuxHost, type SweepReport } from "../host/index.ts";
-import { BASTION_TTL_ENV, MAX_RESTART_BACKOFF_ENV, NODE_GRACE_ENV, REPO, SSH_KEYPAIR_POOL_SIZE_ENV, GARDENLET_METRICS_ENV, bin } from "./components.ts";
+import { BASTION_POOL_SIZE_ENV, BASTION_TTL_ENV, MAX_RESTART_BACKOFF_ENV, NODE_GRACE_ENV, REPO, SSH_KEYPAIR_POOL_SIZE_ENV, GARDENLET_METRICS_ENV, bin } from "./components.ts";
 import { type Layout, killRecorded, pidOfOurs } from "./layout.ts";
 import { readStatus, formatStatus, type LandscapeStatus } from "./status.ts";
 import { runInheritingSync, startLogged } from "../host/spawn.ts";
@@ -45,6 +45,8 @@ export interface UpOptions {
   maxRestartBackoff?: string;
   /** The gardenlet's `--ssh-keypair-pool-size`; its default when unset. */
   sshKeypairPoolSize?: number;
+  /** provider-local's `--bastion-pool-size` (0 disables the pool); its default when unset. */
+  bastionPoolSize?: number;
   /** The gardenlet's `--metrics-bind-address` (host:port on loopback); none when unset. */
   gardenletMetricsAddress?: string;
   /** Progress lines. */
@@ -61,17 +63,19 @@ export class UpInterruptedError extends Error {
 }
 
 /** The supervisor's environment: ours, plus the options its command line does not carry. */
-export function supervisorEnv(o: Pick<UpOptions, "bastionTimeToLive" | "nodeMonitorGracePeriod" | "maxRestartBackoff" | "sshKeypairPoolSize" | "gardenletMetricsAddress">, base: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
+export function supervisorEnv(o: Pick<UpOptions, "bastionTimeToLive" | "nodeMonitorGracePeriod" | "maxRestartBackoff" | "sshKeypairPoolSize" | "bastionPoolSize" | "gardenletMetricsAddress">, base: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
   const env = { ...base };
   delete env[BASTION_TTL_ENV];
   delete env[NODE_GRACE_ENV];
   delete env[MAX_RESTART_BACKOFF_ENV];
   delete env[SSH_KEYPAIR_POOL_SIZE_ENV];
+  delete env[BASTION_POOL_SIZE_ENV];
   delete env[GARDENLET_METRICS_ENV];
   if (o.bastionTimeToLive) env[BASTION_TTL_ENV] = o.bastionTimeToLive;
   if (o.nodeMonitorGracePeriod) env[NODE_GRACE_ENV] = o.nodeMonitorGracePeriod;
   if (o.maxRestartBackoff) env[MAX_RESTART_BACKOFF_ENV] = o.maxRestartBackoff;
   if (o.sshKeypairPoolSize) env[SSH_KEYPAIR_POOL_SIZE_ENV] = String(o.sshKeypairPoolSize);
+  if (o.bastionPoolSize !== undefined) env[BASTION_POOL_SIZE_ENV] = String(o.bastionPoolSize);
   if (o.gardenletMetricsAddress) env[GARDENLET_METRICS_ENV] = o.gardenletMetricsAddress;
   return env;
 }
