@@ -201,6 +201,15 @@ void describe(`gardener-apiserver --workers on ${storage}`, { skip, timeout: 120
       const w = await openWatch(again);
       return w.status === 200 ? true : undefined;
     });
+    // A worker that exits takes its watches with it: they stop counting at once, and the user
+    // opens watches up to the limit again.
+    const victim = primary.relay.workerOfClientPort(opened[1]!.localPort)!;
+    await primary.kill(victim);
+    await primary.ready(victim);
+    const reopened: number[] = [];
+    for (let i = 0; i < 6 && reopened.at(-1) !== 429; i++) reopened.push((await openWatch(connection())).status);
+    assert.equal(reopened[0], 200, "a watch after the worker's exit");
+    assert.equal(reopened.at(-1), 429, "and up to the limit only");
 
     // Requests through connections of both workers; /metrics through either counts them all.
     const [c0, c1] = [connection(), connection()];

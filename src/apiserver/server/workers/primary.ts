@@ -110,7 +110,7 @@ export async function startWorkers(o: ApiServerOptions, p: PrimaryOptions): Prom
   const database: Storage | undefined = o.etcdServers.length === 0 ? openSQLite(o) : undefined;
   const tsx = tsxModule();
   // The watch counts every worker shares; the metrics every worker's /metrics adds up.
-  const tally = SharedTally.create();
+  const tally = SharedTally.create(o.workers);
   const gatherer = new MetricsGatherer();
   const baseDelay = p.restartDelayMs ?? 200;
   let stopping = false;
@@ -169,6 +169,8 @@ export async function startWorkers(o: ApiServerOptions, p: PrimaryOptions): Prom
       worker.on("error", (err) => log.error({ err, worker: slot.index }, "worker failed"));
       worker.on("exit", (code) => {
         relay.detach(slot.index);
+        // Its watches are gone: they stop counting before its successor starts.
+        tally.forget(slot.index);
         gatherer.gone(worker);
         connections.port1.close();
         auditChannel?.port1.close();

@@ -1,5 +1,6 @@
-// The shared watch tally of --workers: one table in shared memory, seen alike by every thread that
-// attached it; two budgets on it keep the bounds of one server.
+// The shared watch tally of --workers: one table in shared memory, counted in alike by every
+// worker's attachment; two budgets on it keep the bounds of one server; a worker that exits (even
+// holding the lock) stops counting.
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import type { StatusError } from "../../../apimachinery/errors.ts";
@@ -7,9 +8,10 @@ import { WatchBudget } from "../../endpoints/watch-budget.ts";
 import { SharedTally } from "./shared-tally.ts";
 
 void describe("SharedTally", () => {
-  void it("counts watches and bytes per user and in total, alike through every attachment", () => {
-    const a = SharedTally.create(8);
-    const b = SharedTally.attach(a.shared);
+  void it("counts watches and bytes per user and in total, alike through every worker's attachment", () => {
+    const primary = SharedTally.create(2, 8);
+    const a = SharedTally.attach(primary.shared, 0);
+    const b = SharedTally.attach(primary.shared, 1);
     const k1 = a.open("alice", 2)!;
     const k2 = b.open("alice", 2)!;
     assert.equal(a.open("alice", 2), undefined, "alice has 2 already");
@@ -27,7 +29,7 @@ void describe("SharedTally", () => {
   });
 
   void it("keeps every user findable through removals in a crowded table, and refuses a user beyond its room with 429", () => {
-    const t = SharedTally.create(8);
+    const t = SharedTally.attach(SharedTally.create(1, 8).shared, 0);
     const users = Array.from({ length: 7 }, (_, i) => `user-${i}`);
     const keys = users.map((u) => t.open(u, 10)!);
     assert.throws(() => t.open("one-too-many", 10), (e: StatusError) => e.code === 429 && e.reason === "TooManyRequests");
@@ -37,10 +39,30 @@ void describe("SharedTally", () => {
     assert.ok(t.open("one-too-many", 10), "room again");
   });
 
+  void it("forgets the watches and bytes of a worker that exited, also when it died holding the lock", () => {
+    const primary = SharedTally.create(2, 16);
+    const w0 = SharedTally.attach(primary.shared, 0);
+    const w1 = SharedTally.attach(primary.shared, 1);
+    const users = Array.from({ length: 9 }, (_, i) => `user-${i}`);
+    for (const u of users) w0.addBytes(w0.open(u, 3)!, 10);
+    w1.addBytes(w1.open("user-4", 3)!, 7);
+    w1.open("user-8", 3);
+    // Worker 0 is gone in the middle of a change: the lock word still names it.
+    Atomics.store(new Int32Array(primary.shared.buffer), 0, 1);
+    primary.forget(0);
+    assert.deepEqual(users.map((u) => w1.watches(u)), [0, 0, 0, 0, 1, 0, 0, 0, 1]);
+    assert.equal(w1.totalBytes(), 7);
+    // Its successor counts afresh in the same column.
+    const again = SharedTally.attach(primary.shared, 0);
+    assert.ok(again.open("user-4", 2));
+    assert.equal(again.open("user-4", 2), undefined);
+  });
+
   void it("gives two budgets on one tally the bounds of one server", () => {
-    const tally = SharedTally.create(16);
-    const worker0 = new WatchBudget({ perUserWatches: 2, perWatchBytes: 1e9, perUserBytes: 1e9, totalBytes: 1000 }, tally);
-    const worker1 = new WatchBudget({ perUserWatches: 2, perWatchBytes: 1e9, perUserBytes: 1e9, totalBytes: 1000 }, SharedTally.attach(tally.shared));
+    const tally = SharedTally.create(2, 16);
+    const limits = { perUserWatches: 2, perWatchBytes: 1e9, perUserBytes: 1e9, totalBytes: 1000 };
+    const worker0 = new WatchBudget(limits, SharedTally.attach(tally.shared, 0));
+    const worker1 = new WatchBudget(limits, SharedTally.attach(tally.shared, 1));
     const evicted: string[] = [];
     const a = worker0.open("alice", () => evicted.push("a"));
     worker1.open("alice", () => evicted.push("b"));
@@ -55,5 +77,4 @@ void describe("SharedTally", () => {
     assert.deepEqual(evicted, ["c"]);
     assert.equal(worker0.totalBytes, 600);
   });
-
 });

@@ -92,7 +92,7 @@ export async function serveAsWorker(deps: Omit<StartDeps, "worker">): Promise<vo
         connections: role.connections,
         auditSink: role.audit ? new PostedAuditSink(role.audit) : undefined,
         storage: role.storage,
-        watchTally: SharedTally.attach(role.tally),
+        watchTally: SharedTally.attach(role.tally, role.index),
         shareMetrics,
       },
     });
