@@ -14,6 +14,7 @@ import { contains, parseCidr } from "../../../src/host/cidr.ts";
 import { SEED_NODE_NETWORK, SHOOT_TECHNICAL_ID } from "../../../src/landscape/layout.ts";
 import { VPN_SERVER_ADDRESS } from "../../../src/landscape/vpn.ts";
 import { workerMachineName } from "../../../src/provider-local/machines/workers.ts";
+import { pollUntil } from "../../../src/utils/poll.ts";
 import { eventually } from "../../support/http.ts";
 import { kubectlAvailable, kubectlFor, kubectlPath, latestKubectl, type Kubectl } from "../../support/kubectl.ts";
 import { parseTable } from "../../support/table.ts";
@@ -203,8 +204,14 @@ describe("workloads on the local landscape", { skip, timeout: 900_000 }, () => {
   test("without the vpn-shoot-client's tunnels exec fails with the egress proxy's error and the Shoot's tunnel condition turns False; both recover within seconds of their return", async () => {
     assert.equal((await k.ok(["exec", "v", "--", "echo", "through"])).trim(), "through");
     // The vpn-shoot Pod the gardenlet's tunnel check targets: Running and Ready on the client's node-network address.
-    const pod = await k.json<{ spec: { nodeName?: string }; status: { phase?: string; podIP?: string; conditions?: { type: string; status: string }[] } }>(["get", "pod", "-n", "kube-system", "vpn-shoot"]);
-    assert.deepEqual([pod.spec.nodeName, pod.status.phase, pod.status.conditions?.find((c) => c.type === "Ready")?.status], ["vpn-shoot-client", "Running", "True"]);
+    // The chaos test before killed its processes: under load its status may still say so for a while, so wait for Ready.
+    type VpnShootPod = { spec: { nodeName?: string }; status: { phase?: string; podIP?: string; conditions?: { type: string; status: string }[] } };
+    const isReady = (p: VpnShootPod) => p.status.conditions?.find((c) => c.type === "Ready")?.status === "True";
+    const pod = await pollUntil("the vpn-shoot Pod Ready after the chaos test", async () => {
+      const p = await k.json<VpnShootPod>(["get", "pod", "-n", "kube-system", "vpn-shoot"]);
+      return isReady(p) ? p : undefined;
+    }, { timeoutMs: 60_000, intervalMs: 500 });
+    assert.deepEqual([pod.spec.nodeName, pod.status.phase], ["vpn-shoot-client", "Running"]);
     assert.match(pod.status.podIP ?? "", /^10\.250\.\d+\.\d+$/);
     await tunnelCondition(l, (c) => c.status === "True", "True after up");
     const { pids, clientNs } = await stopShootClient(l);
