@@ -5,7 +5,7 @@
 import type { CustomResourceDefinition } from "../apis/apiextensions/v1/types.ts";
 import type { KubeObject } from "../apis/meta/v1/types.ts";
 import type { ProjectMember, Shoot } from "../apis/gardencore/v1beta1/types.ts";
-import { isAlreadyExists } from "../apimachinery/errors.ts";
+import { isAlreadyExists, isConflict } from "../apimachinery/errors.ts";
 import { readExtensionCRDs } from "../api/extensions/crds.ts";
 import { ConfigMaps, Namespaces, Secrets } from "../client/builtins.ts";
 import { CA_CLIENT_NAMESPACE, caClientSecretName, caClusterConfigMapName } from "../api/gardencore/shootcredentials.ts";
@@ -48,14 +48,22 @@ export async function createGardenObjects(garden: Client): Promise<void> {
       members: [LANDSCAPE_MEMBER],
     },
   });
-  // A Project of an earlier run gets the member's roles it lacks; other members stay as they are.
-  const project = await garden.get(Projects, { name: PROJECT });
-  const members = project.spec?.members ?? [];
-  const current = members.find((m) => m.kind === "User" && m.name === MEMBER_USER);
-  const roles = [current?.role, ...(current?.roles ?? [])];
-  if (current && [LANDSCAPE_MEMBER.role, ...LANDSCAPE_MEMBER.roles].every((r) => roles.includes(r))) return;
-  const others = members.filter((m) => m !== current);
-  await garden.update(Projects, { ...project, spec: { ...project.spec, members: [...others, LANDSCAPE_MEMBER] } });
+  // A Project of an earlier run gets the member's roles it lacks; other members stay as they are. The
+  // project controller writes the Project meanwhile (finalizer), so a conflict reads it again.
+  for (let attempt = 1; ; attempt++) {
+    const project = await garden.get(Projects, { name: PROJECT });
+    const members = project.spec?.members ?? [];
+    const current = members.find((m) => m.kind === "User" && m.name === MEMBER_USER);
+    const roles = [current?.role, ...(current?.roles ?? [])];
+    if (current && [LANDSCAPE_MEMBER.role, ...LANDSCAPE_MEMBER.roles].every((r) => roles.includes(r))) return;
+    const others = members.filter((m) => m !== current);
+    try {
+      await garden.update(Projects, { ...project, spec: { ...project.spec, members: [...others, LANDSCAPE_MEMBER] } });
+      return;
+    } catch (err) {
+      if (!isConflict(err) || attempt >= 10) throw err;
+    }
+  }
 }
 
 /** The Shoot (scheduled to seed local, nodes in `nodeCidr`, pods in `podCidr`), its technicalID, seed namespace and Cluster. */

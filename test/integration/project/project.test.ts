@@ -11,6 +11,7 @@ import { Namespaces, RoleBindings } from "../../../src/client/builtins.ts";
 import { Projects, Seeds, Shoots } from "../../../src/client/garden.ts";
 import { type ControllerManager, createControllerManager } from "../../../src/controllermanager/app.ts";
 import { ANNOTATION_KEEP_AFTER_PROJECT_DELETION, ANNOTATION_NAMESPACE_PROJECT } from "../../../src/controllermanager/controller/project/namespace.ts";
+import { createGardenObjects } from "../../../src/landscape/objects.ts";
 import { gardenAdmissionPlugins } from "../../../src/plugins/garden.ts";
 import { SubjectAccessReviews } from "../../../src/terminal/resources.ts";
 import { eventually } from "../../support/http.ts";
@@ -144,5 +145,15 @@ describe("the project controller", { timeout: 60_000 }, () => {
     await eventually("alice may no longer mint tokens", async () => ((await can("alice", "create", "token")) ? undefined : true));
     assert.equal(await can("alice", "create"), false);
     assert.equal(await can("alice", "get"), true, "still a member");
+  });
+
+  test("the landscape's Project of an earlier run gets local-member's serviceaccountmanager role, keeping its other members; once is enough", async () => {
+    const RBAC = "rbac.authorization.k8s.io";
+    await garden.admin.create(Projects, { metadata: { name: "local" }, spec: { namespace: "garden-local", members: [{ apiGroup: RBAC, kind: "User", name: "local-member", role: "admin" }, { apiGroup: RBAC, kind: "User", name: "carol", role: "viewer" }] } });
+    await createGardenObjects(garden.admin);
+    const upgraded = await garden.admin.get(Projects, { name: "local" });
+    assert.deepEqual(upgraded.spec?.members?.map((m) => [m.name, m.role, m.roles ?? []]), [["carol", "viewer", []], ["local-member", "admin", ["serviceaccountmanager"]]]);
+    await createGardenObjects(garden.admin);
+    assert.equal((await garden.admin.get(Projects, { name: "local" })).metadata.resourceVersion, upgraded.metadata.resourceVersion, "not written again");
   });
 });
