@@ -15,11 +15,9 @@ import type { RecordingStore } from "./recordings/store.ts";
 import { type RelayLimits, relay } from "./relay.ts";
 import { clientFor } from "./terminals/hosts.ts";
 import { ANNOTATION_IDENTIFIER, type TerminalService, creator } from "./terminals/service.ts";
-import { type Admit, admitUser, reject } from "./upgrade.ts";
+import { type Admit, admitUser, reject, tokenFrom } from "./upgrade.ts";
 
 export const ATTACH_PREFIX = "/api/terminals/attach/";
-/** The attach ServiceAccount's token lives this long (TokenRequest's minimum). */
-const ATTACH_TOKEN_SECONDS = 600;
 const NAMESPACE = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
 const NAME = /^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/;
 
@@ -51,15 +49,23 @@ function parsePath(url: URL): { namespace: string; name: string } | string {
   return { namespace, name };
 }
 
-/** The Terminal, read as the user, if it is theirs and ready; else the refusal. */
-async function ownReadyTerminal(ctx: AttachContext, token: string, user: string, key: { namespace: string; name: string }): Promise<Terminal> {
+/** The Terminal read with the token (settled, so it may be read while the token's user is asked for). */
+async function readTerminal(ctx: AttachContext, token: string, key: { namespace: string; name: string }): Promise<{ t: Terminal } | { err: unknown }> {
   const c = clientFor(ctx.garden, { token });
-  let t: Terminal;
   try {
-    t = await c.get(Terminals, key);
+    return { t: await c.get(Terminals, key) };
+  } catch (err) {
+    return { err };
   } finally {
     c.close();
   }
+}
+
+/** The Terminal, read as the user, if it is theirs and ready; else the refusal. */
+async function ownReadyTerminal(read: Promise<{ t: Terminal } | { err: unknown }>, user: string, key: { namespace: string; name: string }): Promise<Terminal> {
+  const got = await read;
+  if ("err" in got) throw got.err;
+  const { t } = got;
   if (creator(t) !== user) throw new StatusError(403, "Forbidden", "You are not the user who created the terminal resource");
   if (!t.status?.podName || !t.status.attachServiceAccountName || t.metadata.deletionTimestamp) throw new StatusError(409, "Conflict", `Terminal ${key.name} is not ready`);
   return t;
@@ -68,13 +74,17 @@ async function ownReadyTerminal(ctx: AttachContext, token: string, user: string,
 export async function attachTerminal(ctx: AttachContext, req: IncomingMessage, socket: Duplex, head: Buffer, url: URL): Promise<void> {
   const key = parsePath(url);
   if (typeof key === "string") return reject(socket, 400, "BadRequest", key);
+  // The Terminal is read with the token while the garden says whose token it is; it is used only once that
+  // user is known and named by its created-by annotation.
+  const offered = tokenFrom(req);
+  const read = offered ? readTerminal(ctx, offered, key) : undefined;
   const admitted = await admitUser(req, socket, ctx.garden, ctx.admit);
   if (!admitted) return;
   const { token, user, release } = admitted;
   let handedOff = false;
   try {
-    const t = await ownReadyTerminal(ctx, token, user, key);
-    const host = await ctx.terminals.attachSession({ name: user, token, isAdmin: false }, t, ATTACH_TOKEN_SECONDS);
+    const t = await ownReadyTerminal(read ?? readTerminal(ctx, token, key), user, key);
+    const host = await ctx.terminals.attachSessionFor({ name: user, token, isAdmin: false }, t);
     const hostNs = t.spec.host.namespace ?? "";
     const pod = t.status?.podName ?? "";
     const rec = await ctx.recordings?.start({

@@ -51,7 +51,21 @@ function webhookMessage(err: StatusError): string {
   return err.message.replace(/^admission webhook "[^"]*" denied the request: /, "");
 }
 
+/** What the browser's attach needs of a ready Terminal's host: its API server and an attach token. */
+export interface AttachSession {
+  url: string;
+  caPem?: string;
+  token: string;
+}
+
+/** The attach session's token lives this long (TokenRequest's minimum); a prepared one is used until a minute before. */
+export const ATTACH_TOKEN_SECONDS = 600;
+const MAX_PREPARED = 1024;
+
 export class TerminalService {
+  /** Attach sessions `fetch` prepared, by user and Terminal uid, so the attach that follows does not wait for a token. */
+  private readonly prepared = new Map<string, { session: Promise<AttachSession>; untilMs: number }>();
+
   constructor(private readonly cfg: TerminalConfig, private readonly hosts: HostResolver, private readonly clock: Clock) {}
 
   private async as<R>(user: User, fn: (c: Client) => Promise<R>): Promise<R> {
@@ -173,6 +187,8 @@ export class TerminalService {
       if (creator(obj) !== user.name) return { fail: new StatusError(403, "Forbidden", "You are not the user who created the terminal resource") };
       return ready(obj) ? { done: obj } : { reason: obj.status?.lastError?.description ?? "" };
     }, { atMs, clock: this.clock, timeout: deadline }));
+    // The attach session the browser asks for next is made while the pod starts.
+    this.prepareAttach(user, t);
     const host = await this.attachSession(user, t, this.cfg.serviceAccountTokenExpiration);
     const { token } = host;
     const hostNs = t.spec.host.namespace ?? "";
@@ -205,11 +221,40 @@ export class TerminalService {
     };
   }
 
+  private preparedKey(user: User, t: Terminal): string {
+    return `${user.name}\0${t.metadata.uid ?? ""}`;
+  }
+
+  /** Starts making the attach session of a ready Terminal of the user (fetch calls it while the pod starts). */
+  prepareAttach(user: User, t: Terminal): void {
+    const now = this.clock.nowMs();
+    for (const [k, v] of this.prepared) if (v.untilMs <= now) this.prepared.delete(k);
+    if (this.prepared.size >= MAX_PREPARED) this.prepared.delete(this.prepared.keys().next().value as string);
+    const session = this.attachSession(user, t, ATTACH_TOKEN_SECONDS);
+    session.catch(() => this.prepared.delete(this.preparedKey(user, t)));
+    this.prepared.set(this.preparedKey(user, t), { session, untilMs: now + (ATTACH_TOKEN_SECONDS - 60) * 1000 });
+  }
+
+  /**
+   * The attach session of a ready Terminal the caller has checked is the user's: the one `fetch` prepared
+   * for this user and Terminal (uid) while it holds, else a new one.
+   */
+  async attachSessionFor(user: User, t: Terminal): Promise<AttachSession> {
+    const key = this.preparedKey(user, t);
+    const hit = this.prepared.get(key);
+    if (hit && hit.untilMs > this.clock.nowMs()) {
+      const session = await hit.session.catch(() => undefined);
+      if (session) return session;
+    }
+    this.prepared.delete(key);
+    return this.attachSession(user, t, ATTACH_TOKEN_SECONDS);
+  }
+
   /**
    * The ready Terminal's host API server (its stored host credentials, a `shootRef` or a seed's
    * `secretRef`, resolved as the user) and a token of its attach ServiceAccount, requested there.
    */
-  async attachSession(user: User, t: Terminal, expirationSeconds: number): Promise<{ url: string; caPem?: string; token: string }> {
+  async attachSession(user: User, t: Terminal, expirationSeconds: number): Promise<AttachSession> {
     const host = await this.hosts(user, t.spec.host.credentials);
     try {
       const out = await host.client.transport.request<{ status?: { token?: string } }>({

@@ -4,7 +4,7 @@
 // apiVersion, kind and uid. Any failure is a CallError: the failure policy decides. With a dialer (the
 // egress selector's `cluster`, for webhooks served in the cluster) the connection is opened through it
 // and TLS runs inside, verified the same way.
-import { request } from "node:https";
+import { Agent, request } from "node:https";
 import type { Duplex } from "node:stream";
 import { connect as tlsConnect } from "node:tls";
 import type { Dialer } from "../../egressselector/egressselector.ts";
@@ -75,13 +75,34 @@ function dialWithin(dial: Dialer, host: string, port: number, signal: AbortSigna
   });
 }
 
+/**
+ * Direct calls keep their connections open between calls, as kube-apiserver's cached webhook transports
+ * do: a create of a Terminal and its controller's first update each call two webhooks, and a TLS
+ * handshake per call cost both sides CPU and a round trip. Node's agent keeps a pool per host, port,
+ * servername and CA, so a connection is only reused for the same trust. Idle connections are closed
+ * after 4 s, before a Node server's default 5 s keep-alive timeout closes them under a request.
+ */
+const keepAlive = new Agent({ keepAlive: true, timeout: 4_000, maxFreeSockets: 16, scheduling: "lifo" });
+
 async function post_(opts: CallOptions, body: string): Promise<string> {
+  const signal = AbortSignal.timeout(opts.timeoutMs);
+  try {
+    return await postOnce(opts, body, signal);
+  } catch (err) {
+    // A kept connection the server closed just as it was reused: nothing reached the webhook, send again.
+    if (!(err instanceof ReusedSocketReset)) throw err;
+    return postOnce(opts, body, signal);
+  }
+}
+
+class ReusedSocketReset extends Error {}
+
+async function postOnce(opts: CallOptions, body: string, signal: AbortSignal): Promise<string> {
   const limit = opts.maxResponseBytes ?? MAX_RESPONSE_BYTES;
   const t = opts.target;
-  const signal = AbortSignal.timeout(opts.timeoutMs);
   const servername = isAddress(t.servername) ? undefined : t.servername;
   const raw = opts.dial ? await dialWithin(opts.dial, t.host, t.port, signal) : undefined;
-  const connection = raw ? { createConnection: () => tlsConnect({ socket: raw, host: t.host, servername, ...(opts.ca ? { ca: opts.ca } : {}) }) } : { agent: false as const };
+  const connection = raw ? { createConnection: () => tlsConnect({ socket: raw, host: t.host, servername, ...(opts.ca ? { ca: opts.ca } : {}) }) } : { agent: keepAlive };
   return new Promise((resolve, reject) => {
     const req = request(
       {
@@ -113,7 +134,10 @@ async function post_(opts: CallOptions, body: string): Promise<string> {
         res.on("error", reject);
       },
     );
-    req.on("error", (err: Error) => reject(err.name === "AbortError" ? new Error("context deadline exceeded") : err));
+    req.on("error", (err: Error) => {
+      if (req.reusedSocket && (err as NodeJS.ErrnoException).code === "ECONNRESET" && !signal.aborted) return reject(new ReusedSocketReset(err.message));
+      reject(err.name === "AbortError" ? new Error("context deadline exceeded") : err);
+    });
     req.end(body);
   });
 }

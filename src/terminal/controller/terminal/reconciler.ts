@@ -145,10 +145,10 @@ export class TerminalReconciler implements Reconciler {
     const targetNs = t.spec.target.namespace ?? "";
     const o = { signal, createFirst: !t.status?.podName };
     const projected = sameCluster(t) && hostNs === targetNs;
-    // Host: temporary namespace; the attach ServiceAccount, its Role for this one pod and the binding; the kubeconfig to the target.
+    // Host: temporary namespace; then the attach ServiceAccount, its Role for this one pod and the binding, the kubeconfig to the target.
+    const hostNamespace = t.spec.host.temporaryNamespace ? ensure(host.client, Namespaces, { name: hostNs }, stamp, () => undefined, o) : Promise.resolve();
     const hostSide = async (): Promise<void> => {
-      if (t.spec.host.temporaryNamespace) await ensure(host.client, Namespaces, { name: hostNs }, stamp, () => undefined, o);
-      const server = await this.serverOf(t, host, target);
+      const [server] = await Promise.all([this.serverOf(t, host, target), hostNamespace]);
       const config = kubeconfig(clusterNameOf(t), t.spec.target.kubeconfigContextNamespace, server, t.spec.target.apiServer?.caData ?? undefined);
       await Promise.all([
         ensure(host.client, ServiceAccounts, { namespace: hostNs, name: n.attach }, stamp, () => undefined, o),
@@ -160,20 +160,22 @@ export class TerminalReconciler implements Reconciler {
         ensure(host.client, Secrets, { namespace: hostNs, name: n.kubeconfigSecret }, stamp, (x) => void (x.data = { kubeconfig: b64(config) }), o),
       ]);
     };
-    // Target: temporary namespace, the access ServiceAccount, then its bindings and (unless projected) its token.
-    const targetSide = async (): Promise<string | undefined> => {
+    // Target: temporary namespace, the access ServiceAccount, then its bindings and (unless projected) its
+    // token, which goes into the host's token Secret once the host's namespace is there.
+    const targetSide = async (): Promise<void> => {
       if (t.spec.target.temporaryNamespace) await ensure(target.client, Namespaces, { name: targetNs }, stamp, () => undefined, o);
       const accessStamp = { labels: stamp.labels, annotations: { ...stamp.annotations, [ANNOTATION_DESCRIPTION]: ACCESS_SA_DESCRIPTION } };
       await ensure(target.client, ServiceAccounts, { namespace: targetNs, name: n.access }, accessStamp, () => undefined, o);
-      const [token] = await Promise.all([
-        projected ? undefined : requestToken(target.client, targetNs, n.access, this.d.tokenExpirationSeconds, signal),
-        ...accessBindings(t).map((rb) => this.bind(target, targetNs, n.access, rb, stamp, o)),
-      ]);
-      return token;
+      const tokenSecret = async (): Promise<void> => {
+        const [token] = await Promise.all([requestToken(target.client, targetNs, n.access, this.d.tokenExpirationSeconds, signal), hostNamespace]);
+        await ensure(host.client, Secrets, { namespace: hostNs, name: n.tokenSecret }, stamp, (x) => void (x.data = { token: b64(token) }), o);
+      };
+      await Promise.all([projected ? undefined : tokenSecret(), ...accessBindings(t).map((rb) => this.bind(target, targetNs, n.access, rb, stamp, o))]);
     };
-    // The token Secret waits for the host's namespace.
-    const [, token] = await Promise.all([hostSide(), targetSide()]);
-    if (token !== undefined) await ensure(host.client, Secrets, { namespace: hostNs, name: n.tokenSecret }, stamp, (x) => void (x.data = { token: b64(token) }), o);
+    // A failure of one part does not leave the others' promises unobserved.
+    const parts = await Promise.allSettled([hostNamespace, hostSide(), targetSide()]);
+    const failed = parts.find((r): r is PromiseRejectedResult => r.status === "rejected");
+    if (failed) throw failed.reason;
     const pod = terminalPod(t, { ...stamp, ...(projected ? { projectedTokenOf: n.access } : {}) }) as never;
     if (o.createFirst) {
       await host.client.create(Pods, pod, { signal }).catch((err: unknown) => {
