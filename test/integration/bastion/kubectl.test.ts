@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { stringify } from "yaml";
 import { Bastions } from "../../../src/client/garden.ts";
 import { type Kubectl, kubectlFor, latestKubectl, skipUnlessKubectl } from "../../support/kubectl.ts";
+import { eventually } from "../../support/http.ts";
 import { parseTable, rowWhere } from "../../support/table.ts";
 import { ipFor } from "./actuator.ts";
 import { type Landscape, PROJECT_NS, bastionFor, createShoot, gone, ready, startLandscape } from "./landscape.ts";
@@ -42,11 +43,10 @@ describe("bastions with kubectl", { skip: skipUnlessKubectl(latestKubectl) }, ()
   });
 
   test("kubectl describe bastion shows the Events of our controllers", async () => {
-    let out = "";
-    for (let i = 0; i < 100 && !/SuccessfullyReconciled/.test(out); i++) {
-      out = await k.ok(["describe", "bastion", "cli-1", "-n", PROJECT_NS]);
-      if (!/SuccessfullyReconciled/.test(out)) await new Promise((r) => setTimeout(r, 100));
-    }
+    const out = await eventually("the SuccessfullyReconciled event in kubectl describe", async () => {
+      const text = await k.ok(["describe", "bastion", "cli-1", "-n", PROJECT_NS]);
+      return /SuccessfullyReconciled/.test(text) ? text : undefined;
+    }, 15_000, 100);
     const events = out.slice(out.indexOf("\nEvents:"));
     assert.match(events, /^\s+Type\s+Reason\s+Age\s+From\s+Message$/m);
     assert.match(events, /^\s+Normal\s+Reconciling\s+\S+\s+gardenlet\s+Extension Bastion \S+\/cli-1 created$/m);
@@ -55,11 +55,10 @@ describe("bastions with kubectl", { skip: skipUnlessKubectl(latestKubectl) }, ()
 
   test("kubectl get seeds: the gardenlet's conditions make its Seed Ready, a Seed without a gardenlet is NotReady", async () => {
     const admin = kubectlFor(ls.garden.adminKubeconfigPath);
-    let t = parseTable(await admin.ok(["get", "seeds"]));
-    for (let i = 0; i < 100 && rowWhere(t, "NAME", "a").STATUS !== "Ready"; i++) {
-      await new Promise((r) => setTimeout(r, 100));
-      t = parseTable(await admin.ok(["get", "seeds"]));
-    }
+    const t = await eventually("seed a Ready in kubectl get seeds", async () => {
+      const table = parseTable(await admin.ok(["get", "seeds"]));
+      return rowWhere(table, "NAME", "a").STATUS === "Ready" ? table : undefined;
+    }, 15_000, 100);
     assert.deepEqual(t.header, ["NAME", "STATUS", "LAST OPERATION", "PROVIDER", "REGION", "AGE", "VERSION", "K8S VERSION"]);
     assert.equal(rowWhere(t, "NAME", "a").STATUS, "Ready");
     assert.equal(rowWhere(t, "NAME", "b").STATUS, "NotReady");

@@ -124,12 +124,11 @@ void describe("bastion hardening", { timeout: 240_000 }, () => {
     );
     for (const s of ["s1", "s2", "s3"]) await post(shoots, shootBody(s));
     // RBAC is served from a cache: wait until alice's binding is in effect.
-    for (let i = 0; ; i++) {
+    await eventually("alice's membership in effect", async () => {
       const r = await alice.request({ path: bastions });
-      if (r.status === 200) break;
-      if (i > 100) assert.fail(`alice is not a member yet: ${r.status} ${r.body}`);
-      await new Promise((res) => setTimeout(res, 50));
-    }
+      assert.equal(r.status, 200, `alice is not a member yet: ${r.body}`);
+      return true;
+    });
   });
   after(async () => {
     for (const c of [admin, alice, carol, gardenlet]) c?.close();

@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { type ApiServerProcess, startApiServerProcess } from "../../support/apiserver.ts";
-import { type RawClient, type RawResponse, rawClient } from "../../support/http.ts";
+import { eventually, type RawClient, type RawResponse, rawClient } from "../../support/http.ts";
 import { writeTokenAuthFile, writeTokenKubeconfig } from "../../support/kubeconfig.ts";
 import { assertServedThroughout, startBystander } from "../../support/liveness.ts";
 import { ed25519AuthorizedKey } from "../../../src/api/operations/testing.ts";
@@ -73,12 +73,11 @@ void describe("request bodies and patches bounded in size and work", { timeout: 
     });
     await post(configmaps, { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "target" }, data: { a: "1" } });
     // RBAC is served from a cache: wait until mallory's binding is in effect.
-    for (let i = 0; ; i++) {
+    await eventually("mallory's binding in effect", async () => {
       const r = await mallory.request({ path: `${configmaps}/target` });
-      if (r.status === 200) break;
-      if (i > 100) assert.fail(`mallory cannot read yet: ${r.status} ${r.body}`);
-      await new Promise((res) => setTimeout(res, 50));
-    }
+      assert.equal(r.status, 200, `mallory cannot read yet: ${r.body}`);
+      return true;
+    });
   });
   after(async () => {
     admin?.close();

@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { startApiServerProcess, type ApiServerProcess } from "../../support/apiserver.ts";
-import { rawClient, type RawClient, type RawResponse } from "../../support/http.ts";
+import { eventually, rawClient, type RawClient, type RawResponse } from "../../support/http.ts";
 import { writeTokenAuthFile, writeTokenKubeconfig } from "../../support/kubeconfig.ts";
 import { kubectlFor } from "../../support/kubectl.ts";
 import { assertServedThroughout, startBystander } from "../../support/liveness.ts";
@@ -296,11 +296,9 @@ async function waitAllowed(admin: RawClient, user: string, a: { verb: string; gr
     kind: "SubjectAccessReview",
     spec: { user, groups: ["system:authenticated"], resourceAttributes: { verb: a.verb, group: a.group, resource: a.resource, name: a.name, namespace: a.namespace } },
   });
-  const deadline = Date.now() + 10_000;
-  for (;;) {
+  await eventually(`${user} allowed to ${a.verb} ${a.resource}`, async () => {
     const res = await admin.request({ method: "POST", path: "/apis/authorization.k8s.io/v1/subjectaccessreviews", body, headers: json });
-    if (res.status === 201 && res.json<{ status: { allowed: boolean } }>().status.allowed) return;
-    if (Date.now() > deadline) throw new Error(`${user} is still not allowed to ${a.verb} ${a.resource}: ${res.body}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
+    assert.ok(res.status === 201 && res.json<{ status: { allowed: boolean } }>().status.allowed, `${user} is still not allowed to ${a.verb} ${a.resource}: ${res.body}`);
+    return true;
+  });
 }

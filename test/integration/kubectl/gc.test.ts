@@ -3,6 +3,7 @@
 // resource (Widget) and a Secret, each owned by the previous one with blockOwnerDeletion.
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
+import { pollFor } from "../../../src/utils/poll.ts";
 import { startApiServerProcess, type ApiServerProcess } from "../../support/apiserver.ts";
 import { kubectlFor, type Kubectl, type KubectlVersion } from "../../support/kubectl.ts";
 import { namespaceYaml, widgetCrd } from "./manifests.ts";
@@ -26,13 +27,7 @@ function ownedBy(o: Obj, block = true): Record<string, unknown> {
   return { apiVersion: o.apiVersion, kind: o.kind, name: o.metadata.name, uid: o.metadata.uid, blockOwnerDeletion: block };
 }
 
-async function until(cond: () => Promise<boolean>, what: string, timeoutMs = 20_000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!(await cond())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+const until = (cond: () => Promise<boolean>, what: string, timeoutMs = 20_000): Promise<void> => pollFor(what, cond, { timeoutMs, intervalMs: 100 });
 
 void describe("kubectl delete --cascade with the garbage collector", { timeout: 300_000 }, () => {
   let server: ApiServerProcess;
