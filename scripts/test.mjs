@@ -178,7 +178,7 @@ console.log("\n==> the slowest test files:");
 for (const t of times.slice(0, 20)) console.log(`${String(Math.round(t.ms / 100) / 10).padStart(7)} s  ${t.file}${t.fail ? `  (${t.fail} failed)` : ""}`);
 const idle = times.filter((t) => t.idleMs >= 2000);
 if (idle.length) {
-  console.log("\n==> test files whose process lived on after its last test (a timer or handle left behind):");
+  console.log("\n==> test files whose process lived on after its last test (a slow file-level after hook, or a timer or handle left behind):");
   for (const t of idle) console.log(`${String(Math.round(t.idleMs / 100) / 10).padStart(7)} s  ${t.file}`);
 }
 rmSync(timesDir, { recursive: true, force: true });
