@@ -3,8 +3,7 @@
 // time (--test-concurrency=1), so a file's time is from the moment the runner starts it to the moment
 // its process ends (or the runner starts the next one): its process start, module loading, hooks and
 // tests. idleMs is how long the process lived on after its last test result or output: a silent
-// file-level after hook, or a timer or a
-// handle left behind, which the whole run waits for.
+// file-level after hook, or a timer or a handle left behind, which the whole run waits for.
 import { relative } from "node:path";
 
 export default async function* fileTimes(source) {
