@@ -72,7 +72,12 @@ export function createTerminalControllerManager(o: TerminalControllerManagerOpti
     kept = cachedClusterClients(gardenClusterClients(o.gardenClient, o.gardenKubeConfig, { fieldManager: "terminal-controller-manager", tokenExpirationSeconds: config.tokenExpirationSeconds }), manager.clock);
     clients = kept.factory;
   }
-  const terminal = addTerminalController(manager, { clients, maxConcurrentReconciles: config.maxConcurrentReconciles, tokenExpirationSeconds: config.tokenExpirationSeconds });
+  const terminal = addTerminalController(manager, {
+    clients,
+    maxConcurrentReconciles: config.maxConcurrentReconciles,
+    tokenExpirationSeconds: config.tokenExpirationSeconds,
+    honourProjectMemberships: config.honourProjectMemberships === true,
+  });
   const heartbeat = addHeartbeatController(manager, { timeToLiveMs: config.timeToLiveMs });
   addServiceAccountController(manager, { allowedServiceAccountNames: config.allowedServiceAccountNames, honourCleanupProjectMembership: config.honourCleanupProjectMembership === true });
   const validator = new Validator(o.gardenClient, manager.clock, config, () => manager.cache.list(Terminals));

@@ -3,7 +3,8 @@
 // (finalizer gardener.cloud/terminal, reference label, owner reference), so the garbage collector
 // deletes the ServiceAccount after the last one. While a Terminal still uses it, it stays a project
 // member; after the last one it leaves the project's members and its deletion completes instead of
-// sticking on the finalizer. A labelled ServiceAccount no Terminal uses is released at once.
+// sticking on the finalizer. A labelled ServiceAccount no Terminal uses is released at once. Each
+// Terminal's access ServiceAccount is a project member (projectMemberships) until the Terminal goes.
 import assert from "node:assert/strict";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -68,12 +69,19 @@ void describe("the ServiceAccount controller", { timeout: 60_000 }, () => {
   it("keeps the project's dashboard-webterminal while a Terminal uses it; after the last, it leaves the members and its deletion completes", async () => {
     const first = await gardenTerminal("pane-1");
     const second = await gardenTerminal("pane-2");
+    // each Terminal's access ServiceAccount joins the project with the projectMemberships' roles (docs/terminals.md#project-memberships)
+    const accessOf = async (name: string) => `term-access-${(await env.gardenAdmin.get(Terminals, { namespace: NS, name })).spec.identifier}`;
+    const access = [await accessOf(first), await accessOf(second)];
+    const accessMembers = async () => ((await env.gardenAdmin.get(Projects, { name: "p" })) as Project).spec?.members?.filter((m) => access.includes(m.name)) ?? [];
+    await settle("both access ServiceAccounts project members", async () => ((await accessMembers()).length === 2 ? true : undefined));
+    assert.deepEqual((await accessMembers()).map((m) => [m.apiGroup ?? "", m.kind, m.namespace, m.role, m.roles]).sort(), [["", "ServiceAccount", NS, "admin", undefined], ["", "ServiceAccount", NS, "admin", undefined]]);
     const tied = await sa();
     assert.equal(tied?.metadata.labels?.["reference.dashboard.gardener.cloud/terminal"], "true");
     assert.deepEqual(tied?.metadata.finalizers, ["gardener.cloud/terminal"]);
     assert.deepEqual(tied?.metadata.ownerReferences?.map((o) => o.name).sort(), [first, second].sort());
 
     await removeTerminal(first);
+    assert.deepEqual((await accessMembers()).map((m) => m.name), [access[1]], "the first Terminal's access ServiceAccount left the project with it");
     const kept = await sa();
     assert.ok(kept && !kept.metadata.deletionTimestamp, "still owned by the second Terminal");
     assert.deepEqual(kept.metadata.finalizers, ["gardener.cloud/terminal"], "still referenced: the finalizer stays");

@@ -24,7 +24,7 @@ export function terminalPredicate(): Predicate<Terminal> {
 
 export function addTerminalController(
   mgr: Manager,
-  o: { clients: ClusterClientFactory; maxConcurrentReconciles?: number; tokenExpirationSeconds?: number },
+  o: { clients: ClusterClientFactory; maxConcurrentReconciles?: number; tokenExpirationSeconds?: number; honourProjectMemberships?: boolean },
 ): { controller: Controller; reconciler: TerminalReconciler } {
   const reconciler = new TerminalReconciler({
     garden: mgr.client,
@@ -32,6 +32,7 @@ export function addTerminalController(
     clock: mgr.clock,
     recorder: mgr.eventRecorderFor("terminal-controller-manager"),
     tokenExpirationSeconds: o.tokenExpirationSeconds,
+    honourProjectMemberships: o.honourProjectMemberships,
   });
   const controller = newControllerManagedBy(mgr)
     .named("terminal")

@@ -18,6 +18,7 @@ import { ClusterRoleBindings, MutatingWebhookConfigurations, Pods, Services, Ser
 import { type EnsureOptions, type Stamp, ensure } from "./apply.ts";
 import { accessBindings, attachRules, clusterNameOf, kubeconfig, namesOf, terminalPod } from "./objects.ts";
 import { cleanup } from "./cleanup.ts";
+import { addMember, membershipsOf } from "./memberships.ts";
 
 export interface TerminalReconcilerDeps {
   garden: Client;
@@ -26,6 +27,8 @@ export interface TerminalReconcilerDeps {
   recorder?: EventRecorder;
   /** controllers.terminal.tokenRequestExpirationSeconds (unset: the API server's default). */
   tokenExpirationSeconds?: number;
+  /** honourProjectMemberships: make the access ServiceAccount a member of the Terminal's projectMemberships (memberships.ts). */
+  honourProjectMemberships?: boolean;
 }
 
 const b64 = (s: string) => Buffer.from(s, "utf8").toString("base64");
@@ -160,8 +163,8 @@ export class TerminalReconciler implements Reconciler {
         ensure(host.client, Secrets, { namespace: hostNs, name: n.kubeconfigSecret }, stamp, (x) => void (x.data = { kubeconfig: b64(config) }), o),
       ]);
     };
-    // Target: temporary namespace, the access ServiceAccount, then its bindings and (unless projected) its
-    // token, which goes into the host's token Secret once the host's namespace is there.
+    // Target: temporary namespace, the access ServiceAccount, then its bindings, project memberships and
+    // (unless projected) its token, which goes into the host's token Secret once the host's namespace is there.
     const targetSide = async (): Promise<void> => {
       if (t.spec.target.temporaryNamespace) await ensure(target.client, Namespaces, { name: targetNs }, stamp, () => undefined, o);
       const accessStamp = { labels: stamp.labels, annotations: { ...stamp.annotations, [ANNOTATION_DESCRIPTION]: ACCESS_SA_DESCRIPTION } };
@@ -170,7 +173,11 @@ export class TerminalReconciler implements Reconciler {
         const [token] = await Promise.all([requestToken(target.client, targetNs, n.access, this.d.tokenExpirationSeconds, signal), hostNamespace]);
         await ensure(host.client, Secrets, { namespace: hostNs, name: n.tokenSecret }, stamp, (x) => void (x.data = { token: b64(token) }), o);
       };
-      await Promise.all([projected ? undefined : tokenSecret(), ...accessBindings(t).map((rb) => this.bind(target, targetNs, n.access, rb, stamp, o))]);
+      await Promise.all([
+        projected ? undefined : tokenSecret(),
+        ...accessBindings(t).map((rb) => this.bind(target, targetNs, n.access, rb, stamp, o)),
+        ...(this.d.honourProjectMemberships ? membershipsOf(t).map((m) => addMember(target.client, m.projectName, { namespace: targetNs, name: n.access }, m.roles, signal)) : []),
+      ]);
     };
     // A failure of one part does not leave the others' promises unobserved.
     const parts = await Promise.allSettled([hostNamespace, hostSide(), targetSide()]);
@@ -217,7 +224,8 @@ export class TerminalReconciler implements Reconciler {
       this.event(t, "Warning", "Deleting", `${side} cluster credentials no longer available due to NotFound during deletion, continuing cleanup: ${(err as Error).message}`);
     }
     this.event(t, "Normal", "Deleting", "Processing external dependency deletion");
-    const errors = await cleanup(t, c.target, c.host, (side) => this.event(t, "Warning", "Reconciling", `Could not clean up resources in ${side} cluster for terminal identifier: ${t.spec.identifier}`), rc.signal);
+    const skipped = (side: string) => this.event(t, "Warning", "Reconciling", `Could not clean up resources in ${side} cluster for terminal identifier: ${t.spec.identifier}`);
+    const errors = await cleanup(t, c.target, c.host, skipped, rc.signal, { honourProjectMemberships: this.d.honourProjectMemberships, garden: this.d.garden });
     if (errors.length) {
       for (const e of errors) this.event(t, "Warning", "DeleteError", `Failed deleting external dependencies: ${e}`);
       throw new Error(errors.join("\n"));
