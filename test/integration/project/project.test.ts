@@ -38,8 +38,10 @@ describe("the project controller", { timeout: 60_000 }, () => {
   before(async () => {
     garden = await startInProcessApiServer({ flags: ["--enable-gardener-apis"], gardenAdmission: gardenAdmissionPlugins() });
     await garden.admin.create(Seeds, { metadata: { name: "local" } });
-    // every phase each Project passes through, in order
-    void garden.admin.watch(Projects, {}, (ev) => {
+    // every phase each Project passes through, in order (from a resourceVersion before any Project, so a
+    // watch established late under load still sees the first phase)
+    const from = (await garden.admin.list(Projects)).metadata.resourceVersion;
+    void garden.admin.watch(Projects, { resourceVersion: from }, (ev) => {
       const p = ev.object as Project;
       const seen = phases.get(p.metadata.name ?? "") ?? [];
       const phase = p.status?.phase;
