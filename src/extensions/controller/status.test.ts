@@ -3,7 +3,11 @@ import assert from "node:assert/strict";
 import { invalid, internalError } from "../../apimachinery/field/errors.ts";
 import { configValidationError } from "./bastion/configvalidator.ts";
 import { ErrorWithCodes, RequeueAfterError, extractErrorCodes, withCodes } from "./errors.ts";
-import { errorDescription, errorPatch, processingPatch, successPatch } from "./status.ts";
+import { errorDescription, errorPatch, processingPatch, StatusUpdater, successPatch } from "./status.ts";
+import type { ExtensionBastion } from "../../apis/extensions/v1alpha1/types.ts";
+import type { Client } from "../../client/client.ts";
+import type { Clock } from "../../utils/clock.ts";
+import { ExtensionBastions } from "../resources.ts";
 
 const T = Date.UTC(2026, 0, 1, 12, 0, 0, 750);
 
@@ -46,4 +50,13 @@ test("config validation errors carry ERR_CONFIGURATION_PROBLEM unless one is int
   const two = configValidationError([invalid("spec.ingress[0].ipBlock.cidr", "x", "invalid CIDR"), internalError("spec.networking.nodes", new Error("cluster unreadable"))])!;
   assert.deepEqual(two.codes, []);
   assert.equal(two.message, '[spec.ingress[0].ipBlock.cidr: Invalid value: "x": invalid CIDR, spec.networking.nodes: Internal error: cluster unreadable]');
+});
+
+test("success writes what the actuator reported in the same status patch, lastOperation winning over it", async () => {
+  const sent: unknown[] = [];
+  const client = { patchStatus: (_t: unknown, _k: unknown, p: { body: unknown }) => (sent.push(p.body), Promise.resolve({})) } as unknown as Client;
+  const updater = new StatusUpdater(client, ExtensionBastions, { nowMs: () => T } as Clock);
+  const obj = { metadata: { namespace: "n", name: "b", generation: 2 } } as ExtensionBastion;
+  await updater.success(obj, "Create", "Successfully reconciled Bastion", undefined, { ingress: { ip: "198.18.0.3" }, lastOperation: "not this" });
+  assert.deepEqual(sent, [{ status: { ingress: { ip: "198.18.0.3" }, ...successPatch("Create", "Successfully reconciled Bastion", 2, T) } }]);
 });

@@ -63,8 +63,9 @@ export class StatusUpdater<T extends KubeObject & { status?: DefaultStatus }> {
     return this.patch(obj, errorPatch(op, prefix, err, obj.metadata.generation, this.clock.nowMs()), signal);
   }
 
-  success(obj: T, op: LastOperationType, description: string, signal?: AbortSignal): Promise<T> {
-    return this.patch(obj, successPatch(op, description, obj.metadata.generation, this.clock.nowMs()), signal);
+  /** `extra`: further status fields written in the same patch (what the actuator reported). */
+  success(obj: T, op: LastOperationType, description: string, signal?: AbortSignal, extra: object = {}): Promise<T> {
+    return this.patch(obj, { ...extra, ...successPatch(op, description, obj.metadata.generation, this.clock.nowMs()) }, signal);
   }
 
   private patch(obj: T, status: object, signal?: AbortSignal): Promise<T> {

@@ -90,12 +90,13 @@ export class BastionReconciler implements Reconciler {
       const invalid = configValidationError(await this.d.configValidator.validate(ctx, bastion, cluster));
       if (invalid) return this.fail(ctx, bastion, type, PREFIX_CONFIG, invalid);
     }
+    let reported: object | void;
     try {
-      await this.d.actuator.reconcile(ctx, bastion, cluster);
+      reported = await this.d.actuator.reconcile(ctx, bastion, cluster);
     } catch (err) {
       return this.fail(ctx, bastion, type, PREFIX_RECONCILE, err);
     }
-    await this.status.success(bastion, type, "Successfully reconciled Bastion", ctx.signal);
+    await this.status.success(bastion, type, "Successfully reconciled Bastion", ctx.signal, reported ?? {});
     this.d.recorder?.event(bastion, "Normal", "Reconciled", "Successfully reconciled Bastion");
     ctx.log.info("bastion reconciled");
   }

@@ -4,12 +4,9 @@
 // shoot's nodes; the shoot's workers admit SSH only from their bastions. Ingress changes replace the
 // table's sets in one transaction; the machine is never rebuilt for them.
 import type { Cluster, ExtensionBastion } from "../../../apis/extensions/v1alpha1/types.ts";
-import type { Client } from "../../../client/client.ts";
-import { keyOf } from "../../../client/resource.ts";
-import type { Actuator, ActuatorContext } from "../../../extensions/controller/bastion/actuator.ts";
+import type { Actuator, ActuatorContext, ReconciledStatus } from "../../../extensions/controller/bastion/actuator.ts";
 import { ErrorWithCodes, RequeueAfterError, messageOf } from "../../../extensions/controller/errors.ts";
 import { ERR_CONFIGURATION_PROBLEM } from "../../../apis/extensions/v1alpha1/types.ts";
-import { ExtensionBastions } from "../../../extensions/resources.ts";
 import { MachineNotReadyError, addressOf, type MachineInfo } from "../../../host/index.ts";
 import { syncBastionAccess } from "../../machines/access.ts";
 import { machineHostname, machineName, machineOwner } from "../../machines/names.ts";
@@ -50,8 +47,6 @@ useradd --create-home --home-dir /home/gardener --user-group --shell /bin/bash g
 `;
 
 export interface LocalActuatorOptions {
-  /** Writes the Bastion's status (a seed client). */
-  client: Pick<Client, "patchStatus">;
   networks: LocalNetworks;
   /** Held machines bastions are made from (default: none, every machine is started). */
   pool?: BastionPool;
@@ -82,7 +77,8 @@ export class LocalBastionActuator implements Actuator {
     this.deleteRequeueMs = o.deleteRequeueMs ?? DELETE_REQUEUE_MS;
   }
 
-  async reconcile(ctx: ActuatorContext, bastion: ExtensionBastion, cluster: Cluster): Promise<void> {
+  /** Hands status.ingress and the host keys to the reconciler, which writes them with its Succeeded. */
+  async reconcile(ctx: ActuatorContext, bastion: ExtensionBastion, cluster: Cluster): Promise<ReconciledStatus> {
     const { networks } = this.o;
     const { host } = networks;
     const namespace = bastion.metadata.namespace ?? "";
@@ -138,8 +134,7 @@ export class LocalBastionActuator implements Actuator {
     }
     const info = await this.waitReady(machine, name);
     const ip = publicAddressOf(info);
-    const status = { ingress: { ip }, providerStatus: { sshHostKeys: sortedByType(info.hostKeys) } };
-    await this.o.client.patchStatus(ExtensionBastions, keyOf(bastion), { type: "merge", body: { status } }, { signal: ctx.signal });
+    return { ingress: { ip }, providerStatus: { sshHostKeys: sortedByType(info.hostKeys) } };
   }
 
   /** Readiness as it happens (host/ watches the machine); not ready in time -> requeue. */

@@ -10,14 +10,14 @@ import { LocalConfigValidator } from "./configvalidator.ts";
 
 export const PROVIDER_TYPE = "local";
 
-export interface AddOptions extends Omit<LocalActuatorOptions, "client" | "networks"> {
+export interface AddOptions extends Omit<LocalActuatorOptions, "networks"> {
   networks: LocalNetworks;
   maxConcurrentReconciles?: number;
 }
 
 export function addLocalBastionController(mgr: Manager, o: AddOptions): { controller: Controller; reconciler: BastionReconciler; actuator: LocalBastionActuator } {
   const { maxConcurrentReconciles, ...rest } = o;
-  const actuator = new LocalBastionActuator({ ...rest, client: mgr.client });
+  const actuator = new LocalBastionActuator(rest);
   const added = addBastionController(mgr, {
     type: PROVIDER_TYPE,
     actuator,
