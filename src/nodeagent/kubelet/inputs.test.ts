@@ -86,3 +86,25 @@ describe("volume resolution", () => {
     assert.deepEqual(await resolveVolumes(pod({ volumes: [{ name: "v", configMap: { name: "gone", optional: true } }] }), sources(), ctx), { v: {} });
   });
 });
+
+describe("volume reads", () => {
+  it("the volumes' Secrets are read at once, not one after the other; the first volume's failure is the one thrown", { timeout: 5000 }, async () => {
+    const asked: string[] = [];
+    let release!: () => void;
+    const both = new Promise<void>((r) => (release = r));
+    const src: InputSources = {
+      ...sources(),
+      secret: async (_ns, name) => {
+        asked.push(name);
+        if (asked.length === 2) release();
+        await both; // answers only once both are asked for
+        return name === "gone" ? undefined : { metadata: { name }, data: { k: b64(name) } };
+      },
+    };
+    const two = pod({ volumes: [{ name: "a", secret: { secretName: "one" } }, { name: "b", secret: { secretName: "two" } }] });
+    assert.deepEqual(await resolveVolumes(two, src, ctx), { a: { k: { data: "one", mode: 0o644 } }, b: { k: { data: "two", mode: 0o644 } } });
+    asked.length = 0;
+    const missing = pod({ volumes: [{ name: "a", secret: { secretName: "gone" } }, { name: "b", secret: { secretName: "two" } }] });
+    await assert.rejects(resolveVolumes(missing, src, ctx), (err: unknown) => err instanceof MountError && /volume "a"/.test(err.message));
+  });
+});

@@ -193,17 +193,24 @@ async function projected(pod: Pod, v: Volume, sources: VolumeProjection[], mode:
   }
 }
 
-/** The files of every secret, configMap, projected and downwardAPI volume of the pod. */
+/** The files of every secret, configMap, projected and downwardAPI volume of the pod (the volumes' reads at once). */
 export async function resolveVolumes(pod: Pod, src: InputSources, ctx: PodContext): Promise<NonNullable<PodInputs["volumes"]>> {
-  const out: NonNullable<PodInputs["volumes"]> = {};
-  for (const v of pod.spec?.volumes ?? []) {
+  const one = async (v: Volume): Promise<Files | undefined> => {
     const files: Files = {};
     if (v.secret) await fromSecret(pod, v.name, v.secret.secretName ?? "", v.secret.items, v.secret.optional === true, v.secret.defaultMode ?? 0o644, src, files);
     else if (v.configMap) await fromConfigMap(pod, v.name, v.configMap.name ?? "", v.configMap.items, v.configMap.optional === true, v.configMap.defaultMode ?? 0o644, src, files);
     else if (v.projected) await projected(pod, v, v.projected.sources ?? [], v.projected.defaultMode ?? 0o644, src, ctx, files);
     else if (v.downwardAPI) downward(pod, v.downwardAPI.items, v.downwardAPI.defaultMode ?? 0o644, ctx, files);
-    else continue;
-    out[v.name] = files;
+    else return undefined;
+    return files;
+  };
+  const volumes = pod.spec?.volumes ?? [];
+  // Every read is awaited before the first failure (in volume order) is thrown.
+  const settled = await Promise.allSettled(volumes.map(one));
+  const out: NonNullable<PodInputs["volumes"]> = {};
+  for (const [i, r] of settled.entries()) {
+    if (r.status === "rejected") throw r.reason;
+    if (r.value) out[volumes[i]!.name] = r.value;
   }
   return out;
 }
