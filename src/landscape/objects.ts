@@ -14,6 +14,7 @@ import { Projects, Seeds, Shoots } from "../client/garden.ts";
 import { type ResourceType, resourceType } from "../client/resource.ts";
 import { Clusters } from "../extensions/resources.ts";
 import { ANNOTATION_HA_VPN } from "../api/gardencore/vpn.ts";
+import { metaTime } from "../utils/time.ts";
 import { LANDSCAPE_VPN_HA } from "./vpn.ts";
 import { MEMBER_USER, PROJECT, PROJECT_NAMESPACE, SEED, SHOOT, SHOOT_TECHNICAL_ID, WORKER_POOL, WORKERS } from "./layout.ts";
 
@@ -67,12 +68,16 @@ export async function createGardenObjects(garden: Client): Promise<void> {
 }
 
 /** The Shoot (scheduled to seed local, nodes in `nodeCidr`, pods in `podCidr`), its technicalID, seed namespace and Cluster. */
+/** The Kubernetes version of the landscape's shoot: the one its API server reports on `/version` (1.30). */
+export const SHOOT_KUBERNETES_VERSION = "1.30.0";
+
 export async function createShoot(garden: Client, seed: Client, nodeCidr: string, podCidr: string): Promise<Shoot> {
   const n = WORKERS.length;
   await createIfAbsent(garden, Shoots, {
     metadata: { name: SHOOT, namespace: PROJECT_NAMESPACE },
     spec: {
       seedName: SEED,
+      kubernetes: { version: SHOOT_KUBERNETES_VERSION },
       provider: { type: "local", workers: [{ name: WORKER_POOL, minimum: n, maximum: n }] },
       networking: { nodes: nodeCidr, pods: podCidr },
     },
@@ -83,6 +88,15 @@ export async function createShoot(garden: Client, seed: Client, nodeCidr: string
   await createIfAbsent(seed, Namespaces, { metadata: { name: SHOOT_TECHNICAL_ID } });
   await createIfAbsent(seed, Clusters, { metadata: { name: SHOOT_TECHNICAL_ID }, spec: { cloudProfile: {}, seed: { metadata: { name: SEED } }, shoot } });
   return shoot;
+}
+
+/**
+ * The Shoot's last operation once the landscape is ready, as a gardenlet reports a finished reconcile
+ * (the dashboard's Status column and `kubectl get shoots` read it).
+ */
+export async function reportShootReconciled(garden: Client, nowMs: number): Promise<void> {
+  const lastOperation = { type: "Reconcile", state: "Succeeded", progress: 100, description: "Shoot cluster has been successfully reconciled.", lastUpdateTime: metaTime(nowMs) };
+  await garden.patchStatus(Shoots, { namespace: PROJECT_NAMESPACE, name: SHOOT }, { type: "merge", body: { status: { lastOperation } } });
 }
 
 /**

@@ -15,7 +15,7 @@ import { clusterOf } from "./nodetokens.ts";
 import { publishOperatorTerminalAccess } from "./operator-terminals.ts";
 import { publishDashboardReader } from "./dashboard-reader.ts";
 import { dashboard, publishSeedHost, terminalControllerManager, terminalsReady, writeDashboardConfig, writeMemberToken, writeTerminalCertificates } from "./terminals.ts";
-import { applySeedCRDs, createGardenObjects, createShoot, publishShootCredentials, publishShootKubeconfig } from "./objects.ts";
+import { applySeedCRDs, createGardenObjects, createShoot, publishShootCredentials, publishShootKubeconfig, reportShootReconciled } from "./objects.ts";
 import { apiServerClient, kubeletsServing, nodeKeysApplied, nodesRegistered, waitFor, workloadsSchedulable } from "./readiness.ts";
 import { writeStatus, type LandscapeStatus } from "./status.ts";
 import { Supervisor } from "./supervisor.ts";
@@ -112,6 +112,7 @@ export async function runLandscape(o: RunOptions, status: Status, hooks: RunHook
   await kubeletsServing(clusters, layout, await egressDialer(layout), log);
   // A member's first web terminal works: the dashboard, the webhooks and the controller answer.
   await terminalsReady(layout, o.ports, log, undefined, gardenForPods);
+  await reportShootReconciled(garden, Date.now());
   for (const cl of [garden, seed, shoot]) cl.close();
   status.phase = "Ready";
   status.components = supervisor.status();

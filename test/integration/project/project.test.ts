@@ -11,7 +11,7 @@ import { Namespaces, RoleBindings } from "../../../src/client/builtins.ts";
 import { Projects, Seeds, Shoots } from "../../../src/client/garden.ts";
 import { type ControllerManager, createControllerManager } from "../../../src/controllermanager/app.ts";
 import { ANNOTATION_KEEP_AFTER_PROJECT_DELETION, ANNOTATION_NAMESPACE_PROJECT } from "../../../src/controllermanager/controller/project/namespace.ts";
-import { createGardenObjects } from "../../../src/landscape/objects.ts";
+import { createGardenObjects, reportShootReconciled } from "../../../src/landscape/objects.ts";
 import { gardenAdmissionPlugins } from "../../../src/plugins/garden.ts";
 import { SubjectAccessReviews } from "../../../src/terminal/resources.ts";
 import { eventually } from "../../support/http.ts";
@@ -157,5 +157,14 @@ describe("the project controller", { timeout: 60_000 }, () => {
     assert.deepEqual(upgraded.spec?.members?.map((m) => [m.name, m.role, m.roles ?? []]), [["carol", "viewer", []], ["local-member", "admin", ["serviceaccountmanager"]]]);
     await createGardenObjects(garden.admin);
     assert.equal((await garden.admin.get(Projects, { name: "local" })).metadata.resourceVersion, upgraded.metadata.resourceVersion, "not written again");
+  });
+
+  test("the landscape reports its shoot reconciled as a gardenlet would: Reconcile Succeeded at 100% with its time", async () => {
+    await eventually("project local Ready", () => phaseOf("local", "Ready"));
+    await garden.admin.create(Shoots, { metadata: { name: "local", namespace: "garden-local" }, spec: { seedName: "local", kubernetes: { version: "1.30.0" }, provider: { type: "local", workers: [] } } });
+    await reportShootReconciled(garden.admin, Date.UTC(2026, 10, 27, 11, 0, 0));
+    const shoot = await garden.admin.get(Shoots, { namespace: "garden-local", name: "local" });
+    assert.deepEqual(shoot.status?.lastOperation, { type: "Reconcile", state: "Succeeded", progress: 100, description: "Shoot cluster has been successfully reconciled.", lastUpdateTime: "2026-11-27T11:00:00Z" });
+    assert.equal(shoot.spec?.kubernetes?.version, "1.30.0");
   });
 });
