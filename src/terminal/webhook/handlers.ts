@@ -74,8 +74,10 @@ export class Validator {
     }
     if (problem) return denied(problem);
     try {
+      // Host and target often name the same credential: each access review is asked once per request.
+      const reviews = new Map<string, Promise<boolean>>();
       for (const side of ["target", "host"] as const) {
-        if (!(await this.canReadCredential(req, t.spec[side].credentials))) {
+        if (!(await this.canReadCredential(req, t.spec[side].credentials, reviews))) {
           return denied(formatFieldError(forbidden(`spec.${side}.credentials`, `${user.username} is not allowed to read ${side} credential`)));
         }
       }
@@ -91,7 +93,18 @@ export class Validator {
     return { allowed: true, status: { code: 200, message: "allowed to be admitted" } };
   }
 
-  private async allowed(req: AdmissionRequest, attrs: ResourceAttributes): Promise<boolean> {
+  private allowed(req: AdmissionRequest, attrs: ResourceAttributes, reviews?: Map<string, Promise<boolean>>): Promise<boolean> {
+    if (!reviews) return this.review(req, attrs);
+    const key = JSON.stringify(attrs);
+    let answer = reviews.get(key);
+    if (!answer) {
+      answer = this.review(req, attrs);
+      reviews.set(key, answer);
+    }
+    return answer;
+  }
+
+  private async review(req: AdmissionRequest, attrs: ResourceAttributes): Promise<boolean> {
     const u = req.userInfo;
     const review = await this.garden.create(SubjectAccessReviews, {
       metadata: {},
@@ -100,17 +113,17 @@ export class Validator {
     return review.status?.allowed === true;
   }
 
-  private async canReadCredential(req: AdmissionRequest, cred: Terminal["spec"]["host"]["credentials"]): Promise<boolean> {
+  private async canReadCredential(req: AdmissionRequest, cred: Terminal["spec"]["host"]["credentials"], reviews: Map<string, Promise<boolean>>): Promise<boolean> {
     if (cred.shootRef) {
-      const ok = await this.allowed(req, { group: "core.gardener.cloud", resource: "shoots", subresource: "adminkubeconfig", verb: "create", name: cred.shootRef.name, namespace: cred.shootRef.namespace });
+      const ok = await this.allowed(req, { group: "core.gardener.cloud", resource: "shoots", subresource: "adminkubeconfig", verb: "create", name: cred.shootRef.name, namespace: cred.shootRef.namespace }, reviews);
       if (!ok) return false;
     }
     // A kubeconfig Secret (a seed host): whoever may read the Secret may use the cluster it reaches.
-    if (cred.secretRef && !(await this.allowed(req, { group: "", resource: "secrets", verb: "get", name: cred.secretRef.name, namespace: cred.secretRef.namespace }))) return false;
+    if (cred.secretRef && !(await this.allowed(req, { group: "", resource: "secrets", verb: "get", name: cred.secretRef.name, namespace: cred.secretRef.namespace }, reviews))) return false;
     const sa = cred.serviceAccountRef;
     if (!sa) return true;
-    if (!(await this.allowed(req, { group: "", resource: "serviceaccounts", verb: "get", name: sa.name, namespace: sa.namespace }))) return false;
-    return this.allowed(req, { group: "", resource: "serviceaccounts", subresource: "token", verb: "create", namespace: sa.namespace });
+    if (!(await this.allowed(req, { group: "", resource: "serviceaccounts", verb: "get", name: sa.name, namespace: sa.namespace }, reviews))) return false;
+    return this.allowed(req, { group: "", resource: "serviceaccounts", subresource: "token", verb: "create", namespace: sa.namespace }, reviews);
   }
 
   private async cleanupProjectMembership(req: AdmissionRequest, t: Terminal): Promise<string | undefined> {
