@@ -83,7 +83,9 @@ export async function deleteNetns(ctx: HostContext, name: string, onlyOwnIds = f
     const links = (await listLinks(ctx.exec, name)).filter((l) => l !== "lo");
     // A veth deleted from its other end takes this one with it: -force goes on past "Cannot find device".
     if (links.length > 0) await ctx.exec.run("ip", ["-n", name, "-force", "-batch", "-"], { input: links.map((l) => `link del dev ${l}\n`).join(""), okExitCodes: [0, 1] });
-    await ctx.exec.run("ip", ["netns", "del", name]);
+    // Another deleter (a supervisor stopping beside `down`) may have removed it meanwhile: gone is the goal.
+    const del = await ctx.exec.run("ip", ["netns", "del", name], { okExitCodes: [0, 1] });
+    if (del.exitCode !== 0 && (await netnsExists(ctx.exec, name))) throw new Error(`ip netns del ${name}: ${del.stderr.trim() || `exit code ${del.exitCode}`}`);
   }
   const own = (id: string): boolean => id === `netns/${name}` || ["link", "route", "nftTable"].some((k) => id.startsWith(`${k}/${name}/`));
   await deleteRecords(ctx, (r) => {
