@@ -107,9 +107,6 @@ try {
   const cpuCreated = cpuSnapshot(l);
   await Promise.all(results.map((r) => call(url, caPem, r.token, "remove", r.meta)));
   log(`removed the ${n} terminals`);
-  // The webhook's caps count a create it admitted for 10 s unless its cache shows the Terminal, also when
-  // the Terminal is gone meanwhile (docs/terminals.md#caps): the member's first click would find 10.
-  await new Promise((r) => setTimeout(r, 10_500));
   process.stdout.write(`${table([["measure", "n", "p50 ms", "p95 ms", "max ms"], row(`create -> Ready, ${n} at once`, results.map((r) => r.ms))])}\n`);
   if (tracer) {
     process.stdout.write(`\n${n} at once, milestone by milestone (load ${loadAfterCreate}):\n${table(breakdown(results.map((r) => tracer.milestones(r.meta.name))))}\n`);

@@ -27,6 +27,21 @@ describe("terminal caps (docs/terminals.md#caps)", () => {
     assert.equal(await caps.admit("p/z", "alice"), undefined, "after 10 s only the cache counts");
   });
 
+  it("a create the cache has shown no longer counts once it is gone, even within 10 s (open ten, close them, open one)", async () => {
+    const clock = new FakeClock();
+    let cached: Terminal[] = [];
+    const caps = new Caps(async () => cached, clock, { maxTerminalsPerUser: 2, maxTerminals: 0 });
+    assert.equal(await caps.admit("p/x", "alice"), undefined);
+    assert.equal(await caps.admit("p/y", "alice"), undefined);
+    cached = [term("x", "alice")];
+    assert.equal(await caps.admit("p/z", "alice"), "terminal limit reached: user alice already has 2 terminals (maximum 2)", "x in the cache, y still pending");
+    cached = [term("x", "alice"), term("y", "alice")];
+    assert.equal(await caps.admit("p/z", "alice"), "terminal limit reached: user alice already has 2 terminals (maximum 2)", "both in the cache");
+    cached = [];
+    clock.step(1_000);
+    assert.equal(await caps.admit("p/z", "alice"), undefined, "both seen and gone: none counts");
+  });
+
   it("0 disables a cap", async () => {
     const caps = new Caps(async () => [term("a", "alice"), term("b", "alice")], new FakeClock(), { maxTerminalsPerUser: 0, maxTerminals: 0 });
     assert.equal(await caps.admit("p/c", "alice"), undefined);

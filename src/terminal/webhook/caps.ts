@@ -1,8 +1,8 @@
 // The caps on Terminals (docs/terminals.md#caps), checked by the validating webhook on CREATE:
 // at most maxTerminalsPerUser Terminals created by one user and maxTerminals in all (0 disables a
 // cap). Counted are the Terminals not being deleted in the controller's cache, plus those this
-// webhook admitted in the last 10 s that the cache does not show yet, so a burst of creates cannot
-// slip past the cap while the cache catches up.
+// webhook admitted in the last 10 s that the cache has not shown yet, so a burst of creates cannot
+// slip past the cap while the cache catches up; one the cache has shown counts only while it is there.
 import { ANNOTATION_CREATED_BY, type Terminal } from "../../apis/dashboard/v1alpha1/types.ts";
 import type { Clock } from "../../utils/clock.ts";
 
@@ -31,9 +31,12 @@ export class Caps {
     const total = this.config.maxTerminals ?? DEFAULT_MAX_TERMINALS;
     const now = this.clock.nowMs();
     for (const [k, v] of this.recent) if (now - v.atMs > RECENT_MS) this.recent.delete(k);
-    const live = (await this.list()).filter((t) => !t.metadata.deletionTimestamp);
-    const known = new Set(live.map((t) => `${t.metadata.namespace}/${t.metadata.name}`));
-    const pending = [...this.recent].filter(([k]) => !known.has(k)).map(([, v]) => v);
+    const cached = await this.list();
+    // Once the cache shows an admitted create (even being deleted), the cache alone counts it: a Terminal
+    // opened and closed within the window no longer holds a place once it is gone.
+    for (const t of cached) this.recent.delete(`${t.metadata.namespace}/${t.metadata.name}`);
+    const live = cached.filter((t) => !t.metadata.deletionTimestamp);
+    const pending = [...this.recent.values()];
     const mine = live.filter((t) => t.metadata.annotations?.[ANNOTATION_CREATED_BY] === user).length + pending.filter((p) => p.user === user).length;
     if (perUser > 0 && mine >= perUser) return `terminal limit reached: user ${user} already has ${mine} terminals (maximum ${perUser})`;
     const all = live.length + pending.length;
