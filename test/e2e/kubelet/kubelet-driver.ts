@@ -154,6 +154,9 @@ try {
       await client.create(Pods, pod("doomed", { command: ["sleep", "600"] }));
       const before = (await phase("survivor", "Running")).status!.containerStatuses![0]!;
       const doomed = (await phase("doomed", "Running")).metadata.uid!;
+      // The status is written as soon as the container runs, its events right after: the first agent's
+      // Started must be in the API before the SIGKILL, or there is no event to not repeat.
+      await until("survivor's Started event", async () => ((await events("survivor")).some((e) => e.includes("Started")) ? true : undefined));
       first.kill("SIGKILL");
       await new Promise((r) => first.once("exit", r));
       // While no kubelet runs: one pod is force-deleted from the API.
