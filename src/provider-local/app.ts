@@ -3,6 +3,7 @@
 // tests call it directly (with a LinuxHost of their own, or a FakeHost).
 import { join } from "node:path";
 import type { Logger } from "pino";
+import { Gauge } from "prom-client";
 import type { Client } from "../client/client.ts";
 import { Manager, type ManagerOptions } from "../controllerruntime/manager.ts";
 import { LinuxHost, type Host } from "../host/index.ts";
@@ -62,6 +63,14 @@ export function createProviderLocal(o: ProviderLocalOptions): ProviderLocal {
     hostKeyTypes: BASTION_HOST_KEY_TYPES,
     prepare: BASTION_PREPARE,
     ...(poolLogger ? { logger: poolLogger } : {}),
+  });
+  new Gauge({
+    name: "provider_local_bastion_pool_held_machines",
+    help: "Bastion machines booted in advance and ready to be claimed.",
+    registers: [manager.registry],
+    collect() {
+      this.set(pool.held().length);
+    },
   });
   const { actuator } = addLocalBastionController(manager, {
     networks,

@@ -13,7 +13,7 @@ test("defaults and flags", () => {
     publicCidr: "172.31.0.0/24",
     nodeCidrPool: "10.250.0.0/16",
     concurrentSyncs: 16,
-    bastionPoolSize: 2,
+    bastionPoolSize: 10,
     metricsBindAddress: undefined,
     logLevel: "info",
   });

@@ -6,6 +6,8 @@ import { parseCidr } from "../host/index.ts";
 import { DEFAULT_NODE_POOL, DEFAULT_PUBLIC_CIDR } from "./network/networks.ts";
 
 export const DEFAULT_STATE_DIR = "/var/lib/gardener-local/provider-local";
+/** Held bastion machines by default: a burst of ten bastions is claimed whole (docs/adr/0015-bastion-machine-pool.md). */
+export const DEFAULT_BASTION_POOL_SIZE = 10;
 
 export interface ProviderLocalFlags {
   kubeconfig: string;
@@ -33,7 +35,7 @@ function program(): Command {
     // would start only after a whole boot (docs/bastion.md#provider-local).
     .addOption(new Option("--concurrent-syncs <n>", "Bastions reconciled at once.").default("16"))
     // Held bastion machines take a machine's boot off a bastion's creation (docs/adr/0015-bastion-machine-pool.md).
-    .addOption(new Option("--bastion-pool-size <n>", "Bastion machines booted in advance, up to their user-data; 0 disables.").default("2"))
+    .addOption(new Option("--bastion-pool-size <n>", "Bastion machines booted in advance, up to their user-data; 0 disables.").default(String(DEFAULT_BASTION_POOL_SIZE)))
     .addOption(new Option("--metrics-bind-address <host:port>", 'Where /metrics, /healthz and /readyz listen; "0" disables.').default("127.0.0.1:2729"))
     .addOption(new Option("--log-level <level>", "pino log level: trace, debug, info, warn, error.").default("info"))
     .helpOption("-h, --help", "Show this help.")

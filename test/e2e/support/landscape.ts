@@ -45,7 +45,7 @@ export interface Landscape {
   stop(out?: (line: string) => void): Promise<void>;
 }
 
-export interface StartOptions extends Pick<UpOptions, "bastionTimeToLive" | "publicCidr" | "nodeMonitorGracePeriod" | "maxRestartBackoff" | "sshKeypairPoolSize" | "gardenletMetricsAddress"> {
+export interface StartOptions extends Pick<UpOptions, "bastionTimeToLive" | "publicCidr" | "nodeMonitorGracePeriod" | "maxRestartBackoff" | "sshKeypairPoolSize" | "gardenletMetricsAddress" | "bastionPoolSize"> {
   prefix: string;
   ports: Ports;
   /** Progress lines of `up` and `down`. */
@@ -62,7 +62,9 @@ export async function startLandscape(o: StartOptions): Promise<Landscape> {
     if (!process.env.KEEP_LANDSCAPE) rmSync(dir, { recursive: true, force: true });
   };
   try {
-    await up(layout, { prefix: o.prefix, ports: o.ports, out, timeoutMs: 180_000, ...(o.bastionTimeToLive ? { bastionTimeToLive: o.bastionTimeToLive } : {}), ...(o.publicCidr ? { publicCidr: o.publicCidr } : {}), ...(o.nodeMonitorGracePeriod ? { nodeMonitorGracePeriod: o.nodeMonitorGracePeriod } : {}), ...(o.maxRestartBackoff ? { maxRestartBackoff: o.maxRestartBackoff } : {}), ...(o.sshKeypairPoolSize ? { sshKeypairPoolSize: o.sshKeypairPoolSize } : {}), ...(o.gardenletMetricsAddress ? { gardenletMetricsAddress: o.gardenletMetricsAddress } : {}) });
+    // Two held bastion machines (not the default ten): a test makes its bastions one or two at a time, and
+    // every landscape boot of the suite would otherwise pay for eight more machines.
+    await up(layout, { prefix: o.prefix, ports: o.ports, out, timeoutMs: 180_000, bastionPoolSize: o.bastionPoolSize ?? 2, ...(o.bastionTimeToLive ? { bastionTimeToLive: o.bastionTimeToLive } : {}), ...(o.publicCidr ? { publicCidr: o.publicCidr } : {}), ...(o.nodeMonitorGracePeriod ? { nodeMonitorGracePeriod: o.nodeMonitorGracePeriod } : {}), ...(o.maxRestartBackoff ? { maxRestartBackoff: o.maxRestartBackoff } : {}), ...(o.sshKeypairPoolSize ? { sshKeypairPoolSize: o.sshKeypairPoolSize } : {}), ...(o.gardenletMetricsAddress ? { gardenletMetricsAddress: o.gardenletMetricsAddress } : {}) });
   } catch (err) {
     await stop().catch(() => undefined);
     throw err;
