@@ -13,6 +13,7 @@ import { Projects } from "../../../client/garden.ts";
 import { unlessNotFound } from "../../../client/helpers.ts";
 import type { ReconcileContext, Reconciler, Request } from "../../../controllerruntime/reconcile.ts";
 import { ServiceAccounts, Terminals } from "../../resources.ts";
+import { leaveProject } from "../terminal/memberships.ts";
 
 export const LABEL_TERMINAL_REFERENCE = "reference.dashboard.gardener.cloud/terminal";
 export const FINALIZER_TERMINAL_REFERENCE = "gardener.cloud/terminal";
@@ -25,12 +26,6 @@ export interface ServiceAccountReconcilerDeps {
 }
 
 export const nameAllowed = (allowed: string[], name: string): boolean => allowed.length === 0 || allowed.includes(name);
-
-/** Whether the project member is this ServiceAccount (kind ServiceAccount, or its user name). */
-function isServiceAccount(m: { kind?: string; name?: string; namespace?: string }, sa: Request): boolean {
-  if (m.kind === "ServiceAccount") return m.name === sa.name && (m.namespace ?? "") === sa.namespace;
-  return m.kind === "User" && m.name === `system:serviceaccount:${sa.namespace}:${sa.name}`;
-}
 
 export class ServiceAccountReconciler implements Reconciler {
   constructor(private readonly d: ServiceAccountReconcilerDeps) {}
@@ -48,7 +43,7 @@ export class ServiceAccountReconciler implements Reconciler {
       rc.log.info("service account still referenced by a terminal: membership cleanup deferred");
       return;
     }
-    if (this.d.honourCleanupProjectMembership) await this.leaveProject(key, rc);
+    if (this.d.honourCleanupProjectMembership) await this.leaveProjectOf(key, rc);
     await this.release(sa, false, rc);
   }
 
@@ -68,14 +63,11 @@ export class ServiceAccountReconciler implements Reconciler {
   }
 
   /** Drops the ServiceAccount from the members of the project whose namespace it lives in. */
-  private async leaveProject(sa: Request & { namespace: string }, rc: ReconcileContext): Promise<void> {
+  private async leaveProjectOf(sa: Request & { namespace: string }, rc: ReconcileContext): Promise<void> {
     const projects = await this.d.client.listAll(Projects, { signal: rc.signal });
     const project = projects.items.find((p: Project) => p.spec?.namespace === sa.namespace);
     if (!project) return;
-    const members = project.spec?.members ?? [];
-    const kept = members.filter((m) => !isServiceAccount(m, sa));
-    if (kept.length === members.length) return;
-    await this.d.client.patch(Projects, { name: project.metadata.name ?? "" }, { type: "merge", body: { metadata: { resourceVersion: project.metadata.resourceVersion }, spec: { members: kept } } }, { signal: rc.signal });
-    rc.log.info({ project: project.metadata.name }, "removed service account from project members");
+    // The same membership test and conflict retry as the terminal controller's (memberships.ts).
+    if (await leaveProject(this.d.client, project, sa, rc.signal)) rc.log.info({ project: project.metadata.name }, "removed service account from project members");
   }
 }

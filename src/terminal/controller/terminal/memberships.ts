@@ -61,5 +61,15 @@ export async function removeMember(target: Client, garden: Client, projectName: 
     return;
   }
   if (!project) return;
-  await changeMembers(target, project, (members) => (members.some((m) => isServiceAccountMember(m, sa)) ? members.filter((m) => !isServiceAccountMember(m, sa)) : undefined), signal);
+  await leaveProject(target, project, sa, signal);
+}
+
+/** Removes the ServiceAccount from the members of the Project as read (re-read and retried on a conflict); whether it was a member. */
+export async function leaveProject(client: Client, project: Project, sa: ServiceAccountKey, signal?: AbortSignal): Promise<boolean> {
+  let removed = false;
+  await changeMembers(client, project, (members) => {
+    removed = members.some((m) => isServiceAccountMember(m, sa));
+    return removed ? members.filter((m) => !isServiceAccountMember(m, sa)) : undefined;
+  }, signal);
+  return removed;
 }
