@@ -31,7 +31,7 @@ const tcm = await startOrExit(logger, () => {
       port: flags.webhookBindAddress.port,
       ...(flags.webhookURL && flags.webhookCAFile ? { register: { url: flags.webhookURL, caBundle: readFileSync(flags.webhookCAFile).toString("base64") } } : {}),
     },
-    config: { timeToLiveMs: flags.timeToLiveMs, maxObjectSize: flags.maxObjectSize, maxTerminalsPerUser: flags.maxTerminalsPerUser, maxTerminals: flags.maxTerminals, honourServiceAccountRefHostCluster: flags.honourServiceAccountRefHostCluster },
+    config: { timeToLiveMs: flags.timeToLiveMs, maxObjectSize: flags.maxObjectSize, maxTerminalsPerUser: flags.maxTerminalsPerUser, maxTerminals: flags.maxTerminals, honourServiceAccountRefHostCluster: flags.honourServiceAccountRefHostCluster, honourCleanupProjectMembership: flags.honourCleanupProjectMembership },
   });
 });
 logger.info({ webhookPort: tcm.webhookPort(), leaderElection: flags.leaderElect }, "started");

@@ -40,6 +40,7 @@ test("the terminal components listen on 127.0.0.1 beside the garden and register
   const tcm = terminalControllerManager(c).args.join(" ");
   assert.match(tcm, new RegExp(`--webhook-bind-address 127.0.0.1:${p.webhook} --webhook-url https://127.0.0.1:${p.webhook} `));
   assert.match(tcm, /--leader-elect false/);
+  assert.match(tcm, /--honour-cleanup-project-membership true/, "members' garden terminals ask for the membership cleanup");
   const d = dashboard(c).args.join(" ");
   assert.match(d, /--api-server https:\/\/127.0.0.1:7443 /);
   assert.match(d, new RegExp(`--address 127.0.0.1 --port ${p.dashboard} `));

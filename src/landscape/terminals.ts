@@ -66,7 +66,7 @@ export async function writeTerminalCertificates(layout: Layout): Promise<void> {
 
 const gardenCa = (layout: Layout): string => join(layout.apiServerDir("garden"), "pki", "ca.crt");
 
-/** The terminal-controller-manager as garden admin, its webhooks registered by URL in the garden. */
+/** The terminal-controller-manager as garden admin, its webhooks registered by URL in the garden, membership cleanup honoured. */
 export function terminalControllerManager(c: ComponentContext): ComponentSpec {
   const p = terminalPorts(c.ports);
   const args = [
@@ -75,6 +75,8 @@ export function terminalControllerManager(c: ComponentContext): ComponentSpec {
     "--webhook-bind-address", `127.0.0.1:${p.webhook}`,
     "--webhook-url", `https://127.0.0.1:${p.webhook}`, "--webhook-ca-file", gardenCa(c.layout),
     "--metrics-bind-address", `127.0.0.1:${p.health}`, "--leader-elect", "false", "--log-level", "warn",
+    // As Gardener's dashboard setups: a member's garden terminal (cleanupProjectMembership) is admitted.
+    "--honour-cleanup-project-membership", "true",
   ];
   return { name: "terminal-controller-manager", command: process.execPath, args: [bin("terminal-controller-manager"), ...args], logFile: join(c.layout.logs, "terminal-controller-manager.log") };
 }

@@ -13,6 +13,15 @@ describe("terminal-controller-manager flags", () => {
     assert.deepEqual(r.options.webhookBindAddress, { host: "127.0.0.1", port: 9443 });
     assert.equal(r.options.leaderElectResourceName, "terminal-controller-leader-election");
     assert.equal(r.options.webhookURL, undefined);
+    assert.equal(r.options.honourCleanupProjectMembership, false);
+  });
+
+  it("--honour-cleanup-project-membership turns the membership cleanup on (bare or true)", () => {
+    for (const args of [["--honour-cleanup-project-membership"], ["--honour-cleanup-project-membership", "true"]]) {
+      const r = parseTerminalControllerManagerFlags([...base, ...args]);
+      assert.equal(r.kind, "options");
+      if (r.kind === "options") assert.equal(r.options.honourCleanupProjectMembership, true);
+    }
   });
 
   it("refuses bad flags with one line and exit code 2", () => {
@@ -22,6 +31,7 @@ describe("terminal-controller-manager flags", () => {
       [[...base, "--webhook-url", "https://127.0.0.1:9443"], "--webhook-url and --webhook-ca-file go together"],
       [[...base, "--max-terminals-per-user", "x"], "--max-terminals-per-user must be a non-negative integer"],
       [[...base, "--time-to-live", "soon"], "--time-to-live"],
+      [[...base, "--honour-cleanup-project-membership", "maybe"], "for --honour-cleanup-project-membership: must be true or false"],
     ] as const) {
       const r = parseTerminalControllerManagerFlags([...args]);
       assert.equal(r.kind, "exit");

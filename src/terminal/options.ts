@@ -18,6 +18,8 @@ export interface TerminalControllerManagerFlags extends LeaderElectFlags {
   maxTerminalsPerUser: number;
   maxTerminals: number;
   honourServiceAccountRefHostCluster: boolean;
+  /** honourCleanupProjectMembership: Terminals may ask that their target ServiceAccount leaves the project's members after the last of them. */
+  honourCleanupProjectMembership: boolean;
   metricsBindAddress: BindAddress | undefined;
   logLevel: string;
 }
@@ -35,6 +37,7 @@ function program(): Command {
     .addOption(new Option("--max-terminals-per-user <n>", "Terminals one user may have; 0: no cap.").default("10"))
     .addOption(new Option("--max-terminals <n>", "Terminals there may be in all; 0: no cap.").default("100"))
     .addOption(new Option("--honour-service-account-ref-host-cluster [bool]", "Accept serviceAccountRef host credentials.").default("true"))
+    .addOption(new Option("--honour-cleanup-project-membership [bool]", "Accept spec.target.cleanupProjectMembership: the ServiceAccount controller removes such a target ServiceAccount from its project's members after the last Terminal using it.").default("false"))
     .addOption(new Option("--metrics-bind-address <host:port>", 'Where /metrics, /healthz and /readyz listen; "0" disables.').default("127.0.0.1:8081"))
     .addOption(new Option("--leader-elect [bool]", "Run only while holding the leader lease.").default("true"))
     .addOption(new Option("--leader-elect-lease-duration <duration>", "How long a lease is valid without renewal.").default("15s"))
@@ -92,6 +95,7 @@ export function parseTerminalControllerManagerFlags(argv: string[]): FlagsResult
       timeToLiveMs: duration(o.timeToLive, "--time-to-live"),
       maxObjectSize,
       honourServiceAccountRefHostCluster: bool(o.honourServiceAccountRefHostCluster, "--honour-service-account-ref-host-cluster"),
+      honourCleanupProjectMembership: bool(o.honourCleanupProjectMembership, "--honour-cleanup-project-membership"),
       metricsBindAddress: parseBindAddress(String(o.metricsBindAddress), "--metrics-bind-address"),
       leaderElect: bool(o.leaderElect, "--leader-elect"),
       leaderElectLeaseDurationMs: duration(o.leaderElectLeaseDuration, "--leader-elect-lease-duration"),
