@@ -5,7 +5,7 @@ import type { Pod } from "../apis/core/v1/pod.ts";
 import type { Node } from "../apis/core/v1/types.ts";
 import type { Endpoints as EndpointsObject, Service } from "../apis/core/v1/service.ts";
 import type { KubeObject } from "../apis/meta/v1/types.ts";
-import type { Role, RoleBinding } from "../apis/rbac/v1/types.ts";
+import type { ClusterRole, ClusterRoleBinding, Role, RoleBinding } from "../apis/rbac/v1/types.ts";
 import { resourceType } from "./resource.ts";
 
 export interface ConfigMap extends KubeObject {
@@ -50,6 +50,8 @@ export const Leases = resourceType<Lease>({
 });
 export const Roles = resourceType<Role>({ group: "rbac.authorization.k8s.io", version: "v1", kind: "Role", plural: "roles", namespaced: true });
 export const RoleBindings = resourceType<RoleBinding>({ group: "rbac.authorization.k8s.io", version: "v1", kind: "RoleBinding", plural: "rolebindings", namespaced: true });
+export const ClusterRoles = resourceType<ClusterRole>({ group: "rbac.authorization.k8s.io", version: "v1", kind: "ClusterRole", plural: "clusterroles", namespaced: false });
+export const ClusterRoleBindings = resourceType<ClusterRoleBinding>({ group: "rbac.authorization.k8s.io", version: "v1", kind: "ClusterRoleBinding", plural: "clusterrolebindings", namespaced: false });
 
 export const Nodes = resourceType<Node>({ group: "", version: "v1", kind: "Node", plural: "nodes", namespaced: false });
 export const Pods = resourceType<Pod>({ group: "", version: "v1", kind: "Pod", plural: "pods", namespaced: true });

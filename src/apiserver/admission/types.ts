@@ -2,6 +2,7 @@
 // A plugin reads as a list of guard clauses and rejects with a StatusError (usually 403 or 422).
 import type { KubeObject } from "../../apis/meta/v1/types.ts";
 import type { UserInfo } from "../authentication/types.ts";
+import type { Authorizer } from "../authorization/types.ts";
 import type { InternalClient } from "../registry/client.ts";
 import type { ResourceDefinition } from "../registry/types.ts";
 
@@ -30,4 +31,9 @@ export interface AdmissionPlugin {
   admit?(attrs: AdmissionAttributes, client: InternalClient): Promise<void>;
   /** Validating phase. */
   validate?(attrs: AdmissionAttributes, client: InternalClient): Promise<void>;
+  /**
+   * Plugins that ask the server's authorizer (Kubernetes' WantsAuthorizer) get it here before the
+   * server serves; the authorizer is built after the chain, so it is handed over as a function.
+   */
+  setAuthorizer?(authorizer: () => Authorizer): void;
 }

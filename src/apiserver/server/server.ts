@@ -179,6 +179,8 @@ export async function startApiServer(o: ApiServerOptions, deps: StartDeps = {}):
 
     const registry = new ResourceRegistry();
     const gardenAdmission = o.gardenerApis ? (deps.gardenAdmission ?? []) : [];
+    // Plugins that authorize custom verbs (the garden's CustomVerbAuthorizer) ask the authorizer built below.
+    for (const p of gardenAdmission) p.setAuthorizer?.(() => authz.authorizer);
     // RBAC writes are checked against the authorizer built below (resolved per request).
     const rbacEscalation = new RBACEscalationPrevention(() => authz.authorizer);
     const serviceRange = parseServiceRange(o.serviceClusterIPRange);

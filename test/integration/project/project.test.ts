@@ -1,13 +1,19 @@
 // The gardener-controller-manager's project controller against an in-process garden (docs/bastion.md#project):
 // the Project's phase (Pending, Ready, Failed, Terminating) and observedGeneration, its finalizer, the
 // project namespace it creates or adopts, the namespace's release when the Project is deleted, and
-// the `serviceaccountmanager` role's RoleBinding, answered by the garden's RBAC through SubjectAccessReviews.
+// the `serviceaccountmanager` role's RoleBinding, answered by the garden's RBAC through SubjectAccessReviews;
+// the per-project ClusterRoles with the garden's CustomVerbAuthorizer, as their users (bearer tokens).
 import assert from "node:assert/strict";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import pino from "pino";
 import type { Project } from "../../../src/apis/gardencore/v1beta1/types.ts";
 import { unlessNotFound } from "../../../src/apimachinery/errors.ts";
-import { Namespaces, RoleBindings } from "../../../src/client/builtins.ts";
+import { writeKubeconfig } from "../../../src/apiserver/certs/kubeconfig.ts";
+import { ClusterRoleBindings, ClusterRoles, Namespaces, RoleBindings } from "../../../src/client/builtins.ts";
+import { Client } from "../../../src/client/client.ts";
 import { Projects, Seeds, Shoots } from "../../../src/client/garden.ts";
 import { type ControllerManager, createControllerManager } from "../../../src/controllermanager/app.ts";
 import { ANNOTATION_KEEP_AFTER_PROJECT_DELETION, ANNOTATION_NAMESPACE_PROJECT } from "../../../src/controllermanager/controller/project/namespace.ts";
@@ -35,8 +41,19 @@ describe("the project controller", { timeout: 60_000 }, () => {
     return p?.status?.phase === phase ? p : undefined;
   };
 
+  const dir = mkdtempSync(join(tmpdir(), "project-it-"));
+  const users = ["alice", "vera", "uma"];
+  /** A client of the garden as one of `users` (bearer token `<user>-token`). */
+  const as = async (user: string): Promise<Client> => {
+    const path = join(dir, `${user}.kubeconfig`);
+    await writeKubeconfig(path, { server: garden.server.url, caPem: garden.server.caPem, clusterName: "garden", userName: user, user: { token: `${user}-token` } });
+    return Client.fromKubeconfigFile(path, { fieldManager: user });
+  };
+
   before(async () => {
-    garden = await startInProcessApiServer({ flags: ["--enable-gardener-apis"], gardenAdmission: gardenAdmissionPlugins() });
+    const tokens = join(dir, "tokens.csv");
+    writeFileSync(tokens, users.map((u) => `${u}-token,${u},${u}`).join("\n") + "\n");
+    garden = await startInProcessApiServer({ flags: ["--enable-gardener-apis", "--token-auth-file", tokens], gardenAdmission: gardenAdmissionPlugins() });
     await garden.admin.create(Seeds, { metadata: { name: "local" } });
     // every phase each Project passes through, in order (from a resourceVersion before any Project, so a
     // watch established late under load still sees the first phase)
@@ -56,6 +73,7 @@ describe("the project controller", { timeout: 60_000 }, () => {
     stopWatch.abort();
     await gcm?.stop();
     await garden?.stop();
+    rmSync(dir, { recursive: true, force: true });
   });
 
   test("a new Project is Pending, then Ready with its namespace, finalizer and observedGeneration; a spec change is observed", async () => {
@@ -147,6 +165,38 @@ describe("the project controller", { timeout: 60_000 }, () => {
     await eventually("alice may no longer mint tokens", async () => ((await can("alice", "create", "token")) ? undefined : true));
     assert.equal(await can("alice", "create"), false);
     assert.equal(await can("alice", "get"), true, "still a member");
+  });
+
+  test("per-project ClusterRoles: an admin member changes the Project's ServiceAccount members but not its people without manage-members, uam may; a viewer only reads it; they go with the Project", async () => {
+    const RBAC = "rbac.authorization.k8s.io";
+    const user = (name: string, role: string) => ({ apiGroup: RBAC, kind: "User" as const, name, role });
+    const robot = { apiGroup: "", kind: "ServiceAccount" as const, name: "robot", namespace: "garden-acl", role: "admin" };
+    await garden.admin.create(Projects, { metadata: { name: "acl" }, spec: { namespace: "garden-acl", owner: user("olga", "owner"), members: [user("alice", "admin"), user("vera", "viewer"), user("uma", "uam")] } });
+    const bound = async (role: string) => (await unlessNotFound(garden.admin.get(ClusterRoleBindings, { name: `gardener.cloud:system:${role}:acl` })))?.subjects?.map((s) => s.name) ?? [];
+    await eventually("the four bindings", async () => ((await bound("project-viewer")).includes("vera") ? true : undefined));
+    assert.deepEqual([await bound("project"), await bound("project-member"), await bound("project-uam"), await bound("project-viewer")], [["olga"], ["olga", "alice"], ["uma"], ["vera"]]);
+    const [alice, vera, uma] = (await Promise.all(users.map((u) => as(u)))) as [Client, Client, Client];
+    try {
+      const members = async () => (await garden.admin.get(Projects, { name: "acl" })).spec?.members ?? [];
+      const write = (c: Client, m: unknown[]) => c.patch(Projects, { name: "acl" }, { type: "merge", body: { spec: { members: m } } });
+      // alice (admin) adds and removes a ServiceAccount member, as a member's garden terminal needs
+      const start = await members();
+      await write(alice, [...start, robot]);
+      assert.ok((await members()).some((m) => m.name === "robot"));
+      await write(alice, start);
+      await assert.rejects(write(alice, [...start, user("bob", "admin")]), { code: 403, message: 'projects.core.gardener.cloud "acl" is forbidden: user "alice" is not allowed to manage human users or groups in .spec.members for "projects"' });
+      await assert.rejects(alice.get(Projects, { name: "local" }), { code: 403 }, "only her own Project");
+      await write(uma, [...start, user("bob", "viewer")]);
+      assert.equal((await vera.get(Projects, { name: "acl" })).metadata.name, "acl", "a viewer reads the Project");
+      await assert.rejects(write(vera, [...start, robot]), { code: 403, message: /User "vera" cannot patch resource "projects"/ });
+    } finally {
+      for (const c of [alice, vera, uma]) c.close();
+    }
+    const role = await garden.admin.get(ClusterRoles, { name: "gardener.cloud:system:project-member:acl" });
+    assert.deepEqual(role.metadata.ownerReferences?.map((r) => [r.kind, r.name, r.controller, r.blockOwnerDeletion]), [["Project", "acl", true, false]]);
+    await confirmAndDelete("acl");
+    await eventually("the Project's ClusterRoles gone with it", async () => ((await unlessNotFound(garden.admin.get(ClusterRoles, { name: "gardener.cloud:system:project-member:acl" }))) ? undefined : true), 30_000);
+    assert.equal(await unlessNotFound(garden.admin.get(ClusterRoleBindings, { name: "gardener.cloud:system:project-uam:acl" })), undefined);
   });
 
   test("the landscape's Project of an earlier run gets local-member's serviceaccountmanager role, keeping its other members; once is enough", async () => {

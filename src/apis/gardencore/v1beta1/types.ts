@@ -38,6 +38,8 @@ export const PROJECT_ROLE_VIEWER = "viewer";
 export const PROJECT_ROLE_UAM = "uam";
 export const PROJECT_ROLE_SERVICEACCOUNTMANAGER = "serviceaccountmanager";
 export const PROJECT_ROLE_EXTENSION_PREFIX = "extension:";
+/** The custom RBAC verb that lets a user add, change or remove a Project's human members and its owner. */
+export const VERB_PROJECT_MANAGE_MEMBERS = "manage-members";
 export const PROJECT_ROLES = [PROJECT_ROLE_OWNER, PROJECT_ROLE_ADMIN, PROJECT_ROLE_VIEWER, PROJECT_ROLE_UAM, PROJECT_ROLE_SERVICEACCOUNTMANAGER];
 
 export type ConditionStatus = "True" | "False" | "Unknown" | "Progressing";

@@ -1,10 +1,10 @@
 // When the project controller runs (Gardener's): a Project's spec or deletion changes (its generation),
-// changes to the RoleBindings it controls (a binding edited or deleted by hand is restored), the
+// changes to the RoleBindings, ClusterRoles and ClusterRoleBindings it controls (a binding edited or deleted by hand is restored), the
 // deletion of its namespace, and the deletion of a Shoot in the namespace of a Project being deleted
 // (the last one lets the namespace go).
 import type { KubeObject } from "../../../apis/meta/v1/types.ts";
 import type { Shoot } from "../../../apis/gardencore/v1beta1/types.ts";
-import { Namespaces, RoleBindings } from "../../../client/builtins.ts";
+import { ClusterRoleBindings, ClusterRoles, Namespaces, RoleBindings } from "../../../client/builtins.ts";
 import { Projects, Shoots } from "../../../client/garden.ts";
 import { newControllerManagedBy } from "../../../controllerruntime/builder.ts";
 import type { Controller } from "../../../controllerruntime/controller.ts";
@@ -29,6 +29,8 @@ export function addProjectController(mgr: Manager, o: { maxConcurrentReconciles?
     .named(CONTROLLER_NAME)
     .for(Projects, [generationChanged()])
     .owns(RoleBindings)
+    .owns(ClusterRoles)
+    .owns(ClusterRoleBindings)
     .owns(Namespaces, [deletionsOnly()])
     .watches(Shoots, enqueueFromMapFunc(projectInDeletion, mgr.logger), [deletionsOnly()])
     .withOptions({ maxConcurrentReconciles: o.maxConcurrentReconciles ?? 5 })

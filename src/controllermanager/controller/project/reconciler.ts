@@ -1,11 +1,11 @@
 // The GCM's project controller (docs/bastion.md#project), after Gardener's: the finalizer `gardener`,
 // the project namespace (project labels, uid annotation, the Project as owner) and the member and
-// viewer RoleBindings in it, and the Project's `status.phase` with `observedGeneration`: `Pending`
+// viewer RoleBindings in it, the per-project ClusterRoles and ClusterRoleBindings (clusterroles.ts), and the Project's `status.phase` with `observedGeneration`: `Pending`
 // until the first pass, `Ready` after a pass that succeeded, `Failed` after one that did not,
 // `Terminating` while its deletion waits for the namespace's Shoots or the namespace's deletion.
 import { FINALIZER_GARDENER, type Project, type ProjectPhase } from "../../../apis/gardencore/v1beta1/types.ts";
 import { semanticEqual } from "../../../api/equality.ts";
-import { RoleBindings } from "../../../client/builtins.ts";
+import { ClusterRoleBindings, ClusterRoles, RoleBindings } from "../../../client/builtins.ts";
 import type { Client } from "../../../client/client.ts";
 import type { EventRecorder } from "../../../client/events.ts";
 import { Projects, Shoots } from "../../../client/garden.ts";
@@ -13,6 +13,7 @@ import { addFinalizer, createOrPatch, removeFinalizer, unlessNotFound } from "..
 import type { Cache } from "../../../controllerruntime/cache/cache.ts";
 import type { ReconcileContext, Reconciler, Request, Result } from "../../../controllerruntime/reconcile.ts";
 import { ensureNamespace, releaseNamespace } from "./namespace.ts";
+import { desiredClusterRoles } from "./clusterroles.ts";
 import { desiredRoleBindings } from "./rolebindings.ts";
 
 export const RECONCILE_TIMEOUT_MS = 3 * 60 * 1000;
@@ -70,25 +71,41 @@ export class ProjectReconciler implements Reconciler {
     await ensureNamespace(this.d.client, project, namespace, signal).catch((err: unknown) => this.fail(project, err, "", signal));
     this.event(project, "Normal", EVENT_NAMESPACE_RECONCILE_SUCCESSFUL, `Successfully reconciled namespace "${namespace}" for project`);
     try {
-      for (const desired of desiredRoleBindings(project)) {
-        const { result } = await createOrPatch(
-          this.d.client,
-          RoleBindings,
-          { namespace, name: desired.metadata.name! },
-          (rb) => {
-            // Semantic comparison: an empty list the server drops must not cause a patch on every pass.
-            if (!semanticEqual(rb.metadata.ownerReferences, desired.metadata.ownerReferences)) rb.metadata.ownerReferences = desired.metadata.ownerReferences;
-            if (!semanticEqual(rb.roleRef, desired.roleRef)) rb.roleRef = desired.roleRef;
-            if (!semanticEqual(rb.subjects, desired.subjects)) rb.subjects = desired.subjects;
-          },
-          { signal },
-        );
-        if (result !== "unchanged") rc.log.info({ roleBinding: desired.metadata.name, result }, "project role binding written");
-      }
+      await this.rbac(project, namespace, rc, signal);
     } catch (err) {
       await this.fail(project, err, `Error while reconciling RBAC resources for namespace "${namespace}": `, signal);
     }
     await this.phase(project, "Ready", signal);
+  }
+
+  /** The member RoleBindings in the namespace, then the per-project ClusterRoles and their bindings. */
+  private async rbac(project: Project, namespace: string, rc: ReconcileContext, signal: AbortSignal): Promise<void> {
+    // Semantic comparison: an empty list the server drops must not cause a patch on every pass.
+    const keep = <T extends object, K extends keyof T>(current: T, desired: T, fields: K[]) => {
+      for (const f of fields) if (!semanticEqual(current[f], desired[f])) current[f] = desired[f];
+    };
+    const logged = (kind: string, name: string | undefined, result: string) => {
+      if (result !== "unchanged") rc.log.info({ [kind]: name, result }, `project ${kind} written`);
+    };
+    for (const desired of desiredRoleBindings(project)) {
+      const { result } = await createOrPatch(this.d.client, RoleBindings, { namespace, name: desired.metadata.name! }, (rb) => {
+        keep(rb.metadata, desired.metadata, ["ownerReferences"]);
+        keep(rb, desired, ["roleRef", "subjects"]);
+      }, { signal });
+      logged("roleBinding", desired.metadata.name, result);
+    }
+    for (const { role, binding } of desiredClusterRoles(project)) {
+      const written = await createOrPatch(this.d.client, ClusterRoles, { name: role.metadata.name! }, (cr) => {
+        keep(cr.metadata, role.metadata, ["ownerReferences"]);
+        keep(cr, role, ["rules"]);
+      }, { signal });
+      logged("clusterRole", role.metadata.name, written.result);
+      const { result } = await createOrPatch(this.d.client, ClusterRoleBindings, { name: binding.metadata.name! }, (crb) => {
+        keep(crb.metadata, binding.metadata, ["ownerReferences"]);
+        keep(crb, binding, ["roleRef", "subjects"]);
+      }, { signal });
+      logged("clusterRoleBinding", binding.metadata.name, result);
+    }
   }
 
   private async delete(project: Project, rc: ReconcileContext, signal: AbortSignal): Promise<Result | void> {

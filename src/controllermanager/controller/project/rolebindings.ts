@@ -4,7 +4,7 @@
 // `gardener.cloud:system:project-serviceaccountmanager` binds the owner and every member holding
 // `serviceaccountmanager` or `owner`. Each binds the ClusterRole of its own name, is controlled by
 // the Project and stays while its list of subjects is empty (as Gardener's).
-import { API_VERSION, PROJECT_ROLE_ADMIN, PROJECT_ROLE_OWNER, PROJECT_ROLE_SERVICEACCOUNTMANAGER, PROJECT_ROLE_VIEWER } from "../../../apis/gardencore/v1beta1/types.ts";
+import { API_VERSION, PROJECT_ROLE_ADMIN, PROJECT_ROLE_OWNER, PROJECT_ROLE_SERVICEACCOUNTMANAGER, PROJECT_ROLE_UAM, PROJECT_ROLE_VIEWER } from "../../../apis/gardencore/v1beta1/types.ts";
 import type { Project, ProjectMember, ProjectSubject } from "../../../apis/gardencore/v1beta1/types.ts";
 import type { RoleBinding, Subject } from "../../../apis/rbac/v1/types.ts";
 
@@ -49,14 +49,33 @@ export function serviceAccountManagerSubjects(project: Project): Subject[] {
   return ownerAndMembersWith(project, [PROJECT_ROLE_SERVICEACCOUNTMANAGER, PROJECT_ROLE_OWNER]);
 }
 
+/** The members holding `role` (not the owner unless it is such a member). */
+function membersWith(project: Project, role: string): Subject[] {
+  return dedupe((project.spec?.members ?? []).filter((m) => rolesOf(m).includes(role)).map(rbacSubject));
+}
+
 export function viewerSubjects(project: Project): Subject[] {
-  return dedupe((project.spec?.members ?? []).filter((m) => rolesOf(m).includes(PROJECT_ROLE_VIEWER)).map(rbacSubject));
+  return membersWith(project, PROJECT_ROLE_VIEWER);
+}
+
+export function uamSubjects(project: Project): Subject[] {
+  return membersWith(project, PROJECT_ROLE_UAM);
+}
+
+/** The owner alone (none without one). */
+export function ownerSubjects(project: Project): Subject[] {
+  return project.spec?.owner ? [rbacSubject(project.spec.owner)] : [];
+}
+
+/** The Project as controller owner of what the project controller writes for it. */
+export function projectOwnerReference(project: Project, blockOwnerDeletion = true) {
+  return { apiVersion: API_VERSION, kind: "Project", name: project.metadata.name ?? "", uid: project.metadata.uid ?? "", controller: true, blockOwnerDeletion };
 }
 
 /** The three desired RoleBindings (namespace from spec.namespace, which must be set). */
 export function desiredRoleBindings(project: Project): RoleBinding[] {
   const namespace = project.spec?.namespace ?? "";
-  const owner = { apiVersion: API_VERSION, kind: "Project", name: project.metadata.name ?? "", uid: project.metadata.uid ?? "", controller: true, blockOwnerDeletion: true };
+  const owner = projectOwnerReference(project);
   const binding = (name: string, subjects: Subject[]): RoleBinding => ({
     apiVersion: `${RBAC_GROUP}/v1`,
     kind: "RoleBinding",
