@@ -13,8 +13,9 @@ import { resourcePath } from "../../client/resource.ts";
 import type { Clock } from "../../utils/clock.ts";
 import type { TerminalConfig } from "./config.ts";
 import { type HostResolver, clientFor } from "./hosts.ts";
-import { type CreateParams, WEBTERMINAL_SA, terminalSpec } from "./spec.ts";
+import { type CreateParams, WEBTERMINAL_SA, projectOf, terminalSpec } from "./spec.ts";
 import { waitFor } from "./wait.ts";
+import { ensureWebterminalMember } from "./webterminal.ts";
 
 
 export const LABEL_CREATED_BY_HASH = "dashboard.gardener.cloud/created-by-hash";
@@ -115,7 +116,11 @@ export class TerminalService {
       } else {
         const preferredHost = p.preferredHost ?? (user.isAdmin ? "seed" : "shoot");
         const image = p.container?.image || (user.isAdmin ? this.cfg.containerOperator.image : this.cfg.container.image);
-        const spec = await terminalSpec(c, this.cfg, p, user.isAdmin, shoot, preferredHost, image);
+        const memberGarden = target === "garden" && !user.isAdmin;
+        const [spec] = await Promise.all([
+          terminalSpec(c, this.cfg, p, user.isAdmin, shoot, preferredHost, image),
+          memberGarden ? ensureWebterminalMember(c, projectOf(namespace), { namespace, name: WEBTERMINAL_SA }, this.clock) : undefined,
+        ]);
         const obj: Terminal = {
           apiVersion: API_VERSION,
           kind: KIND_TERMINAL,
@@ -131,7 +136,7 @@ export class TerminalService {
           if (err instanceof StatusError && /terminal limit reached/.test(err.message)) throw new StatusError(429, "TooManyRequests", webhookMessage(err));
           throw err;
         });
-        if (target === "garden" && !user.isAdmin) await this.referenceServiceAccount(c, t);
+        if (memberGarden) await this.referenceServiceAccount(c, t);
       }
       return { ...summary(t), hostCluster: { namespace: t.spec.host.namespace } };
     });

@@ -15,6 +15,8 @@ import type { TerminalConfig } from "./config.ts";
 
 export type TargetKind = "garden" | "shoot" | "cp";
 export const WEBTERMINAL_SA = "dashboard-webterminal";
+/** The project of a project namespace (`garden-<project>`). */
+export const projectOf = (namespace: string): string => namespace.replace(/^garden-/, "");
 
 const ManagedSeeds = resourceType<KubeObject & { spec?: { shoot?: { name?: string } } }>({ group: "seedmanagement.gardener.cloud", version: "v1alpha1", kind: "ManagedSeed", plural: "managedseeds", namespaced: true });
 
@@ -106,7 +108,7 @@ export async function terminalSpec(user: Client, cfg: TerminalConfig, p: CreateP
         namespace,
         kubeconfigContextNamespace: namespace,
         apiServer: gardenApi,
-        authorization: { projectMemberships: [{ projectName: namespace.replace(/^garden-/, ""), roles: ["admin"] }] },
+        authorization: { projectMemberships: [{ projectName: projectOf(namespace), roles: ["admin"] }] },
         cleanupProjectMembership: true,
       },
     };

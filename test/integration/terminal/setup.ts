@@ -22,7 +22,7 @@ import { startInProcessApiServer } from "../../support/inprocess.ts";
 export const NS = "garden-p";
 export const SA = "dashboard-webterminal";
 /** Static bearer tokens of the garden (for the dashboard, which authenticates users by token). */
-export const TOKENS = { alice: "alice-token", carol: "carol-token", bob: "bob-token", olga: "olga-token", oscar: "oscar-token" } as const;
+export const TOKENS = { alice: "alice-token", carol: "carol-token", bob: "bob-token", olga: "olga-token", oscar: "oscar-token", vera: "vera-token" } as const;
 
 export interface TerminalsAnswer {
   code: number;
@@ -63,20 +63,25 @@ async function server(dir: string, garden: boolean) {
   return { s: s.server, admin: s.admin, stop: s.stop, pki: await ensurePki(s.options.certDir) };
 }
 
-/** Project namespace garden-p: alice and carol members; alice may also read ServiceAccount dashboard-webterminal and mint its tokens. */
-async function project(admin: Client): Promise<void> {
+/**
+ * Project namespace garden-p: alice and carol members; alice may also read ServiceAccount dashboard-webterminal and mint its tokens.
+ * With `webterminal`, that ServiceAccount exists and is cluster-admin (files without the project controller's RBAC).
+ */
+async function project(admin: Client, webterminal: boolean): Promise<void> {
   await admin.create(Namespaces, { metadata: { name: NS } });
   for (const user of ["alice", "carol"]) {
     await admin.create(RoleBindings, { metadata: { namespace: NS, name: `member-${user}` }, subjects: [{ kind: "User", name: user, apiGroup: "rbac.authorization.k8s.io" }], roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: "gardener.cloud:system:project-member" } });
   }
   await admin.create(Roles, { metadata: { namespace: NS, name: "sa-token" }, rules: [{ apiGroups: [""], resources: ["serviceaccounts", "serviceaccounts/token"], verbs: ["get", "create"] }] });
   await admin.create(RoleBindings, { metadata: { namespace: NS, name: "sa-token-alice" }, subjects: [{ kind: "User", name: "alice", apiGroup: "rbac.authorization.k8s.io" }], roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "Role", name: "sa-token" } });
+  if (!webterminal) return;
   // The credential the garden terminal uses: it creates the access ServiceAccount and bindings on the garden.
   await admin.create(ServiceAccounts, { metadata: { namespace: NS, name: SA } });
   await admin.create(ClusterRoleBindings, { metadata: { name: "dashboard-webterminal" }, subjects: [{ kind: "ServiceAccount", namespace: NS, name: SA }], roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: "cluster-admin" } });
 }
 
-export async function startEnv(o: { timeToLiveMs?: number; maxTerminalsPerUser?: number; honourCleanupProjectMembership?: boolean } = {}): Promise<Env> {
+/** `webterminal: false`: no dashboard-webterminal ServiceAccount and no cluster-admin for it; its rights come from the project's RBAC. */
+export async function startEnv(o: { timeToLiveMs?: number; maxTerminalsPerUser?: number; honourCleanupProjectMembership?: boolean; webterminal?: boolean } = {}): Promise<Env> {
   const dir = mkdtempSync(join(tmpdir(), "terminal-it-"));
   const cleanups: (() => Promise<unknown> | unknown)[] = [() => rmSync(dir, { recursive: true, force: true })];
   const stop = async () => {
@@ -88,7 +93,7 @@ export async function startEnv(o: { timeToLiveMs?: number; maxTerminalsPerUser?:
     const shoot = await server(join(dir, "shoot"), false);
     cleanups.push(() => shoot.stop());
     const [gardenAdmin, shootAdmin] = [garden.admin, shoot.admin];
-    await project(gardenAdmin);
+    await project(gardenAdmin, o.webterminal ?? true);
 
     const clientFor = async (user: string): Promise<Client> => {
       const cert = await issueClientCertificate({ certPem: garden.pki.ca.certPem, keyPem: garden.pki.ca.keyPem }, { commonName: user, organizations: [] });

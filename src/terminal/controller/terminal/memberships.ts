@@ -5,6 +5,7 @@
 // it is a member already), written with the target credential, so the target is the garden. Deletion
 // removes the membership; a Project that is gone, or that the target credential may no longer read
 // while the controller's own garden client finds it gone, has nothing to remove.
+import { type ServiceAccountKey, isServiceAccountMember } from "../../../api/gardencore/members.ts";
 import type { Terminal } from "../../../apis/dashboard/v1alpha1/types.ts";
 import type { Project, ProjectMember } from "../../../apis/gardencore/v1beta1/types.ts";
 import { isForbidden, unlessNotFound } from "../../../apimachinery/errors.ts";
@@ -12,16 +13,6 @@ import type { Client } from "../../../client/client.ts";
 import { Projects } from "../../../client/garden.ts";
 import { retryOnConflict } from "../../../client/helpers.ts";
 
-export interface ServiceAccountKey {
-  namespace: string;
-  name: string;
-}
-
-/** Whether the project member is this ServiceAccount (kind ServiceAccount, or its user name), upstream's IsMember. */
-export function isServiceAccountMember(m: { apiGroup?: string; kind?: string; name?: string; namespace?: string }, sa: ServiceAccountKey): boolean {
-  if (m.kind === "ServiceAccount") return !m.apiGroup && m.name === sa.name && (m.namespace ?? "") === sa.namespace;
-  return m.kind === "User" && m.name === `system:serviceaccount:${sa.namespace}:${sa.name}`;
-}
 
 /** The memberships a Terminal asks for that count: a project name and at least one role. */
 export function membershipsOf(t: Terminal): { projectName: string; roles: string[] }[] {
