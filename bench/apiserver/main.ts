@@ -7,7 +7,9 @@
 // peak RSS and other clients' latency while 1000 watchers never read and a 1 MB object is
 // written 100 times. With --workers 1,2 (a list) each server's creates are measured again with
 // every further worker count (gardener-apiserver --workers), against its own interleaved reference.
-//   npm run bench:apiserver [-- --duration-ms 5000 --slices 5 --watchers 500 --clients 16 --slow-watchers 1000 --slow-writes 100 --workers 1,2]
+// The SQLite server's creates are also measured over HTTP/1.1 and HTTP/2 (one session for all
+// clients), alternating slices of each; --protocols-only measures just that.
+//   npm run bench:apiserver [-- --duration-ms 5000 --slices 5 --watchers 500 --clients 16 --slow-watchers 1000 --slow-writes 100 --workers 1,2 --protocols-only]
 import { mkdtempSync, rmSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
@@ -16,7 +18,7 @@ import { Etcd3 } from "etcd3";
 import { startEtcd } from "../../src/host/etcd.ts";
 import { startApiServerProcess } from "../../test/support/apiserver.ts";
 import { rate, table } from "../support/stats.ts";
-import { measureCreates, measureServer, processCpuMs, type PhaseOptions, type ServerFigures, type Slice } from "./phases.ts";
+import { measureCreates, measureProtocols, measureServer, processCpuMs, type PhaseOptions, type ProtocolFigures, type ServerFigures, type Slice } from "./phases.ts";
 import { measureSlowWatchers, type SlowWatcherFigures, type SlowWatcherOptions, writeSlowWatcherTokens } from "./slow-watchers.ts";
 
 const { values } = parseArgs({
@@ -30,6 +32,7 @@ const { values } = parseArgs({
     "slow-writes": { type: "string", default: "100" },
     "slow-object-bytes": { type: "string", default: "1000000" },
     workers: { type: "string", default: "1,2" },
+    "protocols-only": { type: "boolean", default: false },
   },
 });
 const slow: SlowWatcherOptions = {
@@ -76,6 +79,35 @@ interface WorkerFigure {
 
 /** The load averages (1, 5, 15 min), as uptime prints them. */
 const load = () => loadavg().map((l) => l.toFixed(2)).join(", ");
+
+/** Creates over HTTP/1.1 and HTTP/2 against one SQLite server (one worker). */
+async function protocolFigures(dataDir: string): Promise<ProtocolFigures[]> {
+  console.error(`sqlite-backed server: creates over HTTP/1.1 and HTTP/2 (${opts.slices} slices each, alternating) ...`);
+  const server = await startApiServerProcess({ storage: "sqlite", dataDir });
+  try {
+    return await measureProtocols(server.kubeconfig, server.child.pid!, opts);
+  } finally {
+    await server.stop();
+  }
+}
+
+function printProtocols(figures: ProtocolFigures[]): void {
+  const rows: (string | number)[][] = [["sqlite server, creates", "creates/s", "server CPU ms per create"]];
+  for (const f of figures) rows.push([f.protocol === "h2" ? `HTTP/2 (one session, ${opts.clients} clients)` : `HTTP/1.1 (${opts.clients} connections)`, f.createsPerSec, f.cpuMsPerCreate]);
+  console.log(table(rows));
+}
+
+async function protocolsOnly(): Promise<void> {
+  const loadBefore = load();
+  const work = mkdtempSync(join(tmpdir(), "bench-apiserver-"));
+  try {
+    const figures = await protocolFigures(join(work, "sqlite-protocols"));
+    console.log(`load average (1, 5, 15 min) at the start: ${loadBefore}; at the end: ${load()}`);
+    printProtocols(figures);
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+}
 
 async function main(): Promise<void> {
   const loadBefore = load();
@@ -127,6 +159,7 @@ async function main(): Promise<void> {
     } finally {
       await volatile.stop();
     }
+    const protocols = await protocolFigures(join(work, "sqlite-protocols"));
     const rows: (string | number)[][] = [["figure", "sqlite", "etcd", "sqlite/raw-etcd", "etcd/raw-etcd"]];
     const ratio = (n: number, raw: number) => `${(n / raw).toFixed(2)}x`;
     const sqlite = results.sqlite!;
@@ -163,6 +196,8 @@ async function main(): Promise<void> {
     const workerRows: (string | number)[][] = [["server", "workers", "creates/s", "raw etcd puts/s", "ratio", "server CPU ms per create"]];
     for (const f of perWorkers) workerRows.push([`${f.storage}-backed`, String(f.workers), f.createsPerSec, f.rawPutsPerSec, ratio(f.createsPerSec, f.rawPutsPerSec), f.cpuMsPerCreate]);
     console.log(table(workerRows));
+    console.log("creates by protocol (the SQLite server, one worker; slices of each alternating):");
+    printProtocols(protocols);
     const bestSqlite = Math.max(...perWorkers.filter((f) => f.storage === "sqlite").map((f) => f.createsPerSec / f.rawPutsPerSec));
     const goalCreate = bestSqlite >= 1;
     const bestEtcd = Math.max(...perWorkers.filter((f) => f.storage === "etcd").map((f) => f.createsPerSec / f.rawPutsPerSec));
@@ -182,4 +217,4 @@ async function main(): Promise<void> {
   }
 }
 
-await main();
+await (values["protocols-only"] ? protocolsOnly() : main());

@@ -1,5 +1,5 @@
 // The measured phases of the API server benchmark, each against one running server.
-import { benchClient, expectStatus, type BenchClient } from "./client.ts";
+import { benchClient, expectStatus, type BenchClient, type Protocol } from "./client.ts";
 import { readFileSync } from "node:fs";
 import { rate, summarize } from "../support/stats.ts";
 
@@ -135,6 +135,47 @@ export async function measureCreates(kubeconfig: string, o: PhaseOptions, refere
     return await interleavedCreates(c, serverPid, o, reference, () => undefined);
   } finally {
     c.close();
+  }
+}
+
+export interface ProtocolFigures {
+  protocol: Protocol;
+  createsPerSec: number;
+  cpuMsPerCreate: number;
+}
+
+/**
+ * Creates/s over HTTP/1.1 (one connection per client) and over HTTP/2 (one session for all
+ * clients, as client-go), alternating o.slices slices of each after an unmeasured warm-up of both,
+ * so the machine's other load hits both alike; the server's CPU counts during each one's slices.
+ */
+export async function measureProtocols(kubeconfig: string, serverPid: number, o: PhaseOptions): Promise<ProtocolFigures[]> {
+  const protocols: Protocol[] = ["http/1.1", "h2"];
+  const clients = protocols.map((protocol) => benchClient(kubeconfig, o.clients, { protocol }));
+  try {
+    await namespace(clients[0]!, "bench-protocols");
+    let seq = 0;
+    const slices = clients.map((c) =>
+      slice(o.clients, () => seq++, async (i) => {
+        expectStatus(await c.call("POST", cmPath("bench-protocols"), configMap(`p-${i}`, { k: "v" })), [201], "create");
+      }),
+    );
+    for (const s of slices) await s(o.durationMs / o.slices / 2);
+    const sums = protocols.map(() => ({ ops: 0, ms: 0, cpuMs: 0 }));
+    for (let n = 0; n < o.slices; n++) {
+      // Each round starts with the other protocol, so neither always follows the same one.
+      for (let k = 0; k < slices.length; k++) {
+        const p = (n + k) % slices.length;
+        const cpuBefore = processCpuMs(serverPid);
+        const r = await slices[p]!(o.durationMs / o.slices);
+        sums[p]!.cpuMs += processCpuMs(serverPid) - cpuBefore;
+        sums[p]!.ops += r.ops;
+        sums[p]!.ms += r.ms;
+      }
+    }
+    return protocols.map((protocol, p) => ({ protocol, createsPerSec: (sums[p]!.ops * 1000) / sums[p]!.ms, cpuMsPerCreate: sums[p]!.cpuMs / Math.max(1, sums[p]!.ops) }));
+  } finally {
+    for (const c of clients) c.close();
   }
 }
 

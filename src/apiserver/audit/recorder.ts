@@ -10,6 +10,7 @@ import { isIP } from "node:net";
 import { isStatusError, toStatusError } from "../../apimachinery/errors.ts";
 import type { UserInfo } from "../authentication/types.ts";
 import type { RequestInfo } from "../endpoints/requestinfo.ts";
+import { connectionOf } from "../endpoints/connection.ts";
 import type { AuditSink } from "./log.ts";
 import { atLeast, type Decision, evaluate, type Level, type Policy, type Stage } from "./policy.ts";
 import { microTime } from "../../utils/time.ts";
@@ -79,7 +80,7 @@ export function sourceIPs(req: IncomingMessage): string[] {
   for (const ip of (Array.isArray(xff) ? xff.join(",") : (xff ?? "")).split(",").slice(0, MAX_HEADER_IPS)) add(ip);
   const real = req.headers["x-real-ip"];
   add(Array.isArray(real) ? real[0] : real);
-  add(req.socket.remoteAddress);
+  add(connectionOf(req).remoteAddress);
   return ips;
 }
 

@@ -14,6 +14,7 @@ import type { HandlerDeps } from "./deps.ts";
 import { DEFAULT_VERSION_INFO, metricVerb, type MetricLabels, RequestMetrics } from "./nonresource.ts";
 import { OpenAPIService } from "./openapi.ts";
 import { admit } from "./pipeline.ts";
+import { isHttp2, protocolOf } from "./connection.ts";
 import { parseRequestInfo, type RequestInfo } from "./requestinfo.ts";
 import { serveResource } from "./resource.ts";
 import { writeError } from "./responses.ts";
@@ -66,7 +67,8 @@ export function createHandler(deps: HandlerDeps): ApiHandler {
     const info = parseRequestInfo(req.method ?? "GET", url);
     const headerId = req.headers["x-request-id"];
     const id = typeof headerId === "string" && headerId.length <= 128 ? headerId : randomUUID();
-    if (typeof req.headers.host === "string") lastHost = req.headers.host;
+    const host = req.headers.host ?? req.headers[":authority"];
+    if (typeof host === "string") lastHost = host;
     return { id, url, info, labels: { verb: metricVerb("", req.method ?? "GET"), group: "", resource: "", subresource: "" }, receivedAt: performance.timeOrigin + performance.now() };
   }
 
@@ -115,7 +117,9 @@ export function createHandler(deps: HandlerDeps): ApiHandler {
       deps.logger.error({ err, requestId: st.id, method: req.method, path: st.url.pathname }, "unexpected error while serving request");
     }
     const headers: Record<string, string> = {};
-    if ((err as StatusError | undefined)?.code === 413) headers.Connection = "close";
+    // HTTP/1.1: the rest of the body would have to be read first. HTTP/2 forbids the header; node
+    // resets a stream whose body was left unread once its response is sent.
+    if ((err as StatusError | undefined)?.code === 413 && !isHttp2(req)) headers.Connection = "close";
     st.audit?.failed(err);
     writeError(res, err, headers);
   }
@@ -131,6 +135,7 @@ export function createHandler(deps: HandlerDeps): ApiHandler {
         return;
       }
       res.setHeader("Audit-Id", st.id);
+      metrics.protocol(protocolOf(req));
       res.once("close", () => {
         const seconds = (performance.now() - started) / 1000;
         metrics.observe(st.labels, res.statusCode, seconds);

@@ -75,6 +75,7 @@ export class RequestMetrics {
   private readonly total: Counter<"verb" | "group" | "resource" | "subresource" | "code">;
   private readonly duration: Histogram<"verb" | "group" | "resource" | "subresource">;
   private readonly longRunning: Gauge<"verb" | "group" | "resource">;
+  private readonly protocols: Counter<"protocol">;
 
   constructor(readonly registry: Registry) {
     const registers = [registry];
@@ -97,6 +98,17 @@ export class RequestMetrics {
       labelNames: ["verb", "group", "resource"],
       registers,
     });
+    this.protocols = new Counter({
+      name: "gardener_apiserver_requests_by_protocol_total",
+      help: "Counter of requests (upgrades included) by the HTTP version that carried them: HTTP/2.0 or HTTP/1.1.",
+      labelNames: ["protocol"],
+      registers,
+    });
+  }
+
+  /** Counts a request by its protocol (docs/kubernetes-api.md#http2). */
+  protocol(protocol: string): void {
+    this.protocols.inc({ protocol });
   }
 
   observe(l: MetricLabels, code: number, seconds: number): void {

@@ -7,6 +7,7 @@ import type { AuthenticationRequest, RequestAuthenticator, UserInfo } from "../a
 import type { AuthorizationAttributes, Authorizer } from "../authorization/types.ts";
 import type { ResourceRegistry } from "../registry/registry.ts";
 import type { ResourceDefinition } from "../registry/types.ts";
+import { connectionOf } from "./connection.ts";
 import type { RequestInfo } from "./requestinfo.ts";
 
 export interface AccessDeps {
@@ -21,7 +22,8 @@ const peerSubjects = new WeakMap<object, AuthenticationRequest["peerCertificate"
 
 /** The verified client certificate's subject; only when the TLS layer verified it against the client CA. */
 export function peerCertificateOf(req: IncomingMessage): AuthenticationRequest["peerCertificate"] {
-  const sock = req.socket as Partial<TLSSocket>;
+  // Over HTTP/2 the session's socket: one per connection, as the cache wants.
+  const sock = connectionOf(req) as Partial<TLSSocket>;
   if (!sock.encrypted || !sock.authorized || typeof sock.getPeerCertificate !== "function") return undefined;
   if (peerSubjects.has(sock)) return peerSubjects.get(sock);
   const cert = sock.getPeerCertificate();

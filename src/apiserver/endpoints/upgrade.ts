@@ -57,6 +57,7 @@ export class UpgradeHandler {
   ) {}
 
   handle(req: IncomingMessage, socket: Duplex, head: Buffer): void {
+    this.metrics.protocol(`HTTP/${req.httpVersion}`);
     socket.on("error", () => socket.destroy());
     this.serve(req, socket, head).catch((err: unknown) => {
       if (!(err instanceof Error && err.name === "StatusError")) this.deps.logger.error({ err, path: req.url }, "unexpected error during upgrade");

@@ -4,6 +4,7 @@
 // too slow (its backlog passes a bound of watch-budget.ts: the connection is cut and the backlog
 // released), and on server shutdown (gracefully, so informers re-watch).
 import type { ServerResponse } from "node:http";
+import { constants as h2 } from "node:http2";
 import type { WebSocket } from "ws";
 import type { WatchEvent } from "../../apis/meta/v1/types.ts";
 import { type StatusError, toStatusError } from "../../apimachinery/errors.ts";
@@ -39,7 +40,8 @@ export function httpWatchOutput(res: ServerResponse): WatchOutput {
     },
     begin() {
       if (res.headersSent) return;
-      res.writeHead(200, { "Content-Type": "application/json", "Transfer-Encoding": "chunked", "Cache-Control": "no-cache, private" });
+      // No Content-Length: HTTP/1.1 chunks the body, HTTP/2 sends DATA frames (where Transfer-Encoding is forbidden).
+      res.writeHead(200, { "Content-Type": "application/json", "Cache-Control": "no-cache, private" });
       res.flushHeaders();
     },
     write(data) {
@@ -57,7 +59,11 @@ export function httpWatchOutput(res: ServerResponse): WatchOutput {
       if (!res.writableEnded) res.end();
     },
     abort() {
-      res.destroy();
+      // HTTP/2: only this stream ends, reset with CANCEL so the client sees an error, as a cut
+      // HTTP/1.1 connection is one (a destroy alone would reset it with NO_ERROR).
+      const stream = (res as { stream?: { close(code: number): void } }).stream;
+      if (stream) stream.close(h2.NGHTTP2_CANCEL);
+      else res.destroy();
     },
     onClose(fn) {
       res.once("close", fn);

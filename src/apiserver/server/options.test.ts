@@ -162,6 +162,16 @@ void describe("Gardener API flags", () => {
   });
 });
 
+void describe("--http2-max-streams-per-connection", () => {
+  void it("defaults to 0 (250 streams, as kube-apiserver) and refuses negative values", () => {
+    assert.equal(opts(["--data-dir", "/tmp/x"]).http2MaxStreamsPerConnection, 0);
+    assert.equal(opts(["--data-dir", "/tmp/x", "--http2-max-streams-per-connection", "1000"]).http2MaxStreamsPerConnection, 1000);
+    const r = exit(["--data-dir", "/tmp/x", "--http2-max-streams-per-connection=-1"]);
+    assert.equal(r.code, 2);
+    assert.match(r.stderr, /invalid value "-1" for --http2-max-streams-per-connection/);
+  });
+});
+
 void describe("watch flags", () => {
   void it("default to kube-apiserver's request timeout and bounded watch buffers", () => {
     const o = opts(["--data-dir", "/tmp/x"]);

@@ -79,6 +79,8 @@ export interface ApiServerOptions {
   auditLogBufferSize: number;
   /** A node whose kubelet neither renewed its Lease nor posted Ready for this long is marked Unknown and tainted unreachable. */
   nodeMonitorGracePeriodMs: number;
+  /** Streams one HTTP/2 connection may have open at once (kube-apiserver's flag); 0: 250 (docs/kubernetes-api.md#http2). */
+  http2MaxStreamsPerConnection?: number;
   /** Threads serving requests on the one listening port; 1: the process serves them itself (docs/high-availability.md#workers). */
   workers: number;
   /** The controllers Lease among replicas on one etcd (docs/high-availability.md). */
@@ -155,6 +157,7 @@ function program(): Command {
     .addOption(new Option("--audit-log-maxsize <MB>", "Rotate the audit log when it would grow past this many megabytes (0: 100 when --audit-log-maxage or --audit-log-maxbackup is set, else never).").default(0).argParser(intFlag("--audit-log-maxsize", 0, 1_000_000)))
     .addOption(new Option("--audit-log-batch-buffer-size <n>", "Audit events queued for writing at most; beyond it events are dropped (and counted in the log) rather than requests delayed.").default(10000).argParser(intFlag("--audit-log-batch-buffer-size", 1, 10_000_000)))
     .addOption(new Option("--node-monitor-grace-period <duration>", "How long a node's kubelet may go without renewing its Lease in kube-node-lease (or posting Ready) before the node's conditions become Unknown and it is tainted unreachable (Go duration).").default("40s"))
+    .addOption(new Option("--http2-max-streams-per-connection <n>", "The limit that the server gives to clients for the maximum number of streams in an HTTP/2 connection. Zero means the default of 250.").default(0).argParser(intFlag("--http2-max-streams-per-connection", 0, 2 ** 31 - 1)))
     .addOption(new Option("--workers <n>", "Worker threads serving requests, each a full API server with its own watch cache on the same storage; the process accepts connections on --secure-port and hands them to the workers in turn. 1: the process serves requests itself.").default(1).argParser(intFlag("--workers", 1, 64)))
     .addOption(new Option("--leader-elect [bool]", "Run the controllers kube-controller-manager would run (namespaces, garbage collector, endpoints, node lifecycle, RBAC aggregation, certificates) only while holding the Lease kube-system/gardener-apiserver-controllers, so replicas on one etcd do not run them twice.").default(true))
     .addOption(new Option("--leader-elect-lease-duration <duration>", "How long other replicas wait after the last observed renewal before taking the lease over (Go duration).").default("15s"))
@@ -273,6 +276,7 @@ export function parseOptions(argv: string[]): ParseResult {
       bastionTimeToLiveMs: durationFlag(o.bastionTimeToLive, "--bastion-time-to-live", true),
       shootCredentialsRotationIntervalMs: durationFlag(o.shootCredentialsRotationInterval, "--shoot-credentials-rotation-interval", true),
       minRequestTimeoutSeconds: o.minRequestTimeout as number,
+      http2MaxStreamsPerConnection: o.http2MaxStreamsPerConnection as number,
       watchLimits: {
         perWatchBytes: o.watchBufferBytes as number,
         perUserBytes: o.watchUserBufferBytes as number,

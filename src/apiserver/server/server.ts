@@ -5,9 +5,8 @@
 // admin and scheduler kubeconfigs.
 import { mkdir, readFile } from "node:fs/promises";
 import { createServer as createPlainServer, type IncomingMessage, type Server as PlainServer, type ServerResponse } from "node:http";
-import { createServer, type Server } from "node:https";
 import type { MessagePort } from "node:worker_threads";
-import type { AddressInfo } from "node:net";
+import type { Duplex } from "node:stream";
 import { createHash } from "node:crypto";
 import { hostname } from "node:os";
 import { join, resolve } from "node:path";
@@ -50,6 +49,7 @@ import type { ApiServerOptions } from "./options.ts";
 import { openStorage, startCompaction } from "./storage.ts";
 import { webhookAdmission } from "./webhooks.ts";
 import { clientHost, hostPort, loadTls } from "./tls.ts";
+import { type Listener as SecureListener, listenSecure } from "./serving.ts";
 import { serveRelayed } from "./workers/relay-worker.ts";
 
 export interface StartDeps {
@@ -107,18 +107,18 @@ interface Listener {
   close(): Promise<void>;
 }
 
-function listen(server: Server, port: number, host: string): Promise<Listener> {
-  return new Promise((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(port, host, () => {
-      server.off("error", reject);
-      resolve({ port: (server.address() as AddressInfo).port, close: () => closeListener(server) });
-    });
-  });
+/** HTTP/2 and HTTP/1.1 over TLS (serving.ts). */
+function secureListener(l: SecureListener): Listener {
+  return { port: l.port, close: () => l.close(DRAIN_MS) };
 }
 
-/** A worker's server takes the connections the primary relays to it (the primary did their TLS). */
-function relayed(server: PlainServer, worker: WorkerRole): Listener {
+/**
+ * A worker's server takes the connections the primary relays to it (the primary did their TLS,
+ * offering HTTP/1.1 only: docs/adr/0016-http2.md).
+ */
+function relayedListener(onRequest: (req: IncomingMessage, res: ServerResponse) => void, onUpgrade: (req: IncomingMessage, socket: Duplex, head: Buffer) => void, worker: WorkerRole): Listener {
+  const server: PlainServer = createPlainServer(onRequest);
+  server.on("upgrade", onUpgrade);
   const connections = serveRelayed(server, worker.connections);
   return {
     port: worker.port,
@@ -146,11 +146,16 @@ export async function startApiServer(o: ApiServerOptions, deps: StartDeps = {}):
   let handler: ApiHandler | undefined;
   const starting = () => newServiceUnavailable("the server is starting up");
   const onRequest = (req: IncomingMessage, res: ServerResponse) => (handler ? handler.request(req, res) : writeError(res, starting()));
-  // A worker's connections arrive decrypted: the primary does their TLS.
-  const server: PlainServer = deps.worker ? createPlainServer(onRequest) : createServer({ key: tls.key, cert: tls.cert, ca: tls.clientCAs, requestCert: true, rejectUnauthorized: false }, onRequest);
-  server.on("upgrade", (req, socket, head) => (handler ? handler.upgrade(req, socket, head) : writeRawError(socket, starting())));
-  server.on("tlsClientError", (err) => logger.debug({ err }, "TLS handshake failed"));
-  const listener = deps.worker ? relayed(server, deps.worker) : await listen(server as Server, o.securePort, o.bindAddress);
+  const onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer) => (handler ? handler.upgrade(req, socket, head) : writeRawError(socket, starting()));
+  const listener = deps.worker
+    ? relayedListener(onRequest, onUpgrade, deps.worker)
+    : secureListener(
+        await listenSecure(
+          { tls: { key: tls.key, cert: tls.cert, ca: tls.clientCAs }, maxStreams: o.http2MaxStreamsPerConnection, request: onRequest, upgrade: onUpgrade, tlsClientError: (err) => logger.debug({ err }, "TLS handshake failed") },
+          o.securePort,
+          o.bindAddress,
+        ),
+      );
   const port = listener.port;
   // Work done once per server, not once per worker: the first worker does it.
   const primaryWorker = !deps.worker || deps.worker.index === 0;
@@ -308,21 +313,6 @@ export async function startApiServer(o: ApiServerOptions, deps: StartDeps = {}):
     await runCleanups();
     throw err;
   }
-}
-
-/** Stops accepting and waits for open connections (closing idle ones) up to DRAIN_MS, then cuts the rest. */
-async function closeListener(server: Server): Promise<void> {
-  let done = false;
-  const closed = new Promise<void>((resolve) => server.close(() => resolve())).then(() => {
-    done = true;
-  });
-  const deadline = Date.now() + DRAIN_MS;
-  while (!done && Date.now() < deadline) {
-    server.closeIdleConnections();
-    await Promise.race([closed, new Promise((r) => setTimeout(r, 25))]);
-  }
-  if (!done) server.closeAllConnections();
-  await closed;
 }
 
 async function stopServer(listener: Listener, handler: ApiHandler, runCleanups: () => Promise<void>): Promise<void> {

@@ -8,6 +8,7 @@ import assert from "node:assert/strict";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { Agent, request } from "node:https";
 import { tmpdir } from "node:os";
+import { connect as tlsConnect } from "node:tls";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { pino } from "pino";
@@ -162,6 +163,16 @@ void describe(`gardener-apiserver --workers on ${storage}`, { skip, timeout: 120
     await eventually("audit events of the creates", () => (events().filter((e) => e.verb === "create" && e.stage === "ResponseComplete").length === 5 ? true : undefined));
     for (const e of events()) assert.deepEqual(e.sourceIPs, ["127.0.0.1"]);
     assert.ok(events().some((e) => e.verb === "watch"));
+  });
+
+  void it("offers HTTP/1.1 only by ALPN: a client offering h2 first gets http/1.1 (docs/adr/0016-http2.md)", async () => {
+    const socket = tlsConnect({ host: "127.0.0.1", port: primary.port, ca: kc.caPem, cert: kc.certPem, key: kc.keyPem, servername: "localhost", ALPNProtocols: ["h2", "http/1.1"] });
+    try {
+      await new Promise<void>((resolve, reject) => socket.once("secureConnect", resolve).once("error", reject));
+      assert.equal(socket.alpnProtocol, "http/1.1");
+    } finally {
+      socket.destroy();
+    }
   });
 
   void it("keeps --max-watches-per-user and /metrics for the server as a whole, not per worker", async () => {

@@ -30,7 +30,8 @@ export class ConnectionRelay {
 
   /** `tls`: the serving certificate and key, and the CAs client certificates are verified against. */
   constructor(tls: Pick<TlsOptions, "key" | "cert" | "ca">) {
-    this.server = createServer({ ...tls, requestCert: true, rejectUnauthorized: false, noDelay: true }, (socket) => this.accept(socket));
+    // ALPN: HTTP/1.1 only; the workers' servers speak nothing else (docs/adr/0016-http2.md).
+    this.server = createServer({ ...tls, requestCert: true, rejectUnauthorized: false, noDelay: true, ALPNProtocols: ["http/1.1"] }, (socket) => this.accept(socket));
     this.server.on("tlsClientError", () => {});
   }
 

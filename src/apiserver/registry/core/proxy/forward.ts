@@ -37,9 +37,13 @@ export function upstreamHeaders(req: IncomingMessage): OutgoingHttpHeaders {
   const drop = hopByHop(req.headers);
   const out: OutgoingHttpHeaders = {};
   for (const [k, v] of Object.entries(req.headers)) {
-    if (v === undefined || drop.has(k) || k === "authorization" || k.startsWith("impersonate-")) continue;
+    // HTTP/2's pseudo-headers (:method, :path, :authority, :scheme) are not headers of the upstream request.
+    if (v === undefined || drop.has(k) || k === "authorization" || k.startsWith("impersonate-") || k.startsWith(":")) continue;
     out[k] = v;
   }
+  // HTTP/2 names the host in :authority; the upstream HTTP/1.1 request needs Host.
+  const authority = req.headers[":authority"];
+  if (out.host === undefined && typeof authority === "string") out.host = authority;
   const remote = req.socket.remoteAddress;
   if (remote) out["x-forwarded-for"] = typeof req.headers["x-forwarded-for"] === "string" ? `${req.headers["x-forwarded-for"]}, ${remote}` : remote;
   return out;
