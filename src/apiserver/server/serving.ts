@@ -28,6 +28,8 @@ export interface ServingOptions {
   tls: { key: string; cert: string; ca: string[] };
   /** Streams one HTTP/2 session may have open at once; 0 or undefined: DEFAULT_HTTP2_MAX_STREAMS. */
   maxStreams?: number;
+  /** An HTTP/2 session without a stream for this long is closed; default HTTP2_IDLE_MS (tests shorten it). */
+  idleMs?: number;
   request(req: IncomingMessage, res: ServerResponse): void;
   upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void;
   tlsClientError(err: Error): void;
@@ -57,13 +59,13 @@ class Connections {
   private readonly sessions = new Map<ServerHttp2Session, { open: number; idleSince: number }>();
   private readonly sweep: NodeJS.Timeout;
 
-  constructor(server: Http2SecureServer, windowBytes: number) {
+  constructor(server: Http2SecureServer, windowBytes: number, idleMs: number) {
     server.on("secureConnection", (socket: TLSSocket) => {
       this.sockets.add(socket);
       socket.once("close", () => this.sockets.delete(socket));
     });
     server.on("session", (session: ServerHttp2Session) => this.addSession(session, windowBytes));
-    this.sweep = setInterval(() => this.closeIdle(Date.now() - HTTP2_IDLE_MS), HTTP2_IDLE_MS / 3).unref();
+    this.sweep = setInterval(() => this.closeIdle(Date.now() - idleMs), idleMs / 3).unref();
   }
 
   private addSession(session: ServerHttp2Session, windowBytes: number): void {
@@ -129,7 +131,7 @@ export function listenSecure(o: ServingOptions, port: number, host: string): Pro
   (server as unknown as { keepAliveTimeout: number }).keepAliveTimeout = HTTP1_KEEP_ALIVE_MS;
   server.on("upgrade", (req: IncomingMessage, socket: Duplex, head: Buffer) => o.upgrade(req, socket, head));
   server.on("tlsClientError", (err: Error) => o.tlsClientError(err));
-  const connections = new Connections(server, SESSION_WINDOW_BYTES);
+  const connections = new Connections(server, SESSION_WINDOW_BYTES, o.idleMs ?? HTTP2_IDLE_MS);
   return new Promise((resolve, reject) => {
     server.once("error", reject);
     server.listen(port, host, () => {
