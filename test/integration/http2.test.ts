@@ -1,9 +1,13 @@
 // HTTP/2 in the API server (docs/kubernetes-api.md#http2): ALPN offers h2 and http/1.1; requests and
-// watches share one session; the client certificate authenticates over h2; kubectl negotiates h2;
+// watches share one session; the client certificate authenticates over h2, and the audit log names
+// its user and address; kubectl negotiates h2;
 // HTTP/1.1 upgrades still work; a stalled watch stream is cut at its watch bound while another
 // stream of the same session goes on; an oversized header list is refused without harm.
 import assert from "node:assert/strict";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { constants } from "node:http2";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { connect as tlsConnect } from "node:tls";
 import { after, before, describe, it } from "node:test";
 import { WebSocket } from "ws";
@@ -17,13 +21,18 @@ import { h2Request, h2Session, h2Watch } from "../support/http2.ts";
 const WATCH_BOUND = 256 * 1024;
 
 let s: InProcessServer;
+const dir = mkdtempSync(join(tmpdir(), "http2-"));
+const auditLog = join(dir, "audit.log");
 
 before(async () => {
-  s = await startInProcessApiServer({ flags: ["--watch-buffer-bytes", String(WATCH_BOUND)] });
+  const policy = join(dir, "policy.yaml");
+  writeFileSync(policy, "apiVersion: audit.k8s.io/v1\nkind: Policy\nrules:\n  - level: Request\n    resources: [{ group: \"\", resources: [configmaps] }]\n    namespaces: [audited]\n  - level: None\n");
+  s = await startInProcessApiServer({ flags: ["--watch-buffer-bytes", String(WATCH_BOUND), "--audit-policy-file", policy, "--audit-log-path", auditLog] });
 });
 
 after(async () => {
   await s?.stop();
+  rmSync(dir, { recursive: true, force: true });
 });
 
 const cms = (ns = "default") => `/api/v1/namespaces/${ns}/configmaps`;
@@ -90,6 +99,18 @@ void describe("HTTP/2", () => {
       admin.session.close();
       anonymous.session.close();
     }
+  });
+
+  it("audits a request over h2 with the session's user and the connection's address", async () => {
+    await create("/api/v1/namespaces", { apiVersion: "v1", kind: "Namespace", metadata: { name: "audited" } });
+    await create(cms("audited"), { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "audited-over-h2" } });
+    type Event = { verb: string; stage: string; user: { username: string }; sourceIPs: string[]; requestObject?: { metadata: { name: string } } };
+    const events = () => (existsSync(auditLog) ? readFileSync(auditLog, "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l) as Event) : []);
+    await pollFor("the create's audit event", () => events().some((e) => e.stage === "ResponseComplete" && e.requestObject?.metadata.name === "audited-over-h2"));
+    const e = events().find((x) => x.stage === "ResponseComplete" && x.requestObject?.metadata.name === "audited-over-h2")!;
+    assert.equal(e.verb, "create");
+    assert.equal(e.user.username, "system:admin");
+    assert.deepEqual(e.sourceIPs, ["127.0.0.1"]);
   });
 
   for (const version of [latestKubectl, oldestKubectl]) {
