@@ -16,6 +16,7 @@ import { type InProcessServer, startInProcessApiServer } from "../support/inproc
 import { readKubeconfig } from "../support/kubeconfig.ts";
 import { kubectlFor, oldestKubectl, latestKubectl, skipUnlessKubectl } from "../support/kubectl.ts";
 import { h2Request, h2Session, h2Watch } from "../support/http2.ts";
+import { rawClient } from "../support/http.ts";
 
 /** A watch may hold this much undelivered (the server's --watch-buffer-bytes). */
 const WATCH_BOUND = 256 * 1024;
@@ -191,6 +192,14 @@ void describe("HTTP/2", () => {
       assert.equal(ok.status, 200);
     } finally {
       session.close();
+    }
+    // The same bound over HTTP/1.1: 431, and the server goes on.
+    const h1 = rawClient(s.server.adminKubeconfigPath);
+    try {
+      assert.equal((await h1.request({ path: cms(), headers: { "x-big": "y".repeat(20 * 1024) } })).status, 431);
+      assert.equal((await h1.request({ path: "/readyz" })).status, 200);
+    } finally {
+      h1.close();
     }
   });
 });
