@@ -2,7 +2,8 @@
 // watches share one session; the client certificate authenticates over h2, and the audit log names
 // its user and address; kubectl negotiates h2;
 // HTTP/1.1 upgrades still work; a stalled watch stream is cut at its watch bound while another
-// stream of the same session goes on; an oversized header list is refused without harm.
+// stream of the same session goes on, and one paused within the bound resumes; an oversized header
+// list is refused without harm.
 import assert from "node:assert/strict";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { constants } from "node:http2";
@@ -172,6 +173,28 @@ void describe("HTTP/2", () => {
       const again = await h2Request(session, "GET", `${cms(ns)}/big-5`);
       assert.equal(again.status, 200);
       reading.stream.close();
+    } finally {
+      session.close();
+    }
+  });
+
+  it("resumes a watch stream whose client paused within the bound: the server waits for the window, then sends the rest", async () => {
+    const { session } = await h2Session(s.server.adminKubeconfigPath);
+    try {
+      const ns = "pause";
+      await create("/api/v1/namespaces", { apiVersion: "v1", kind: "Namespace", metadata: { name: ns } });
+      const w = h2Watch(session, `${cms(ns)}?watch=true`);
+      await w.started;
+      w.stream.pause();
+      // Two times 100 KiB: more than the stream's window (64 KiB), less than the watch bound.
+      const data = { d: "x".repeat(100 * 1024) };
+      for (const name of ["p-0", "p-1"]) await create(cms(ns), { apiVersion: "v1", kind: "ConfigMap", metadata: { name }, data });
+      // The window is full: the rest waits on the server.
+      await pollFor("the paused stream's window to fill", () => w.stream.readableLength >= 60 * 1024);
+      w.stream.resume();
+      await pollFor("both events after the pause", () => ["p-0", "p-1"].every((n) => w.events.some((e) => e.type === "ADDED" && e.object.metadata.name === n)));
+      assert.ok(!w.stream.closed);
+      w.stream.close();
     } finally {
       session.close();
     }
