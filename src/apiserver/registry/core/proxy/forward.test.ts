@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
-import { type IncomingMessage, type Server, createServer, request } from "node:http";
+import { type IncomingMessage, type Server, type ServerResponse, createServer, request } from "node:http";
 import { createServer as createHttpsServer } from "node:https";
+import { connect as h2connect, createServer as createH2Server } from "node:http2";
 import { type AddressInfo, connect } from "node:net";
 import type { Duplex } from "node:stream";
 import type { TLSSocket } from "node:tls";
@@ -105,6 +106,45 @@ test("method, path, query, body and headers reach the target without the client'
   assert.equal(got.headers["impersonate-user"], undefined);
   assert.equal(got.headers["x-custom"], "kept");
   assert.equal(got.headers["x-forwarded-for"], "10.0.0.9, 127.0.0.1");
+});
+
+test("over HTTP/2: the target gets Host from :authority and no pseudo-headers; the answer comes back without connection headers", async () => {
+  location = direct();
+  options = {};
+  // The front again, as an HTTP/2 server (cleartext): the same handler through node's compatibility request and response.
+  const h2front = createH2Server((req, res) => {
+    const url = new URL(req.url, "http://x");
+    void forward(location, { req: req as unknown as IncomingMessage, res: res as unknown as ServerResponse, path: url.pathname, rawQuery: url.search.slice(1), maxBodyBytes }, options).catch((err: unknown) => {
+      if (!res.headersSent) res.writeHead(toStatusError(err).code).end(String(err));
+    });
+  });
+  await new Promise<void>((r) => h2front.listen(0, "127.0.0.1", r));
+  const session = h2connect(`http://127.0.0.1:${(h2front.address() as AddressInfo).port}`);
+  try {
+    const res = await new Promise<{ status: number; headers: Record<string, unknown>; body: string }>((resolve, reject) => {
+      const st = session.request({ ":method": "POST", ":path": "/h2?x=1", ":authority": "api.example:6443", "x-custom": "kept" });
+      let headers: Record<string, unknown> = {};
+      let body = "";
+      st.on("response", (h) => (headers = h));
+      st.on("data", (c: Buffer) => (body += String(c)));
+      st.on("end", () => resolve({ status: Number(headers[":status"]), headers, body }));
+      st.on("error", reject);
+      st.end("over-h2");
+    });
+    assert.equal(res.status, 201, res.body);
+    assert.equal(res.headers["x-target"], "yes");
+    assert.equal(res.headers.connection, undefined);
+    const got = JSON.parse(res.body) as Seen;
+    assert.equal(got.url, "/h2?x=1");
+    assert.equal(got.body, "over-h2");
+    assert.equal(got.headers.host, "api.example:6443");
+    assert.equal(got.headers["x-custom"], "kept");
+    assert.deepEqual(Object.keys(got.headers).filter((k) => k.startsWith(":")), []);
+    assert.equal(got.headers["x-forwarded-for"], "127.0.0.1");
+  } finally {
+    session.close();
+    h2front.close();
+  }
 });
 
 test("a large answer is streamed through completely", async () => {
