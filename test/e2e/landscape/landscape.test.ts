@@ -1,6 +1,7 @@
 // `gardener-local` end to end (root): `up` on a fresh state directory reaches ready with two Nodes that
 // publish host keys; the kubeconfigs work with kubectl (the project member sees the project's shoots but
-// not seeds); the garden's audit log answers who had access (audit.ts); `gardenctl ssh` opens an
+// not seeds); a member's garden terminal through the dashboard's API reaches the garden and leaves
+// nothing behind; the garden's audit log answers who had access (audit.ts); `gardenctl ssh` opens an
 // interactive shell and keeps a bastion until SIGINT (../gardenctl-shell/shell.ts); `status` lists components and machines; a killed component is restarted; `up` after a
 // SIGKILL of the supervisor works; `down` leaves no namespace, link, mount, process or nft table behind.
 import assert from "node:assert/strict";
@@ -10,9 +11,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { ANNOTATION_SSH_HOST_KEYS } from "../../../src/api/gardencore/osc.ts";
-import { isForbidden } from "../../../src/apimachinery/errors.ts";
-import { Secrets } from "../../../src/client/builtins.ts";
+import { isForbidden, isNotFound } from "../../../src/apimachinery/errors.ts";
+import { Secrets, ServiceAccounts } from "../../../src/client/builtins.ts";
 import { Client } from "../../../src/client/client.ts";
+import { Projects } from "../../../src/client/garden.ts";
 import { Nodes } from "../../../src/nodeagent/node.ts";
 import { eventually } from "../../support/http.ts";
 import { hostSnapshot, skipUnlessRoot } from "../support/landscape.ts";
@@ -23,6 +25,7 @@ import { Layout, MEMBER_USER, SHOOT_TECHNICAL_ID } from "../../../src/landscape/
 import { ensureWebDist } from "../../../src/landscape/webdist.ts";
 import { LandscapeBrowser, chromiumSkip } from "./browser.ts";
 import { browserTerminalJourney, memberLogin, operatorLogin } from "./terminal-browser.ts";
+import { Attached, DashboardApi, assertTerminalGone, openTerminal, traceOf } from "./terminal.ts";
 
 const skip = skipUnlessRoot;
 const PREFIX = "gle-";
@@ -175,6 +178,42 @@ describe("gardener-local e2e", { skip, timeout: 1_200_000 }, () => {
     assert.equal(admin.code, 0, admin.stderr);
     const nodes = await kubectl(latestKubectl, ["get", "nodes"], { kubeconfig: join(dir, "shoot-local.kubeconfig") });
     assert.equal(nodes.stdout.split("\n").filter((l) => l.includes("worker-w")).length, 2);
+  });
+
+  test("a member's garden terminal (the dashboard's API): on a shoot worker, kubectl reaches the garden as the access ServiceAccount and lists the project's shoots; after remove nothing is left and dashboard-webterminal left the project's members", async () => {
+    const layout = new Layout(dir);
+    const api = new DashboardApi(layout);
+    const { session, ms } = await openTerminal(api, "garden");
+    const trace = await traceOf(layout, session);
+    assert.match(trace.pod.nodeName, /^shoot--local--local-worker-w\d$/, "the member's garden terminal runs on a shoot worker");
+    assert.deepEqual(trace.namespaces, [`term-${trace.id}`, "garden-local"]);
+    const garden = Client.fromKubeconfigFile(layout.gardenKubeconfig, { fieldManager: "e2e" });
+    try {
+      const members = async () => (await garden.get(Projects, { name: "local" })).spec?.members ?? [];
+      assert.ok((await members()).some((m) => m.kind === "ServiceAccount" && m.name === "dashboard-webterminal"), "the dashboard made dashboard-webterminal a project member");
+      const shell = await Attached.open(layout, session);
+      try {
+        const whoami = await shell.runUntil("kubectl auth whoami", /Username\s+system:serviceaccount:garden-local:term-access-\S+/);
+        assert.ok(whoami.includes(`term-access-${trace.id}`), whoami);
+        // the access ServiceAccount's project membership reaches the project's RoleBinding a moment after it joins
+        await shell.runUntil("kubectl get shoots -n garden-local", /^local\s+local\s/m);
+      } finally {
+        shell.close();
+      }
+      await api.call("remove", { name: session.name, namespace: session.namespace });
+      await assertTerminalGone(layout, PREFIX, trace);
+      const left = async () => {
+        const sa = await garden.get(ServiceAccounts, { namespace: "garden-local", name: "dashboard-webterminal" }).then(() => ["ServiceAccount dashboard-webterminal"], (err: unknown) => (isNotFound(err) ? [] : Promise.reject(err)));
+        const names = (await members()).filter((m) => m.kind === "ServiceAccount").map((m) => `member ${m.name}`);
+        return [...sa, ...names];
+      };
+      await eventually("dashboard-webterminal and the access ServiceAccount out of the project, the ServiceAccount deleted", async () => ((await left()).length === 0 ? true : undefined), 60_000, 250).catch(async (err: Error) => {
+        throw new Error(`${err.message}: ${(await left()).join("; ")}`);
+      });
+    } finally {
+      garden.close();
+    }
+    process.stderr.write(`member garden terminal: create -> ready in ${Math.round(ms)} ms\n`);
   });
 
   let browser: LandscapeBrowser | undefined;

@@ -6,14 +6,11 @@
 import assert from "node:assert/strict";
 import { readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { Pods } from "../../../src/client/builtins.ts";
-import { Client } from "../../../src/client/client.ts";
-import { Terminals } from "../../../src/client/garden.ts";
 import { Layout } from "../../../src/landscape/layout.ts";
 import { OPERATOR_USER, operatorTokenPath } from "../../../src/landscape/operator-terminals.ts";
 import { eventually } from "../../support/http.ts";
 import { LandscapeBrowser, type DashboardPage, type PaneButton } from "./browser.ts";
-import { DashboardApi, assertTerminalGone, type TerminalTrace } from "./terminal.ts";
+import { DashboardApi, assertTerminalGone, traceOf, type TerminalTrace } from "./terminal.ts";
 
 const PROJECT = "local", NAMESPACE = "garden-local", SHOOT = "local";
 
@@ -37,34 +34,6 @@ export interface JourneyResult {
   /** Click on the pane's button -> a prompt on screen, in ms. */
   clickToPrompt: number;
   trace: TerminalTrace;
-}
-
-const kubeconfig = (layout: Layout, cluster: "shoot" | "seed"): string => (cluster === "shoot" ? layout.shootKubeconfig : join(layout.apiServerDir("seed"), "admin.kubeconfig"));
-
-/** The Terminal, its id and where its pod runs, read as admin from the garden and the host cluster. */
-async function traceOf(layout: Layout, terminal: { namespace: string; name: string }): Promise<TerminalTrace> {
-  const garden = Client.fromKubeconfigFile(layout.gardenKubeconfig, { fieldManager: "e2e" });
-  let t;
-  try {
-    t = await garden.get(Terminals, terminal);
-  } finally {
-    garden.close();
-  }
-  const id = t.spec.identifier;
-  const nsOf = (side: { namespace?: string; temporaryNamespace?: boolean }): string => (side.temporaryNamespace ? `term-${id}` : side.namespace ?? `term-${id}`);
-  const hostCluster = t.spec.host.credentials.shootRef ? "shoot" : "seed";
-  const hostNs = nsOf(t.spec.host);
-  const host = Client.fromKubeconfigFile(kubeconfig(layout, hostCluster), { fieldManager: "e2e" });
-  try {
-    const pod = await host.get(Pods, { namespace: hostNs, name: t.status?.podName ?? `term-${id}` });
-    return {
-      terminal, id,
-      namespaces: [hostNs, nsOf(t.spec.target)],
-      pod: { uid: pod.metadata.uid ?? "", nodeName: pod.spec?.nodeName ?? "" },
-    };
-  } finally {
-    host.close();
-  }
 }
 
 async function inPane(layout: Layout, d: DashboardPage, j: Journey): Promise<{ clickToPrompt: number; trace: TerminalTrace; recording: string; size: string }> {

@@ -63,10 +63,15 @@ export interface Session {
 }
 
 /** `create` then `fetch` of a member's shoot terminal; the session and how long create -> ready took. */
-export async function openShootTerminal(api: DashboardApi, image = OPS_TOOLBELT): Promise<{ session: Session; ms: number }> {
+export function openShootTerminal(api: DashboardApi, image = OPS_TOOLBELT): Promise<{ session: Session; ms: number }> {
+  return openTerminal(api, "shoot", image);
+}
+
+/** `create` then `fetch` of a member's terminal on shoot `local` with the given target (`garden`: the project's garden terminal). */
+export async function openTerminal(api: DashboardApi, target: "shoot" | "garden", image = OPS_TOOLBELT): Promise<{ session: Session; ms: number }> {
   const started = performance.now();
   const created = await api.call<{ metadata: { name: string; namespace: string } }>("create", {
-    coordinate: { namespace: "garden-local", name: "local", target: "shoot" }, identifier: randomUUID(), container: { image },
+    coordinate: { namespace: "garden-local", name: "local", target }, identifier: randomUUID(), container: { image },
   });
   const fetched = await api.call<Omit<Session, "name" | "namespace">>("fetch", { name: created.metadata.name, namespace: created.metadata.namespace });
   return { session: { ...created.metadata, ...fetched }, ms: performance.now() - started };
@@ -108,6 +113,21 @@ export class Attached {
     });
   }
 
+  /** Types `line` (and Enter) until the output after it matches, again every `everyMs` (what it waits for may lag). */
+  async runUntil(line: string, re: RegExp, timeoutMs = 60_000, everyMs = 5000): Promise<string> {
+    const deadline = performance.now() + timeoutMs;
+    for (;;) {
+      const from = this.out.length;
+      this.type(`${line}\r`);
+      try {
+        await this.until(re, from, Math.min(everyMs, Math.max(1, deadline - performance.now())));
+        return this.out.slice(from);
+      } catch (err) {
+        if (performance.now() >= deadline) throw err;
+      }
+    }
+  }
+
   close(): void {
     this.ws.close();
   }
@@ -123,6 +143,34 @@ export interface TerminalTrace {
   /** The namespaces of the host and target sides (term-<id> for temporary ones). */
   namespaces: string[];
   pod: { uid: string; nodeName: string };
+}
+
+const kubeconfigOf = (layout: Layout, cluster: "shoot" | "seed"): string => (cluster === "shoot" ? layout.shootKubeconfig : join(layout.apiServerDir("seed"), "admin.kubeconfig"));
+
+/** The Terminal, its id and where its pod runs, read as admin from the garden and the host cluster. */
+export async function traceOf(layout: Layout, terminal: { namespace: string; name: string }): Promise<TerminalTrace> {
+  const garden = Client.fromKubeconfigFile(layout.gardenKubeconfig, { fieldManager: "e2e" });
+  let t;
+  try {
+    t = await garden.get(Terminals, terminal);
+  } finally {
+    garden.close();
+  }
+  const id = t.spec.identifier;
+  const nsOf = (side: { namespace?: string; temporaryNamespace?: boolean }): string => (side.temporaryNamespace ? `term-${id}` : side.namespace ?? `term-${id}`);
+  const hostCluster = t.spec.host.credentials.shootRef ? "shoot" : "seed";
+  const hostNs = nsOf(t.spec.host);
+  const host = Client.fromKubeconfigFile(kubeconfigOf(layout, hostCluster), { fieldManager: "e2e" });
+  try {
+    const pod = await host.get(Pods, { namespace: hostNs, name: t.status?.podName ?? `term-${id}` });
+    return {
+      terminal, id,
+      namespaces: [hostNs, nsOf(t.spec.target)],
+      pod: { uid: pod.metadata.uid ?? "", nodeName: pod.spec?.nodeName ?? "" },
+    };
+  } finally {
+    host.close();
+  }
 }
 
 /** The worker machine of a node of the shoot or the seed (`<node network>-worker-<name>`). */
