@@ -60,3 +60,33 @@ test("allocateIn: a /16 with thousands taken allocates the lowest free address, 
   for (const k of ["a", "b", "c", "d", "e"]) allocateIn(small, "p", "10.0.0.0/29", k);
   assert.throws(() => allocateIn(small, "p", "10.0.0.0/29", "f", { what: "node network" }), /no free address in 10\.0\.0\.0\/29 \(node network\): all 5 usable addresses are taken/);
 });
+
+test("FileAddressBook: updates queued behind a write share the next one; a change that throws is left out alone", async () => {
+  const dir = await mkdtemp(join(tmpdir(), "pl-book-"));
+  try {
+    const book = new FileAddressBook(join(dir, "addresses.json"));
+    const first = book.update((x) => allocateIn(x, "public", "192.168.250.0/24", "first"));
+    // Queued while the first round runs: one more round for all of them.
+    const keys = Array.from({ length: 9 }, (_, i) => `k${i}`);
+    const rest = keys.map((k) =>
+      book.update((x) => {
+        if (k === "k4") {
+          allocateIn(x, "public", "192.168.250.0/24", "half-done");
+          throw new Error("k4 fails after a change");
+        }
+        return allocateIn(x, "public", "192.168.250.0/24", k);
+      }),
+    );
+    const settled = await Promise.allSettled([first, ...rest]);
+    assert.equal(book.rounds, 2, "one round for the first update, one for the nine queued behind it");
+    const failed = settled.filter((r) => r.status === "rejected");
+    assert.deepEqual(failed.map((r) => (r as PromiseRejectedResult).reason.message), ["k4 fails after a change"]);
+    const stored = JSON.parse(await readFile(book.file, "utf8")) as Record<string, Record<string, string>>;
+    assert.deepEqual(Object.keys(stored.public!).sort(), ["first", ...keys.filter((k) => k !== "k4")].sort(), "the failed change's half is not stored");
+    const values = settled.filter((r) => r.status === "fulfilled").map((r) => (r as PromiseFulfilledResult<string>).value);
+    assert.equal(new Set(values).size, 9, "nine distinct addresses");
+    for (const k of Object.keys(stored.public!)) assert.ok(values.includes(stored.public![k]!), `${k}'s stored address is the one its caller got`);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});

@@ -40,8 +40,18 @@ export class MemoryAddressBook implements AddressBook {
   }
 }
 
+interface PendingUpdate {
+  change: (a: Allocations) => unknown;
+  resolve: (value: unknown) => void;
+  reject: (err: unknown) => void;
+}
+
 export class FileAddressBook implements AddressBook {
-  private readonly mutex = new KeyedMutex();
+  private queue: PendingUpdate[] = [];
+  private draining = false;
+  /** Locked read-modify-writes of the file so far: updates queued meanwhile share the next one. */
+  rounds = 0;
+
   constructor(readonly file: string) {}
 
   async read(): Promise<Allocations> {
@@ -53,19 +63,58 @@ export class FileAddressBook implements AddressBook {
     }
   }
 
+  /**
+   * Updates that arrive while a write is under way share the next one (ten bastions created at once cost
+   * two rounds of lock, read, write and rename, not ten). Each change still applies alone, in arrival
+   * order: one that throws is left out (its copy of the book is dropped) and only its caller sees the error.
+   * Every caller's promise settles once the file holding its change is in place.
+   */
   update<T>(change: (a: Allocations) => T): Promise<T> {
-    // The in-process mutex first, so this process's own updates queue here instead of polling the lock.
-    return this.mutex.run("book", async () => {
+    return new Promise<T>((resolve, reject) => {
+      this.queue.push({ change, resolve: resolve as (value: unknown) => void, reject });
+      if (!this.draining) void this.drain();
+    });
+  }
+
+  private async drain(): Promise<void> {
+    this.draining = true;
+    try {
+      while (this.queue.length > 0) await this.round(this.queue.splice(0));
+    } finally {
+      this.draining = false;
+    }
+  }
+
+  private async round(batch: PendingUpdate[]): Promise<void> {
+    const outcomes: ({ ok: true; value: unknown } | { ok: false; err: unknown })[] = [];
+    try {
       await mkdir(dirname(this.file), { recursive: true });
-      return withFileLock(`${this.file}.lock`, async () => {
-        const data = await this.read();
-        const out = change(data);
+      await withFileLock(`${this.file}.lock`, async () => {
+        this.rounds++;
+        let data = await this.read();
+        for (const u of batch) {
+          const copy = structuredClone(data);
+          try {
+            outcomes.push({ ok: true, value: u.change(copy) });
+            data = copy;
+          } catch (err) {
+            outcomes.push({ ok: false, err });
+          }
+        }
+        if (!outcomes.some((o) => o.ok)) return;
         for (const [pool, entries] of Object.entries(data)) if (Object.keys(entries).length === 0) delete data[pool];
         const tmp = `${this.file}.${process.pid}.tmp`;
         await writeFile(tmp, JSON.stringify(data, null, 2) + "\n", { mode: 0o600 });
         await rename(tmp, this.file);
-        return out;
       });
+    } catch (err) {
+      for (const u of batch) u.reject(err);
+      return;
+    }
+    batch.forEach((u, i) => {
+      const o = outcomes[i]!;
+      if (o.ok) u.resolve(o.value);
+      else u.reject(o.err);
     });
   }
 }
