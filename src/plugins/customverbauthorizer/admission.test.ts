@@ -75,6 +75,17 @@ describe("CustomVerbAuthorizer", () => {
     await p.validate(update("olga", project([ALICE]), project([ALICE], other)));
   });
 
+  it("who owns the Project comes from the stored one: naming oneself owner in the request grants nothing, also where none is stored", async () => {
+    const { p } = plugin();
+    const bob: ProjectMember = { apiGroup: RBAC, kind: "User", name: "bob", role: "admin" };
+    const alice = { apiGroup: RBAC, kind: "User" as const, name: "alice" };
+    const ownerless: Project = { metadata: { name: "p" }, spec: { namespace: "garden-p", members: [ALICE] } };
+    await assert.rejects(p.validate(update("alice", ownerless, project([ALICE, bob], alice))), { code: 403, message: /manage human users or groups/ });
+    await assert.rejects(p.validate(update("alice", ownerless, project([ALICE], alice))), { code: 403, message: /manage owner in \.spec\.owner/ });
+    await assert.rejects(p.validate(update("alice", project([ALICE]), project([ALICE, bob], alice))), { code: 403, message: /manage human users or groups/ });
+    await assert.rejects(p.validate(update("alice", ownerless, { ...ownerless, spec: { ...ownerless.spec!, members: [ALICE, bob] } })), { code: 403 }, "no stored owner: nobody is owner");
+  });
+
   it("on create: the first owner needs nothing, human members need manage-members unless the creator is the owner", async () => {
     const { p } = plugin();
     const create = (user: string, now: Project): AdmissionAttributes => ({ operation: "CREATE", resource: projectDefinition, subresource: "", name: "p", user: { username: user, groups: [] }, dryRun: false, object: now });

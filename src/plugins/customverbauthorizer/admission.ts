@@ -5,8 +5,8 @@
 // members (src/controllermanager/controller/project/clusterroles.ts). So a member with role `admin`,
 // who may patch the Project, may add and remove ServiceAccount members (a garden terminal's
 // dashboard-webterminal and access ServiceAccounts) but not grant people access. The owner changes
-// members and owner without the verb; a Project's first owner needs none; a member entry that names
-// the owner is not counted. Validating; CREATE and UPDATE of projects.
+// members and owner without the verb (who the owner is comes from the stored Project); a Project's first
+// owner needs none; a member entry that names the owner is not counted. Validating; CREATE and UPDATE of projects.
 import { GROUP, VERB_PROJECT_MANAGE_MEMBERS, type Project, type ProjectMember, type ProjectSubject } from "../../apis/gardencore/v1beta1/types.ts";
 import { newForbidden } from "../../apimachinery/errors.ts";
 import type { AdmissionAttributes, AdmissionPlugin } from "../../apiserver/admission/types.ts";
@@ -56,18 +56,27 @@ export function userIsOwner(user: UserInfo, owner: ProjectSubject | undefined): 
 const sameSet = (a: Set<string>, b: Set<string>): boolean => a.size === b.size && [...a].every((x) => b.has(x));
 const sameSubject = (a: ProjectSubject | undefined, b: ProjectSubject | undefined): boolean => JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
 
+/**
+ * Whether the user owns the Project. On an update that is decided from the stored Project, never from the
+ * request (which may name a new owner, the user herself), and a stored Project without owner has none.
+ */
+function ownsProject(user: UserInfo, old: Project | undefined, now: Project): boolean {
+  if (!old) return userIsOwner(user, now.spec?.owner);
+  const owner = old.spec?.owner;
+  return owner !== undefined && userIsOwner(user, owner);
+}
+
 export function mustCheckMembers(old: Project | undefined, now: Project, user: UserInfo): boolean {
+  if (ownsProject(user, old, now)) return false;
   const owner = now.spec?.owner;
-  if (userIsOwner(user, owner)) return false;
   return !sameSet(humanMemberships(old?.spec?.members ?? [], owner), humanMemberships(now.spec?.members ?? [], owner));
 }
 
+/** A new Project's first owner needs nothing (creating it is for RBAC to allow); any later change of owner does. */
 export function mustCheckOwner(old: Project | undefined, now: Project, user: UserInfo): boolean {
-  const before = old?.spec?.owner;
-  const after = now.spec?.owner;
-  if (!before && after) return false;
-  if (userIsOwner(user, before)) return false;
-  return !sameSubject(before, after);
+  if (!old) return false;
+  if (sameSubject(old.spec?.owner, now.spec?.owner)) return false;
+  return !ownsProject(user, old, now);
 }
 
 export class CustomVerbAuthorizer implements AdmissionPlugin {
