@@ -8,6 +8,7 @@ import { WebSocketServer } from "ws";
 import { newBadRequest, newPathNotFound, toStatusError } from "../../apimachinery/errors.ts";
 import { stripWebSocketTokenProtocol } from "../authentication/bearer.ts";
 import type { HandlerDeps } from "./deps.ts";
+import { protocolOf } from "./connection.ts";
 import { metricVerb, type RequestMetrics } from "./nonresource.ts";
 import { parseListOptions, storeWatchOptions } from "./params.ts";
 import { admit, checkAccess } from "./pipeline.ts";
@@ -57,7 +58,7 @@ export class UpgradeHandler {
   ) {}
 
   handle(req: IncomingMessage, socket: Duplex, head: Buffer): void {
-    this.metrics.protocol(`HTTP/${req.httpVersion}`);
+    this.metrics.protocol(protocolOf(req));
     socket.on("error", () => socket.destroy());
     this.serve(req, socket, head).catch((err: unknown) => {
       if (!(err instanceof Error && err.name === "StatusError")) this.deps.logger.error({ err, path: req.url }, "unexpected error during upgrade");

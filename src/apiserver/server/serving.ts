@@ -101,7 +101,6 @@ class Connections {
   }
 
   destroyAll(): void {
-    clearInterval(this.sweep);
     for (const session of this.sessions.keys()) session.destroy();
     for (const socket of this.sockets) socket.destroy();
   }

@@ -9,6 +9,7 @@ import type { Duplex } from "node:stream";
 import { connect as tlsConnect } from "node:tls";
 import { newRequestEntityTooLarge, newServiceUnavailable } from "../../../../apimachinery/errors.ts";
 import type { Dialer } from "../../../egressselector/egressselector.ts";
+import { connectionOf } from "../../../endpoints/connection.ts";
 import type { ProxiedRequest } from "../../types.ts";
 import type { ProxyLocation } from "./location.ts";
 
@@ -44,7 +45,7 @@ export function upstreamHeaders(req: IncomingMessage): OutgoingHttpHeaders {
   // HTTP/2 names the host in :authority; the upstream HTTP/1.1 request needs Host.
   const authority = req.headers[":authority"];
   if (out.host === undefined && typeof authority === "string") out.host = authority;
-  const remote = req.socket.remoteAddress;
+  const remote = connectionOf(req).remoteAddress;
   if (remote) out["x-forwarded-for"] = typeof req.headers["x-forwarded-for"] === "string" ? `${req.headers["x-forwarded-for"]}, ${remote}` : remote;
   return out;
 }
