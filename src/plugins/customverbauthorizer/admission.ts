@@ -7,6 +7,7 @@
 // dashboard-webterminal and access ServiceAccounts) but not grant people access. The owner changes
 // members and owner without the verb (who the owner is comes from the stored Project); a Project's first
 // owner needs none; a member entry that names the owner is not counted. Validating; CREATE and UPDATE of projects.
+import { memberRoles } from "../../api/gardencore/members.ts";
 import { GROUP, VERB_PROJECT_MANAGE_MEMBERS, type Project, type ProjectMember, type ProjectSubject } from "../../apis/gardencore/v1beta1/types.ts";
 import { newForbidden } from "../../apimachinery/errors.ts";
 import type { AdmissionAttributes, AdmissionPlugin } from "../../apiserver/admission/types.ts";
@@ -32,7 +33,7 @@ function humanMemberships(members: ProjectMember[], owner: ProjectSubject | unde
   const out = new Set<string>();
   for (const m of members) {
     if (isServiceAccountSubject(m) || subjectKey(m) === ownerKey) continue;
-    const roles = [...(m.role ? [m.role] : []), ...(m.roles ?? [])];
+    const roles = memberRoles(m);
     for (const role of roles.length ? roles : [""]) out.add(JSON.stringify([subjectKey(m), role]));
   }
   return out;

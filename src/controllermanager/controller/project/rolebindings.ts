@@ -5,17 +5,14 @@
 // `serviceaccountmanager` or `owner`. Each binds the ClusterRole of its own name, is controlled by
 // the Project and stays while its list of subjects is empty (as Gardener's).
 import { API_VERSION, PROJECT_ROLE_ADMIN, PROJECT_ROLE_OWNER, PROJECT_ROLE_SERVICEACCOUNTMANAGER, PROJECT_ROLE_UAM, PROJECT_ROLE_VIEWER } from "../../../apis/gardencore/v1beta1/types.ts";
-import type { Project, ProjectMember, ProjectSubject } from "../../../apis/gardencore/v1beta1/types.ts";
+import type { Project, ProjectSubject } from "../../../apis/gardencore/v1beta1/types.ts";
 import type { RoleBinding, Subject } from "../../../apis/rbac/v1/types.ts";
+import { memberRoles } from "../../../api/gardencore/members.ts";
 
 export const PROJECT_MEMBER = "gardener.cloud:system:project-member";
 export const PROJECT_VIEWER = "gardener.cloud:system:project-viewer";
 export const PROJECT_SERVICEACCOUNTMANAGER = "gardener.cloud:system:project-serviceaccountmanager";
 const RBAC_GROUP = "rbac.authorization.k8s.io";
-
-function rolesOf(m: ProjectMember): string[] {
-  return [...(m.role ? [m.role] : []), ...(m.roles ?? [])];
-}
 
 /** The RBAC subject of a project subject (User and Group in the RBAC group, ServiceAccounts in the core group). */
 export function rbacSubject(s: ProjectSubject): Subject {
@@ -37,7 +34,7 @@ function dedupe(subjects: Subject[]): Subject[] {
 function ownerAndMembersWith(project: Project, roles: string[]): Subject[] {
   const out: Subject[] = [];
   if (project.spec?.owner) out.push(rbacSubject(project.spec.owner));
-  for (const m of project.spec?.members ?? []) if (rolesOf(m).some((r) => roles.includes(r))) out.push(rbacSubject(m));
+  for (const m of project.spec?.members ?? []) if (memberRoles(m).some((r) => roles.includes(r))) out.push(rbacSubject(m));
   return dedupe(out);
 }
 
@@ -51,7 +48,7 @@ export function serviceAccountManagerSubjects(project: Project): Subject[] {
 
 /** The members holding `role` (not the owner unless it is such a member). */
 function membersWith(project: Project, role: string): Subject[] {
-  return dedupe((project.spec?.members ?? []).filter((m) => rolesOf(m).includes(role)).map(rbacSubject));
+  return dedupe((project.spec?.members ?? []).filter((m) => memberRoles(m).includes(role)).map(rbacSubject));
 }
 
 export function viewerSubjects(project: Project): Subject[] {
