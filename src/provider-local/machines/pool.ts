@@ -32,6 +32,17 @@ export interface BastionPoolOptions {
   holdTimeoutMs?: number;
 }
 
+/** The pool's machines on the host (from its records; also another process's, e.g. a benchmark's) and whether each is held. */
+export async function poolMachines(host: Host): Promise<{ name: string; held: boolean }[]> {
+  const records = await host.listRecords((id) => id.startsWith(`machine/${POOL_NAME_PREFIX}`));
+  const out: { name: string; held: boolean }[] = [];
+  for (const r of records) {
+    if (r.kind !== "machine" || r.owner !== POOL_OWNER) continue;
+    out.push({ name: r.name, held: (await host.machineStatus(r.name, { sockets: false }))?.held === true });
+  }
+  return out;
+}
+
 const messageOf = (err: unknown): string => (err instanceof Error ? err.message : String(err));
 
 export class BastionPool {
@@ -57,13 +68,9 @@ export class BastionPool {
    * the pool in the background.
    */
   async start(): Promise<void> {
-    const { host } = this.o;
-    const records = await host.listRecords((id) => id.startsWith(`machine/${POOL_NAME_PREFIX}`));
-    for (const r of records) {
-      if (r.kind !== "machine" || r.owner !== POOL_OWNER) continue;
-      const st = await host.machineStatus(r.name, { sockets: false });
-      if (st?.held && this.available.length < this.o.size) this.available.push(r.name);
-      else await host.stopMachine(r.name);
+    for (const m of await poolMachines(this.o.host)) {
+      if (m.held && this.available.length < this.o.size) this.available.push(m.name);
+      else await this.o.host.stopMachine(m.name);
     }
     this.kick();
   }
