@@ -64,3 +64,32 @@ export function machineCpu(hostState: string): Map<string, number> {
   }
   return out;
 }
+
+/** Busy and total jiffies of the whole machine (the first line of /proc/stat). */
+function machineJiffies(): { busy: number; total: number } {
+  const f = (read("/proc/stat") ?? "").split("\n")[0]!.trim().split(/\s+/).slice(1).map(Number);
+  const total = f.reduce((a, b) => a + b, 0);
+  // idle(3) and iowait(4) are not busy.
+  return { busy: total - (f[3] ?? 0) - (f[4] ?? 0), total };
+}
+
+/**
+ * Waits until the machine is quiet: `windowMs` windows in which less than `maxBusy` (0..1) of all cores was
+ * busy, two in a row, at most `timeoutMs`. Right after `up` the landscape still fills its pools (the
+ * gardenlet's RSA key pool, provider-local's held machines): a figure taken then measures that work too.
+ * Resolves with the ms waited and whether the machine became quiet.
+ */
+export async function settle(o: { maxBusy: number; windowMs: number; timeoutMs: number }): Promise<{ ms: number; quiet: boolean; busy: number }> {
+  const start = performance.now();
+  let quietWindows = 0;
+  let busy = 1;
+  while (performance.now() - start < o.timeoutMs) {
+    const a = machineJiffies();
+    await new Promise((r) => setTimeout(r, o.windowMs));
+    const b = machineJiffies();
+    busy = (b.busy - a.busy) / Math.max(1, b.total - a.total);
+    quietWindows = busy < o.maxBusy ? quietWindows + 1 : 0;
+    if (quietWindows >= 2) return { ms: performance.now() - start, quiet: true, busy };
+  }
+  return { ms: performance.now() - start, quiet: false, busy };
+}

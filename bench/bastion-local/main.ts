@@ -17,7 +17,7 @@ import { ReadyWatcher } from "../bastion-control-plane/phases.ts";
 import { summarize, table } from "../support/stats.ts";
 import { kernelKiB, machineMemory, perBastion } from "./memory.ts";
 import { type Phase, createAll, createWaiting, deleteAndWait, gardenctlSSH, running } from "./phases.ts";
-import { componentCpu, cpuDelta, machineCpu } from "./cpu.ts";
+import { componentCpu, cpuDelta, machineCpu, settle } from "./cpu.ts";
 import { HopTracer, breakdown } from "./trace.ts";
 import { machineName } from "../../src/provider-local/machines/names.ts";
 import { DEFAULT_BASTION_POOL_SIZE } from "../../src/provider-local/options.ts";
@@ -90,6 +90,16 @@ for (const sig of ["SIGINT", "SIGTERM"] as const) {
   });
 }
 
+/**
+ * Waits (at most a minute) until less than 30 % of the machine's CPU is busy, so that a figure measures the
+ * bastions and not what runs before them; logs and returns the wait (cpu.ts settle).
+ */
+async function quietMachine(what: string): Promise<number> {
+  const s = await settle({ maxBusy: 0.3, windowMs: 1000, timeoutMs: 60_000 });
+  log(`  waited ${(s.ms / 1000).toFixed(1)} s for ${what} to end: ${s.quiet ? "machine quiet" : `still ${(s.busy * 100).toFixed(0)} % busy, going on`}`);
+  return s.ms;
+}
+
 function publicKey(): string {
   const dir = mkdtempSync(join(tmpdir(), "bench-key-"));
   try {
@@ -122,6 +132,8 @@ async function main(): Promise<void> {
     await watcher.start();
     await tracer?.start();
     const kernelNone = kernelKiB();
+    const quiet = await quietMachine("the landscape's start (key and machine pools)");
+    rows.push(["wait after up for a quiet machine ms", quiet]);
 
     log(`sequential: ${n("sequential")} bastions, one at a time ...`);
     // What the components spend with no bastion being made (the VPN's checks, key pools ...), per second:
@@ -169,7 +181,7 @@ async function main(): Promise<void> {
 
     const poolSize = values["pool-size"] !== undefined ? n("pool-size") : DEFAULT_BASTION_POOL_SIZE;
     log(`bursts: ${n("bursts")} times ${n("concurrency")} bastions at once, each once the pool (${poolSize}) is full ...`);
-    const burst = await bursts(p, layout.hostState, { count: n("bursts"), size: n("concurrency"), poolSize, log });
+    const burst = await bursts(p, layout.hostState, { count: n("bursts"), size: n("concurrency"), poolSize, log, quiet: () => quietMachine("the last burst's teardown and the pool's refill") });
     if (tracer) console.log(`bursts of ${n("concurrency")}, hop by hop (${burst.names.length} bastions; load ${loadavg()[0]!.toFixed(1)}):\n${table(breakdown(burst.names.map((x) => tracer.milestones(x))))}\n`);
 
     log(`gardenctl ssh: ${n("ssh")} runs ...`);

@@ -5,6 +5,7 @@ import { spawn } from "node:child_process";
 import { closeSync, openSync } from "node:fs";
 import { readdir } from "node:fs/promises";
 import { readStartTime } from "./procs.ts";
+import { SpawnThreads, type ThreadJob } from "./spawn-threads.ts";
 
 export interface RunOptions {
   /** Run inside this named network namespace (`nsenter --net=/run/netns/<name>`). */
@@ -93,6 +94,9 @@ export function inNetns(netns: string | undefined, command: string, args: readon
 }
 
 const MAX_OUTPUT = 16 * 1024 * 1024;
+/** Threads that spawn HostExec's commands, shared by every HostExec of the process (spawn-threads.ts). */
+const SPAWN_THREADS = 2;
+let threads: SpawnThreads | undefined;
 
 /** The real thing: runs commands on this host. */
 export class HostExec implements Exec {
@@ -105,45 +109,20 @@ export class HostExec implements Exec {
     }
   }
 
-  run(command: string, args: readonly string[], options: RunOptions = {}): Promise<RunResult> {
+  async run(command: string, args: readonly string[], options: RunOptions = {}): Promise<RunResult> {
     const [cmd, argv] = inNetns(options.netns, command, args);
     const ok = options.okExitCodes ?? [0];
-    return new Promise((resolve, reject) => {
-      const child = spawn(cmd, argv, {
-        stdio: ["pipe", "pipe", "pipe"],
-        env: options.env ? { ...process.env, ...options.env } : process.env,
-      });
-      // Own timer rather than spawn's `timeout`, which outlives a command that failed to start.
-      const timer = setTimeout(() => child.kill("SIGKILL"), options.timeoutMs ?? 120_000);
-      timer.unref();
-      let stdout = "";
-      let stderr = "";
-      child.stdout.setEncoding("utf8").on("data", (d: string) => {
-        if (stdout.length < MAX_OUTPUT) stdout += d;
-      });
-      child.stderr.setEncoding("utf8").on("data", (d: string) => {
-        if (stderr.length < MAX_OUTPUT) stderr += d;
-      });
-      child.once("error", (err: NodeJS.ErrnoException) => {
-        clearTimeout(timer);
-        const hint = err.code === "ENOENT" ? `${cmd} not found (run \`npm run setup\`)` : err.message;
-        reject(new CommandError(cmd, argv, -1, hint, "", { cause: err }));
-      });
-      child.once("close", (code, signal) => {
-        clearTimeout(timer);
-        const exitCode = code ?? -1;
-        if (ok.includes(exitCode)) {
-          resolve({ command: cmd, args: argv, exitCode, stdout, stderr });
-        } else {
-          const why = signal ? `${stderr}\nkilled by ${signal}` : stderr;
-          reject(new CommandError(cmd, argv, exitCode, why, stdout));
-        }
-      });
-      child.stdin.on("error", () => {
-        // The command may exit without reading its input; its exit code tells what happened.
-      });
-      child.stdin.end(options.input ?? "");
-    });
+    threads ??= new SpawnThreads(SPAWN_THREADS, MAX_OUTPUT);
+    const job: ThreadJob = { command: cmd, args: argv, input: options.input ?? "", timeoutMs: options.timeoutMs ?? 120_000 };
+    if (options.env) job.env = options.env;
+    const r = await threads.run(job);
+    if ("error" in r) {
+      const hint = r.code === "ENOENT" ? `${cmd} not found (run \`npm run setup\`)` : r.error;
+      throw new CommandError(cmd, argv, -1, hint);
+    }
+    const exitCode = r.exitCode ?? -1;
+    if (ok.includes(exitCode)) return { command: cmd, args: argv, exitCode, stdout: r.stdout, stderr: r.stderr };
+    throw new CommandError(cmd, argv, exitCode, r.signal ? `${r.stderr}\nkilled by ${r.signal}` : r.stderr, r.stdout);
   }
 
   async spawnDetached(command: string, args: readonly string[], options: DetachedOptions): Promise<DetachedProcess> {
