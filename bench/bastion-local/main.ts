@@ -23,24 +23,59 @@ import { machineName } from "../../src/provider-local/machines/names.ts";
 import { DEFAULT_BASTION_POOL_SIZE } from "../../src/provider-local/options.ts";
 import { bursts } from "./bursts.ts";
 
-const { values } = parseArgs({
-  options: {
-    sequential: { type: "string", default: "50" },
-    parallel: { type: "string", default: "50" },
-    concurrency: { type: "string", default: "10" },
-    // Bursts of --concurrency bastions created at once, each once the pool holds its machines (bursts.ts).
-    bursts: { type: "string", default: "3" },
-    ssh: { type: "string", default: "20" },
-    alive: { type: "string", default: "1000" },
-    delete: { type: "string", default: "100" },
-    prefix: { type: "string", default: "glb-" },
-    ports: { type: "string", default: "37443,37444,37445" },
-    trace: { type: "boolean", default: false },
-    // provider-local's held bastion machines (docs/adr/0015-bastion-machine-pool.md); its default when unset.
-    "pool-size": { type: "string" },
-  },
-});
-const n = (k: keyof typeof values): number => Number(values[k]);
+const USAGE = `usage: flock /tmp/landscape.lock node --import tsx bench/bastion-local/main.ts [options] (as root)
+  --sequential N    bastions created one at a time (50)
+  --parallel N      bastions created with --concurrency in flight, sustained (50)
+  --concurrency N   bastions in flight, and the size of a burst (10)
+  --bursts N        bursts of --concurrency bastions created at once on a full pool (3)
+  --ssh N           gardenctl ssh NODE -- true round trips (20)
+  --alive N         bastions alive at once (1000; 0 skips the mass phases)
+  --delete N        of those, deleted and created again before down with all alive (100)
+  --pool-size N     provider-local's held bastion machines (its default when unset)
+  --prefix P        name prefix of the host objects (glb-); --ports G,S,S  API server ports (37443,37444,37445)
+  --trace           print where each bastion's time goes, milestone by milestone
+See bench/bastion-local/README.md.`;
+
+const parsed = (() => {
+  try {
+    return parseArgs({
+      options: {
+        sequential: { type: "string", default: "50" },
+        parallel: { type: "string", default: "50" },
+        concurrency: { type: "string", default: "10" },
+        // Bursts of --concurrency bastions created at once, each once the pool holds its machines (bursts.ts).
+        bursts: { type: "string", default: "3" },
+        ssh: { type: "string", default: "20" },
+        alive: { type: "string", default: "1000" },
+        delete: { type: "string", default: "100" },
+        prefix: { type: "string", default: "glb-" },
+        ports: { type: "string", default: "37443,37444,37445" },
+        trace: { type: "boolean", default: false },
+        // provider-local's held bastion machines (docs/adr/0015-bastion-machine-pool.md); its default when unset.
+        "pool-size": { type: "string" },
+        help: { type: "boolean", short: "h", default: false },
+      },
+    });
+  } catch (err) {
+    console.error(`bench/bastion-local: ${(err as Error).message}\n${USAGE}`);
+    process.exit(2);
+  }
+})();
+const values = parsed.values;
+if (values.help) {
+  console.log(USAGE);
+  process.exit(0);
+}
+const n = (k: "sequential" | "parallel" | "concurrency" | "bursts" | "ssh" | "alive" | "delete" | "pool-size"): number => {
+  const v = Number(values[k]);
+  if (!Number.isInteger(v) || v < 0) {
+    console.error(`bench/bastion-local: --${k} "${values[k]}" is not a count\n${USAGE}`);
+    process.exit(2);
+  }
+  return v;
+};
+for (const k of ["sequential", "parallel", "concurrency", "bursts", "ssh", "alive", "delete"] as const) n(k);
+if (values["pool-size"] !== undefined) n("pool-size");
 
 if (process.getuid?.() !== 0) {
   console.error("bench/bastion-local must run as root: the local landscape creates network namespaces, veths, mounts, machines and nftables rules (try: sudo npm run bench:bastion-local)");
@@ -227,7 +262,7 @@ async function main(): Promise<void> {
       [`${n("concurrency")} at a time, sustained: create -> Ready p99 ms`, par.latency.p99],
       [`${n("concurrency")} at once, ${n("bursts")} bursts on a full pool: create -> Ready p50 ms (${burst.latency.n}/${burst.names.length} Ready)`, burst.latency.p50],
       [`${n("concurrency")} at once: create -> Ready p99 ms`, burst.latency.p99],
-      ["bursts: wait for the pool to refill, max ms", Math.max(...burst.held.map((h) => h.waitMs))],
+      ["bursts: wait for the pool and a quiet machine, max ms", Math.max(...burst.held.map((h) => h.waitMs))],
       [`delete ${seq.names.length} -> gone ms`, seqDel],
       [`gardenctl ssh NODE -- true p50 ms (${ssh.n}/${n("ssh")} exit 0)`, ssh.p50],
       ["gardenctl ssh NODE -- true p99 ms", ssh.p99],

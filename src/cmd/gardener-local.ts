@@ -4,21 +4,16 @@
 import { Command, Option } from "commander";
 import { UpInterruptedError, down, ensurePackages, requireRoot, status, up } from "../landscape/control.ts";
 import { installGardenctlConfig, uninstallGardenctlConfig } from "../landscape/gardenctl.ts";
-import { DEFAULT_PORTS, DEFAULT_PREFIX, Layout, MEMBER_USER, type Ports } from "../landscape/layout.ts";
+import { DEFAULT_PORTS, DEFAULT_PREFIX, Layout, MEMBER_USER } from "../landscape/layout.ts";
 import { superviseMain } from "../landscape/run.ts";
-import { parseCidr } from "../host/index.ts";
+import { parseBastionPoolSize, parsePorts, parsePublicCidr } from "../landscape/flags.ts";
+import { DEFAULT_BASTION_POOL_SIZE } from "../provider-local/options.ts";
 import { DEFAULT_PUBLIC_CIDR } from "../provider-local/network/networks.ts";
 import { existsSync, readFileSync } from "node:fs";
 import { dashboardUrlPath, memberTokenPath } from "../landscape/terminals.ts";
 import { OPERATOR_USER, operatorTokenPath } from "../landscape/operator-terminals.ts";
 
 const DEFAULT_STATE_DIR = "/var/lib/gardener-local";
-
-function parsePorts(value: string): Ports {
-  const p = value.split(",").map(Number);
-  if (p.length !== 3 || p.some((n) => !Number.isInteger(n) || n < 1 || n > 65535)) throw new Error(`invalid --ports "${value}": expected GARDEN,SEED,SHOOT`);
-  return { garden: p[0]!, seed: p[1]!, shoot: p[2]! };
-}
 
 function fail(err: unknown): void {
   process.stderr.write(`gardener-local: ${(err as Error).message}\n`);
@@ -28,17 +23,6 @@ function fail(err: unknown): void {
 const stateDir = () => new Option("--state-dir <dir>", "where the landscape keeps its data, logs, kubeconfigs and host records").default(DEFAULT_STATE_DIR);
 const publicCidr = () =>
   new Option("--public-cidr <cidr>", "the public network: the host's, the routers' and every bastion's public address (at most 1,023 machines per bridge)").default(DEFAULT_PUBLIC_CIDR);
-
-function parsePublicCidr(value: string): string {
-  let ok = false;
-  try {
-    ok = value.includes("/") && parseCidr(value).family === 4 && parseCidr(value).prefix <= 29;
-  } catch {
-    ok = false;
-  }
-  if (!ok) throw new Error(`invalid --public-cidr "${value}": expected an IPv4 CIDR of at most /29`);
-  return value;
-}
 
 const prefix = () => new Option("--prefix <prefix>", "name prefix of the host objects (namespaces, links, nft tables)").default(DEFAULT_PREFIX);
 const out = (line: string): void => void process.stdout.write(`${line}\n`);
@@ -72,17 +56,19 @@ program
   .addOption(prefix())
   .addOption(new Option("--ports <garden,seed,shoot>", "secure ports of the three API servers").default(`${DEFAULT_PORTS.garden},${DEFAULT_PORTS.seed},${DEFAULT_PORTS.shoot}`))
   .addOption(publicCidr())
-  .action(async (o: { stateDir: string; prefix: string; ports: string; publicCidr: string }) => {
+  .addOption(new Option("--bastion-pool-size <n>", "bastion machines provider-local boots in advance, so that a bastion's creation only claims one (0: none)").default(String(DEFAULT_BASTION_POOL_SIZE)))
+  .action(async (o: { stateDir: string; prefix: string; ports: string; publicCidr: string; bastionPoolSize: string }) => {
     // SIGINT or SIGTERM while starting: stop the supervisor, then remove what it built (as `down`).
     const interrupt = new AbortController();
     let signal: NodeJS.Signals | undefined;
     for (const s of ["SIGINT", "SIGTERM"] as const) process.once(s, () => ((signal ??= s), interrupt.abort()));
     try {
+      const flags = { ports: parsePorts(o.ports), publicCidr: parsePublicCidr(o.publicCidr), bastionPoolSize: parseBastionPoolSize(o.bastionPoolSize) };
       requireRoot("up");
       ensurePackages();
       const layout = new Layout(o.stateDir);
       try {
-        await up(layout, { prefix: o.prefix, ports: parsePorts(o.ports), publicCidr: parsePublicCidr(o.publicCidr), out, signal: interrupt.signal });
+        await up(layout, { prefix: o.prefix, ...flags, out, signal: interrupt.signal });
       } catch (err) {
         if (!(err instanceof UpInterruptedError)) throw err;
         await down(layout, o.prefix, out);

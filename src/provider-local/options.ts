@@ -8,6 +8,8 @@ import { DEFAULT_NODE_POOL, DEFAULT_PUBLIC_CIDR } from "./network/networks.ts";
 export const DEFAULT_STATE_DIR = "/var/lib/gardener-local/provider-local";
 /** Held bastion machines by default: a burst of ten bastions is claimed whole (docs/adr/0015-bastion-machine-pool.md). */
 export const DEFAULT_BASTION_POOL_SIZE = 10;
+/** Most held bastion machines: each costs a booted machine's memory while it waits. */
+export const MAX_BASTION_POOL_SIZE = 64;
 
 export interface ProviderLocalFlags {
   kubeconfig: string;
@@ -59,7 +61,7 @@ export function parseProviderLocalFlags(argv: string[]): ParseResult {
     const syncs = Number(o.concurrentSyncs);
     if (!Number.isInteger(syncs) || syncs < 1) throw new FlagError(`invalid value "${o.concurrentSyncs}" for --concurrent-syncs: expected a positive integer`);
     const poolSize = Number(o.bastionPoolSize);
-    if (!Number.isInteger(poolSize) || poolSize < 0 || poolSize > 64) throw new FlagError(`invalid value "${o.bastionPoolSize}" for --bastion-pool-size: expected an integer from 0 to 64`);
+    if (!Number.isInteger(poolSize) || poolSize < 0 || poolSize > MAX_BASTION_POOL_SIZE) throw new FlagError(`invalid value "${o.bastionPoolSize}" for --bastion-pool-size: expected an integer from 0 to ${MAX_BASTION_POOL_SIZE}`);
     const options: ProviderLocalFlags = {
       kubeconfig: o.kubeconfig,
       stateDir: String(o.stateDir),
