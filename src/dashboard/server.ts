@@ -21,6 +21,7 @@ import { type HostResolver, userHosts } from "./terminals/hosts.ts";
 import { TerminalService } from "./terminals/service.ts";
 
 import { TERMINAL_PROTOCOL, TOKEN_PROTOCOL_PREFIX, admitUser, originAllowed, reject } from "./upgrade.ts";
+import { trackConnections } from "../utils/connections.ts";
 
 export { TERMINAL_PROTOCOL, TOKEN_PROTOCOL_PREFIX };
 
@@ -91,6 +92,7 @@ export async function startDashboard(opts: DashboardOptions): Promise<Dashboard>
     serveStatic(opts.webRoot, req, res).catch(() => writeStatus(res, 500, "InternalError", "cannot read the frontend"));
   };
   const server: Server = opts.tls ? createHttpsServer({ cert: opts.tls.certPem, key: opts.tls.keyPem }, onRequest) : createHttpServer(onRequest);
+  const connections = trackConnections(server);
   const sockets = new Set<WebSocket>();
   const ending = new Set<Promise<unknown>>();
 
@@ -164,8 +166,10 @@ export async function startDashboard(opts: DashboardOptions): Promise<Dashboard>
       for (const ws of sockets) ws.terminate();
       await Promise.all([...ending]);
       wss.close();
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      connections.destroyAll();
+      await closed;
     },
   };
 }

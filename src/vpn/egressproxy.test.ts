@@ -1,6 +1,7 @@
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { connect as tlsConnect } from "node:tls";
+import { connect as netConnect } from "node:net";
 import { createCertificateAuthority, issueClientCertificate, issueServingCertificate, type CertificateAuthority, type IssuedCertificate } from "../apiserver/certs/issue.ts";
 import { EGRESS_CLIENT_CN, EgressProxy } from "./egressproxy.ts";
 import { TargetPolicy } from "./egresstarget.ts";
@@ -198,6 +199,22 @@ void describe("the egress proxy", () => {
     assert.match(await ask(p, ca.certPem, client, `CONNECT 127.0.0.1:${echo.port} HTTP/1.1\r\n\r\n`), /^HTTP\/1\.1 503 [^]*too many concurrent streams/);
     first.destroy();
     await small.close();
+  });
+
+  void it("closes at once with a connection still in its TLS handshake (not after the handshake timeout)", async () => {
+    const other = new EgressProxy({ credentials: { ...(await serving(ca)), caBundlePem: ca.certPem }, policy: new TargetPolicy(["127.0.0.0/8"], []), tunnels });
+    const p = (await other.listen(0, "127.0.0.1")).port;
+    // A TCP connection that never starts its handshake.
+    const raw = netConnect(p, "127.0.0.1");
+    const closed = new Promise<void>((resolve) => raw.once("close", () => resolve()));
+    raw.on("error", () => undefined);
+    await new Promise<void>((resolve) => raw.once("connect", () => resolve()));
+    const start = performance.now();
+    await other.close();
+    const ms = performance.now() - start;
+    await closed;
+    // The handshake timeout is 10 s; close() used to wait for it.
+    assert.ok(ms < 5000, `close() took ${ms.toFixed(0)} ms`);
   });
 });
 

@@ -10,6 +10,7 @@ import { X509Certificate, randomBytes } from "node:crypto";
 import { pino, type Logger } from "pino";
 import { Counter, Gauge, Registry } from "prom-client";
 import { type Clock, type Timer, realClock } from "../utils/clock.ts";
+import { type Connections, trackConnections } from "../utils/connections.ts";
 import { type TargetPolicy } from "./egresstarget.ts";
 import { ESTABLISHED, refusal } from "./head.ts";
 import { listen, splice } from "./pipe.ts";
@@ -61,6 +62,7 @@ export class EgressProxy {
   private readonly clock: Clock;
   private readonly log: Logger;
   private readonly streams = new Map<Socket, string>();
+  private readonly connections: Connections;
   private readonly headTimers = new WeakMap<Socket, Timer>();
   private dialling = 0;
   private readonly requests: Counter<"result">;
@@ -118,6 +120,7 @@ export class EgressProxy {
       requestTimeout: 0,
       headersTimeout: 0,
     });
+    this.connections = trackConnections(this.server);
     this.server.on("secureConnection", (s: TLSSocket) => this.admit(s));
     this.server.on("tlsClientError", (_err, s) => {
       this.tlsFailures.inc();
@@ -185,6 +188,8 @@ export class EgressProxy {
     // Connections that have not sent their CONNECT yet go too (their head timeout runs on the proxy's clock).
     this.server.closeAllConnections();
     for (const s of this.streams.keys()) s.destroy();
+    // A connection in its handshake would otherwise hold close() until the handshake timeout.
+    this.connections.destroyAll();
     await closed;
   }
 

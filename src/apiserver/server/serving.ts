@@ -9,6 +9,7 @@ import { createSecureServer, type Http2SecureServer, type Http2ServerRequest, ty
 import type { AddressInfo } from "node:net";
 import type { Duplex } from "node:stream";
 import type { TLSSocket } from "node:tls";
+import { type Connections as RawConnections, trackConnections } from "../../utils/connections.ts";
 
 /** kube-apiserver's `--http2-max-streams-per-connection` when 0: golang's default of 250. */
 export const DEFAULT_HTTP2_MAX_STREAMS = 250;
@@ -58,8 +59,11 @@ class Connections {
   /** Open sessions and when each last had no stream open (0: a stream is open). */
   private readonly sessions = new Map<ServerHttp2Session, { open: number; idleSince: number }>();
   private readonly sweep: NodeJS.Timeout;
+  /** Also the connections still in their TLS handshake. */
+  private readonly raw: RawConnections;
 
   constructor(server: Http2SecureServer, windowBytes: number, idleMs: number) {
+    this.raw = trackConnections(server);
     server.on("secureConnection", (socket: TLSSocket) => {
       this.sockets.add(socket);
       socket.once("close", () => this.sockets.delete(socket));
@@ -103,6 +107,7 @@ class Connections {
   destroyAll(): void {
     for (const session of this.sessions.keys()) session.destroy();
     for (const socket of this.sockets) socket.destroy();
+    this.raw.destroyAll();
   }
 
   stop(): void {

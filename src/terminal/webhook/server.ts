@@ -7,6 +7,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Logger } from "pino";
 import { API_VERSION, type AdmissionRequest, type AdmissionResponse } from "../../apis/admission/v1/types.ts";
+import { trackConnections } from "../../utils/connections.ts";
 
 export const MUTATE_PATH = "/mutate-terminal";
 export const VALIDATE_PATH = "/validate-terminal";
@@ -92,6 +93,7 @@ export async function startWebhookServer(o: WebhookServerOptions): Promise<Webho
   });
   server.requestTimeout = 30_000;
   server.headersTimeout = 10_000;
+  const connections = trackConnections(server);
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(o.port, o.host, () => resolve());
@@ -100,8 +102,9 @@ export async function startWebhookServer(o: WebhookServerOptions): Promise<Webho
     port: (server.address() as AddressInfo).port,
     close: () =>
       new Promise<void>((resolve) => {
-        server.closeAllConnections();
         server.close(() => resolve());
+        server.closeAllConnections();
+        connections.destroyAll();
       }),
   };
 }

@@ -15,6 +15,7 @@ import { checkClient } from "./auth.ts";
 import { parseLogOptions, serveLogs } from "./logs.ts";
 import { bridge, endWithFailure, firstResize, parseStreamOptions, sendReady, type StreamOptions } from "./streams.ts";
 import { DEFAULT_KUBELET_CLIENT_USER, type KubeletServerOptions } from "./types.ts";
+import { trackConnections } from "../../../utils/connections.ts";
 
 export { DEFAULT_KUBELET_CLIENT_USER, type KubeletPods, type KubeletServerOptions } from "./types.ts";
 
@@ -193,6 +194,7 @@ export async function startKubeletServer(options: KubeletServerOptions): Promise
       resolve();
     });
   });
+  const connections = trackConnections(server);
   return {
     port: (server.address() as AddressInfo).port,
     setCertificate(certPem, keyPem) {
@@ -200,8 +202,10 @@ export async function startKubeletServer(options: KubeletServerOptions): Promise
     },
     async close() {
       for (const ws of wss.clients) ws.terminate();
+      const closed = new Promise<void>((r) => server.close(() => r()));
       server.closeAllConnections();
-      await new Promise<void>((r) => server.close(() => r()));
+      connections.destroyAll();
+      await closed;
     },
   };
 }
