@@ -166,10 +166,7 @@ export async function startDashboard(opts: DashboardOptions): Promise<Dashboard>
       for (const ws of sockets) ws.terminate();
       await Promise.all([...ending]);
       wss.close();
-      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-      server.closeAllConnections();
-      connections.destroyAll();
-      await closed;
+      await connections.close();
     },
   };
 }

@@ -184,13 +184,10 @@ export class EgressProxy {
 
   async close(): Promise<void> {
     this.unsubscribe();
-    const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
-    // Connections that have not sent their CONNECT yet go too (their head timeout runs on the proxy's clock).
-    this.server.closeAllConnections();
     for (const s of this.streams.keys()) s.destroy();
-    // A connection in its handshake would otherwise hold close() until the handshake timeout.
-    this.connections.destroyAll();
-    await closed;
+    // Connections that have not sent their CONNECT yet go too (their head timeout runs on the proxy's clock),
+    // and those still in their handshake (which would otherwise hold close() until the handshake timeout).
+    await this.connections.close();
   }
 
   private refuse(socket: TLSSocket, code: number, reason: string, result: string, message: string): void {

@@ -100,11 +100,6 @@ export async function startWebhookServer(o: WebhookServerOptions): Promise<Webho
   });
   return {
     port: (server.address() as AddressInfo).port,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-        connections.destroyAll();
-      }),
+    close: () => connections.close(),
   };
 }

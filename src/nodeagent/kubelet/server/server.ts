@@ -202,10 +202,7 @@ export async function startKubeletServer(options: KubeletServerOptions): Promise
     },
     async close() {
       for (const ws of wss.clients) ws.terminate();
-      const closed = new Promise<void>((r) => server.close(() => r()));
-      server.closeAllConnections();
-      connections.destroyAll();
-      await closed;
+      await connections.close();
     },
   };
 }
