@@ -13,7 +13,8 @@ export function parsePorts(value: string): Ports {
 export function parsePublicCidr(value: string): string {
   let ok = false;
   try {
-    ok = value.includes("/") && parseCidr(value).family === 4 && parseCidr(value).prefix <= 29;
+    const cidr = parseCidr(value);
+    ok = value.includes("/") && cidr.family === 4 && cidr.prefix <= 29;
   } catch {
     ok = false;
   }
