@@ -3,13 +3,32 @@
 // time (--test-concurrency=1), so a file's time is from the moment the runner starts it to the moment
 // its process ends (or the runner starts the next one): its process start, module loading, hooks and
 // tests. idleMs is how long the process lived on after its last test result or output: a silent
-// file-level after hook, or a timer or a handle left behind, which the whole run waits for.
+// file-level after hook, or a timer or a handle left behind, which the whole run waits for. failures
+// lists the file's first failed tests and hooks with their error, so a run's summary can show why.
 import { relative } from "node:path";
+
+const MAX_FAILURES = 5;
+const MAX_TEXT = 3000;
+
+/**
+ * A failed test or hook as "name: message" with the first lines of its stack, bounded; undefined for a
+ * suite that failed only because a test in it did (that test has its own entry).
+ */
+export function describeFailure(name, error) {
+  if (!error || error.failureType === "subtestsFailed") return undefined;
+  const cause = error.cause ?? error;
+  const message = cause instanceof Error ? cause.message : String(cause);
+  const stack = cause instanceof Error && typeof cause.stack === "string" ? cause.stack.split("\n").filter((l) => /^\s+at /.test(l) && !/\(?node:/.test(l)).slice(0, 6) : [];
+  const kind = error.failureType && error.failureType !== "testCodeFailure" ? ` (${error.failureType})` : "";
+  return [`${name}${kind}: ${message}`, ...stack].join("\n").slice(0, MAX_TEXT);
+}
 
 export default async function* fileTimes(source) {
   let current;
-  const line = (end) =>
-    `${JSON.stringify({ file: relative(process.cwd(), current.file), ms: end - current.start, idleMs: Math.max(0, end - current.lastActive), fail: current.fail })}\n`;
+  const line = (end) => {
+    const { file, start, lastActive, fail, failures } = current;
+    return `${JSON.stringify({ file: relative(process.cwd(), file), ms: end - start, idleMs: Math.max(0, end - lastActive), fail, failures })}\n`;
+  };
   for await (const event of source) {
     const { file, name, nesting } = event.data ?? {};
     if (!file) continue;
@@ -18,13 +37,17 @@ export default async function* fileTimes(source) {
     const wholeFile = nesting === 0 && name === file;
     if (wholeFile && event.type === "test:dequeue") {
       if (current) yield line(now);
-      current = { file, start: now, lastActive: now, fail: 0 };
+      current = { file, start: now, lastActive: now, fail: 0, failures: [] };
     } else if (wholeFile && event.type === "test:complete") {
       if (current?.file === file) yield line(now);
       current = undefined;
     } else if (current?.file === file && ["test:pass", "test:fail", "test:stdout", "test:stderr"].includes(event.type)) {
       current.lastActive = now;
-      if (event.type === "test:fail") current.fail++;
+      if (event.type === "test:fail") {
+        current.fail++;
+        const failure = describeFailure(name, event.data.details?.error);
+        if (failure && current.failures.length < MAX_FAILURES) current.failures.push(failure);
+      }
     }
   }
   if (current) yield line(Date.now());

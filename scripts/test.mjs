@@ -186,6 +186,15 @@ const total = { pass: 0, fail: 0, skipped: 0 };
 for (const r of results) for (const k of Object.keys(total)) total[k] += r.counts[k];
 const failedRun = results.some((r) => r.code !== 0);
 const failedFiles = times.filter((t) => t.fail > 0).map((t) => t.file);
-if (failedFiles.length) console.log(`\nfailed in: ${failedFiles.join(", ")}`);
+if (failedFiles.length) {
+  // Last in the output, where a CI log's tail shows it: what failed and why.
+  console.log("\n==> what failed:");
+  for (const t of times.filter((x) => x.fail > 0)) {
+    console.log(`\n${t.file}:`);
+    for (const f of t.failures ?? []) console.log(f.replace(/^/gm, "    "));
+    if (t.fail > (t.failures?.length ?? 0)) console.log(`    (${t.fail - (t.failures?.length ?? 0)} more failure events: the file's output above has them)`);
+  }
+  console.log(`\nfailed in: ${failedFiles.join(", ")}`);
+}
 console.log(`\ntests: ${total.pass} passed, ${total.fail} failed, ${total.skipped} skipped`);
 process.exit(failedRun || total.fail > 0 ? 1 : 0);
