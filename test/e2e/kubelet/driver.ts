@@ -97,8 +97,13 @@ switch (scenario) {
     });
     await rt.sync(init);
     result.init = await until(init, (s) => s.phase === "Running");
-    await sleep(300);
-    result.initLogs = await text(await rt.logs(init, "c0"));
+    // The main container's `cat` runs after it is Running: its log is read until it has the second line.
+    const logsDeadline = Date.now() + 20_000;
+    for (;;) {
+      result.initLogs = await text(await rt.logs(init, "c0"));
+      if (String(result.initLogs).includes("two") || Date.now() > logsDeadline) break;
+      await sleep(50);
+    }
     result.initChanges = changed.filter((u) => u === init.metadata.uid).length;
     for (const x of [p, bad, init]) await rt.cleanup(x.metadata.uid);
     break;
@@ -106,15 +111,19 @@ switch (scenario) {
   case "restart": {
     const p = pod("restart", [{ command: ["sh", "-c", "echo run; exit 1"] }]);
     await rt.sync(p);
-    const seen: { t: number; restartCount: number; reason?: string }[] = [];
+    const seen: { t: number; restartCount: number; reason?: string; message?: string }[] = [];
     const runs = new Map<string, { startedAt?: string; finishedAt: string }>();
     const t0 = Date.now();
-    while (Date.now() - t0 < 9000) {
+    // Until five runs have ended (four restarts: at once, after 1 s, 2 s, 2 s), however long the machine takes.
+    while (runs.size < 5 && Date.now() - t0 < 60_000) {
       const s = (await rt.status(p)).containerStatuses[0]!;
       for (const term of [s.state.terminated, s.lastState.terminated]) if (term?.containerID) runs.set(term.containerID, term);
       const last = seen[seen.length - 1];
       const reason = s.state.waiting?.reason ?? (s.state.running ? "running" : s.state.terminated?.reason);
-      if (!last || last.restartCount !== s.restartCount || last.reason !== reason) seen.push({ t: Date.now() - t0, restartCount: s.restartCount, ...(reason ? { reason } : {}) });
+      const message = s.state.waiting?.message;
+      if (!last || last.restartCount !== s.restartCount || last.reason !== reason || last.message !== message) {
+        seen.push({ t: Date.now() - t0, restartCount: s.restartCount, ...(reason ? { reason } : {}), ...(message ? { message } : {}) });
+      }
       await sleep(20);
     }
     result.seen = seen;

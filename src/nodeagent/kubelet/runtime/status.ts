@@ -47,7 +47,9 @@ export function statusOf(uid: string, c: Container, rec: ContainerRecord, info: 
   if (rec.waiting) state = { waiting: { ...rec.waiting } };
   else if (info?.running && info.started) state = { running: { startedAt: info.startedAt ?? metaTime(Date.now()) } };
   else if (terminated && rec.restartAt !== undefined) {
-    state = { waiting: { reason: "CrashLoopBackOff", message: `back-off ${Math.round(rec.backoffMs / 1000)}s restarting failed container=${c.name}` } };
+    // As the kubelet says it: the back-off being waited now, from the exit to the next start.
+    const waitS = Math.round((rec.restartAt - Date.parse(terminated.finishedAt)) / 1000);
+    state = { waiting: { reason: "CrashLoopBackOff", message: `back-off ${waitS}s restarting failed container=${c.name}` } };
   } else if (terminated) state = { terminated };
   else state = { waiting: { reason: waitingReason } };
   const lastState: ContainerState = state.waiting && terminated ? { terminated } : rec.last ? { terminated: rec.last } : {};
