@@ -1,8 +1,8 @@
 // The steps of a machine's boot the host takes (docs/machines.md): host keys, control files, the wait for the
 // supervisor's namespaces and the release of stage 1 through the control directory's pipe. Shared by a
 // machine's start (machine.ts) and a held machine's claim (machine-claim.ts, docs/adr/0015-bastion-machine-pool.md).
-import { constants as fsConstants, existsSync } from "node:fs";
-import { chmod, chown, copyFile, mkdir, open, readdir, readlink, rm, writeFile } from "node:fs/promises";
+import { closeSync, constants as fsConstants, existsSync, openSync, writeSync } from "node:fs";
+import { chmod, chown, copyFile, mkdir, readdir, readlink, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { HostContext } from "./context.ts";
 import { INIT, STAGE1, SYSTEMCTL, hostKeyFile, renderSshdConfig, type HostKeyType, type SshdOptionValue } from "./machine-files.ts";
@@ -102,9 +102,13 @@ export async function releaseStage1(ctl: string, supervisor: ProcessRef, timeout
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     try {
-      const fh = await open(join(ctl, NETWORK_FIFO), fsConstants.O_WRONLY | fsConstants.O_NONBLOCK);
-      await fh.write("up\n");
-      await fh.close();
+      // Non-blocking: the open fails at once (ENXIO) while stage 1 does not read yet.
+      const fd = openSync(join(ctl, NETWORK_FIFO), fsConstants.O_WRONLY | fsConstants.O_NONBLOCK);
+      try {
+        writeSync(fd, "up\n");
+      } finally {
+        closeSync(fd);
+      }
       return;
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== "ENXIO") throw err;

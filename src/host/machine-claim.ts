@@ -2,7 +2,7 @@
 // networks, up to its user-data, gets what is particular to its use (name, hostname, networks, tables,
 // user-data, sshd listen addresses) and boots on. What stays on the claim's path: a few record writes, the
 // wiring's batches (machine-net.ts) and the machine's own user-data and sshd.
-import { chown, rm, writeFile } from "node:fs/promises";
+import { chownSync, rmSync, writeFileSync } from "node:fs";
 import { setPriority } from "node:os";
 import { join } from "node:path";
 import type { HostContext } from "./context.ts";
@@ -29,18 +29,17 @@ function raisePriority(supervisor: ProcessRef): void {
   }
 }
 
+/** The claim's control files (small: written synchronously, as records.ts explains). */
 async function writeClaimFiles(ctx: HostContext, rec: MachineRecord, spec: MachineSpec, ctl: string): Promise<void> {
   const files: [string, string, number][] = [
     ["sshd_config", sshdConfigOf(rec, spec.sshd?.options), 0o644],
     ["hostname", `${rec.hostname}\n`, 0o644],
     ...(spec.userData !== undefined ? [["user-data", spec.userData, 0o700] as [string, string, number]] : []),
   ];
-  await Promise.all(
-    files.map(async ([name, text, mode]) => {
-      await writeFile(join(ctl, name), text, { mode });
-      await chown(join(ctl, name), ctx.ids.base, ctx.ids.base);
-    }),
-  );
+  for (const [name, text, mode] of files) {
+    writeFileSync(join(ctl, name), text, { mode });
+    chownSync(join(ctl, name), ctx.ids.base, ctx.ids.base);
+  }
 }
 
 /** The held machine `from`, ready to be claimed (running, held, not claimed yet), or why not. */
@@ -66,14 +65,14 @@ export async function claimMachine(ctx: HostContext, from: string, spec: Machine
   const input = { ...plannedInput, netns: held.netns, dir: held.dir, hostKeysDir: held.hostKeysDir, supervisor: held.supervisor, claimedFrom: from };
   const rec: MachineRecord = { ...input, state: "creating", createdAt: planned.createdAt };
   // The order a crash may interrupt anywhere (machine-handover.ts): marker, claimer's record, parts, held record.
-  await writeFile(join(held.dir, CLAIMED_BY), `${planned.name}\n`, { mode: 0o644 });
+  writeFileSync(join(held.dir, CLAIMED_BY), `${planned.name}\n`, { mode: 0o644 });
   await ctx.records.put(input, "creating");
   await moveParts(ctx, held, planned.name);
   await ctx.records.delete(`machine/${from}`);
   raisePriority(held.supervisor);
   const ctl = join(held.dir, "ctl");
   await settled([writeClaimFiles(ctx, rec, spec, ctl), wireMachine(ctx, rec, spec.networks, spec.nftTables ?? [], { parent: id })]);
-  await rm(join(ctl, "held"), { force: true });
+  rmSync(join(ctl, "held"), { force: true });
   const done = (await ctx.records.put(input, "created")) as MachineRecord;
   // init waits on the pipe since it reported `held`.
   await releaseStage1(ctl, held.supervisor, 10_000);

@@ -3,7 +3,7 @@
 // namespace), then moves the parts' records and deletes the held machine's record. Whoever later finds the
 // held machine's record (a pool's restart, a stop) finishes that move instead of killing the claimer's
 // machine; a marker without a claimer's record is a claim that never began, and the held machine is removed.
-import { readFile } from "node:fs/promises";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { HostContext } from "./context.ts";
 import type { MachineRecord } from "./records.ts";
@@ -39,7 +39,12 @@ export async function moveParts(ctx: HostContext, from: MachineRecord, to: strin
  */
 export async function handOver(ctx: HostContext, rec: MachineRecord): Promise<boolean> {
   if (!rec.hold) return false;
-  const to = (await readFile(join(rec.dir, CLAIMED_BY), "utf8").catch(() => "")).trim();
+  let to = "";
+  try {
+    to = readFileSync(join(rec.dir, CLAIMED_BY), "utf8").trim();
+  } catch {
+    // not claimed
+  }
   if (to === "" || to === rec.name) return false;
   const claimer = await ctx.records.get(`machine/${to}`);
   if (claimer?.kind !== "machine" || claimer.dir !== rec.dir) return false;

@@ -1,7 +1,7 @@
 // Observing a machine: its status (from its record, /proc and the status files its init writes), waiting
 // for readiness as it happens (inotify on the control directory), and running commands inside it.
-import { watch } from "node:fs";
-import { readFile, readdir } from "node:fs/promises";
+import { readFileSync, watch } from "node:fs";
+import { readdir } from "node:fs/promises";
 import { join } from "node:path";
 import type { HostContext } from "./context.ts";
 import type { RunOptions, RunResult } from "./exec.ts";
@@ -74,9 +74,10 @@ export class MachineNotFoundError extends Error {
   }
 }
 
+/** A small status file's text (synchronous: a few microseconds, as records.ts explains); undefined when absent. */
 async function readText(path: string): Promise<string | undefined> {
   try {
-    return await readFile(path, "utf8");
+    return readFileSync(path, "utf8");
   } catch {
     return undefined;
   }
@@ -109,11 +110,13 @@ export function findInit(rec: MachineRecord): ProcessRef | undefined {
   return child === undefined ? undefined : ref(child);
 }
 
+/** sshd listens on every listen address: IPv4's table first, IPv6's only when that does not show them all. */
 function listens(init: ProcessRef | undefined, rec: MachineRecord): boolean {
   if (!init) return false;
-  const socks = listeningTcp(init.pid);
   const wild = (a: string) => a === "0.0.0.0" || a === "::";
-  return rec.sshd.listenAddresses.every((want) => socks.some((s) => s.port === rec.sshd.port && (s.address === want || wild(s.address))));
+  const all = (socks: { address: string; port: number }[]) =>
+    rec.sshd.listenAddresses.every((want) => socks.some((s) => s.port === rec.sshd.port && (s.address === want || wild(s.address))));
+  return all(listeningTcp(init.pid, ["tcp"])) || all(listeningTcp(init.pid));
 }
 
 export async function getMachineRecord(ctx: HostContext, name: string): Promise<MachineRecord | undefined> {

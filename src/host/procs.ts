@@ -125,10 +125,11 @@ export function compressIPv6(groups: string[]): string {
   return `${groups.slice(0, bestStart).join(":")}::${groups.slice(bestStart + bestLen).join(":")}`;
 }
 
-/** TCP sockets in LISTEN state in the network namespace of `pid` (read from /proc/<pid>/net/tcp{,6}). */
-export function listeningTcp(pid: number): Socket[] {
+/** TCP sockets in LISTEN state in the network namespace of `pid` (read from /proc/<pid>/net/tcp and tcp6, or the files named). */
+export function listeningTcp(pid: number, families: readonly ("tcp" | "tcp6")[] = ["tcp", "tcp6"]): Socket[] {
   const out: Socket[] = [];
-  for (const [file, v6] of [["tcp", false], ["tcp6", true]] as const) {
+  for (const file of families) {
+    const v6 = file === "tcp6";
     let text: string;
     try {
       text = readFileSync(`/proc/${pid}/net/${file}`, "utf8");
