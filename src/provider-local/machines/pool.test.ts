@@ -101,3 +101,23 @@ test("size 0 holds nothing: every machine is started", async () => {
   await p.settled();
   assert.deepEqual(host.calls.filter((c) => c.startsWith("startMachine") || c.startsWith("claimMachine")), ["startMachine b1"]);
 });
+
+test("no held machine is booted while a claimed machine is still coming up in whileBusy; the refill starts after", async () => {
+  const host = new FakeHost();
+  const p = pool(host, 1);
+  await p.start();
+  await p.settled();
+  let ready!: () => void;
+  const busy = p.whileBusy(async () => {
+    await p.createMachine(bastion("b1"));
+    // The claim has returned; the machine's user-data and sshd are still to come.
+    await new Promise<void>((r) => (ready = r));
+  });
+  while (!host.calls.includes("claimMachine pool.bastion-1 -> b1")) await new Promise<void>((r) => setImmediate(r));
+  await new Promise<void>((r) => setImmediate(r));
+  assert.deepEqual(host.calls.filter((c) => c.startsWith("startMachine pool.")), ["startMachine pool.bastion-1"], "no refill before b1 is ready");
+  ready();
+  await busy;
+  await p.settled();
+  assert.deepEqual(p.held(), ["pool.bastion-2"]);
+});

@@ -2,7 +2,8 @@
 // without networks, up to their user-data (host/'s `hold`), so that creating a bastion only claims one and
 // gives it what is the bastion's own: name, addresses, tables, user-data, sshd. Every bastion machine is
 // created through the pool; with none held (or size 0) it is started the usual way.
-// The pool refills one machine at a time, only while no creation runs, and its machines wait at a lower
+// The pool refills one machine at a time, only while no creation runs (up to the machine's readiness, when the
+// caller waits for it in whileBusy), and its machines wait at a lower
 // priority: it never competes with a bastion being made. A held machine is an ordinary recorded machine
 // (owner `pool/bastion`): the pool's stop removes them; after a crash, a restarted pool takes over those still
 // held and removes the rest, and `down` removes all of them.
@@ -92,6 +93,26 @@ export class BastionPool {
   }
 
   /**
+   * Runs `work` (a creation and the wait for its readiness) as a creation: the pool does not begin a refill
+   * while it runs. A claim returns before its machine is ready; booting a held machine beside ten bastions
+   * that are still coming up would take the CPU they wait for.
+   */
+  async whileBusy<T>(work: () => Promise<T>): Promise<T> {
+    this.creations++;
+    try {
+      return await work();
+    } finally {
+      this.creationEnded();
+    }
+  }
+
+  private creationEnded(): void {
+    this.creations--;
+    if (this.creations === 0) for (const w of this.idleWaiters.splice(0)) w();
+    this.kick();
+  }
+
+  /**
    * Creates a machine: claims a held one when there is one, otherwise (or when the claim fails) starts it.
    * The pool refills only while no creation runs.
    */
@@ -112,9 +133,7 @@ export class BastionPool {
       }
       return await host.startMachine(spec);
     } finally {
-      this.creations--;
-      if (this.creations === 0) for (const w of this.idleWaiters.splice(0)) w();
-      this.kick();
+      this.creationEnded();
     }
   }
 

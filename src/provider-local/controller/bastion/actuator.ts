@@ -77,8 +77,15 @@ export class LocalBastionActuator implements Actuator {
     this.deleteRequeueMs = o.deleteRequeueMs ?? DELETE_REQUEUE_MS;
   }
 
-  /** Hands status.ingress and the host keys to the reconciler, which writes them with its Succeeded. */
-  async reconcile(ctx: ActuatorContext, bastion: ExtensionBastion, cluster: Cluster): Promise<ReconciledStatus> {
+  /**
+   * Hands status.ingress and the host keys to the reconciler, which writes them with its Succeeded. Until the
+   * machine is ready (or the wait ends), the pool does not refill (pool.ts, whileBusy).
+   */
+  reconcile(ctx: ActuatorContext, bastion: ExtensionBastion, cluster: Cluster): Promise<ReconciledStatus> {
+    return this.pool.whileBusy(() => this.reconcileMachine(ctx, bastion, cluster));
+  }
+
+  private async reconcileMachine(ctx: ActuatorContext, bastion: ExtensionBastion, cluster: Cluster): Promise<ReconciledStatus> {
     const { networks } = this.o;
     const { host } = networks;
     const namespace = bastion.metadata.namespace ?? "";
