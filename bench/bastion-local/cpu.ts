@@ -5,6 +5,8 @@
 // is the machine's, each with its reaped children).
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
+import { childrenOf } from "../../src/host/procs.ts";
+import { SPAWN_HELPER_TITLE } from "../../src/host/spawn-server.ts";
 import { machineProcesses, read } from "./memory.ts";
 
 /** Clock ticks per second of /proc/<pid>/stat times (USER_HZ, 100 on Linux). */
@@ -37,9 +39,24 @@ export function componentCpu(runDir: string): Map<string, CpuMs> {
   for (const n of names) {
     const pid = Number((read(join(runDir, n)) ?? "").trim());
     const stat = Number.isInteger(pid) && pid > 0 ? read(`/proc/${pid}/stat`) : undefined;
-    if (stat !== undefined) out.set(n.slice(0, -".pid".length), cpuFromStat(stat));
+    if (stat !== undefined) out.set(n.slice(0, -".pid".length), withSpawnHelper(pid, cpuFromStat(stat)));
   }
   return out;
+}
+
+/**
+ * The component's CPU with its live command helper's (src/host/spawn-server.ts) counted as its children's:
+ * the commands it runs are the helper's children, reaped by the helper, not by the component.
+ */
+function withSpawnHelper(pid: number, own: CpuMs): CpuMs {
+  let children = own.children;
+  for (const c of childrenOf(pid)) {
+    const stat = read(`/proc/${c}/stat`);
+    if (stat === undefined || !stat.includes(`(${SPAWN_HELPER_TITLE.slice(0, 15)})`)) continue;
+    const h = cpuFromStat(stat);
+    children += h.self + h.children;
+  }
+  return { self: own.self, children };
 }
 
 /** The difference after - before per component (components in both). */

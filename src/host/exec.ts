@@ -5,7 +5,7 @@ import { spawn } from "node:child_process";
 import { closeSync, openSync } from "node:fs";
 import { readdir } from "node:fs/promises";
 import { readStartTime } from "./procs.ts";
-import { SpawnThreads, type ThreadJob } from "./spawn-threads.ts";
+import { SpawnServer, type SpawnJob } from "./spawn-server.ts";
 
 export interface RunOptions {
   /** Run inside this named network namespace (`nsenter --net=/run/netns/<name>`). */
@@ -94,9 +94,8 @@ export function inNetns(netns: string | undefined, command: string, args: readon
 }
 
 const MAX_OUTPUT = 16 * 1024 * 1024;
-/** Threads that spawn HostExec's commands, shared by every HostExec of the process (spawn-threads.ts). */
-const SPAWN_THREADS = 2;
-let threads: SpawnThreads | undefined;
+/** The helper process that spawns HostExec's commands, shared by every HostExec of the process (spawn-server.ts). */
+let spawner: SpawnServer | undefined;
 
 /** The real thing: runs commands on this host. */
 export class HostExec implements Exec {
@@ -112,10 +111,10 @@ export class HostExec implements Exec {
   async run(command: string, args: readonly string[], options: RunOptions = {}): Promise<RunResult> {
     const [cmd, argv] = inNetns(options.netns, command, args);
     const ok = options.okExitCodes ?? [0];
-    threads ??= new SpawnThreads(SPAWN_THREADS, MAX_OUTPUT);
-    const job: ThreadJob = { command: cmd, args: argv, input: options.input ?? "", timeoutMs: options.timeoutMs ?? 120_000 };
+    spawner ??= new SpawnServer(MAX_OUTPUT);
+    const job: SpawnJob = { command: cmd, args: argv, input: options.input ?? "", timeoutMs: options.timeoutMs ?? 120_000 };
     if (options.env) job.env = options.env;
-    const r = await threads.run(job);
+    const r = await spawner.run(job);
     if ("error" in r) {
       const hint = r.code === "ENOENT" ? `${cmd} not found (run \`npm run setup\`)` : r.error;
       throw new CommandError(cmd, argv, -1, hint);
