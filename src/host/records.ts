@@ -149,13 +149,14 @@ export class RecordStore {
     const existing = this.read(this.file(id));
     const record = { ...input, state, createdAt: existing?.createdAt ?? new Date().toISOString() } as HostRecord;
     const tmp = `${this.file(id)}.tmp-${process.pid}-${Math.random().toString(36).slice(2)}`;
+    const text = `${JSON.stringify(record, null, 2)}\n`;
     try {
-      writeFileSync(tmp, `${JSON.stringify(record, null, 2)}\n`, { mode: 0o600 });
+      writeFileSync(tmp, text, { mode: 0o600 });
     } catch (err) {
       // The directory is made on the first write (and again if something removed it).
       if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw err;
       mkdirSync(this.dir, { recursive: true });
-      writeFileSync(tmp, `${JSON.stringify(record, null, 2)}\n`, { mode: 0o600 });
+      writeFileSync(tmp, text, { mode: 0o600 });
     }
     renameSync(tmp, this.file(id));
     return record;
