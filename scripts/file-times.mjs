@@ -24,9 +24,12 @@ export function describeFailure(name, error) {
 }
 
 export default async function* fileTimes(source) {
+  // The file running now, and the one whose process ended: the runner reports a whole file's failure (its
+  // process exited non-zero, e.g. it could not load) after completing it, so that file's line waits for it.
   let current;
-  const line = (end) => {
-    const { file, start, lastActive, fail, failures } = current;
+  let ended;
+  const line = (f) => {
+    const { file, start, end, lastActive, fail, failures } = f;
     return `${JSON.stringify({ file: relative(process.cwd(), file), ms: end - start, idleMs: Math.max(0, end - lastActive), fail, failures })}\n`;
   };
   for await (const event of source) {
@@ -36,13 +39,22 @@ export default async function* fileTimes(source) {
     // The runner dequeues a whole file as a test named by its path, and completes it when its process ends.
     const wholeFile = nesting === 0 && name === file;
     if (wholeFile && event.type === "test:dequeue") {
-      if (current) yield line(now);
-      current = { file, start: now, lastActive: now, fail: 0, failures: [] };
+      if (ended) yield line(ended);
+      if (current) yield line({ ...current, end: now });
+      ended = undefined;
+      current = { file, start: now, lastActive: now, fail: 0, failures: [], stderr: "" };
     } else if (wholeFile && event.type === "test:complete") {
-      if (current?.file === file) yield line(now);
+      if (current?.file === file) ended = { ...current, end: now };
       current = undefined;
+    } else if (wholeFile && event.type === "test:fail" && ended?.file === file) {
+      ended.fail++;
+      const why = describeFailure(relative(process.cwd(), file), event.data.details?.error);
+      const stderr = ended.stderr.trim();
+      if (why && ended.failures.length < MAX_FAILURES) ended.failures.push(stderr ? `${why}\n${stderr.slice(-MAX_TEXT / 2)}` : why);
     } else if (current?.file === file && ["test:pass", "test:fail", "test:stdout", "test:stderr"].includes(event.type)) {
       current.lastActive = now;
+      // The last of the file's stderr, for a failure of the whole file.
+      if (event.type === "test:stderr") current.stderr = (current.stderr + String(event.data.message ?? "")).slice(-MAX_TEXT);
       if (event.type === "test:fail") {
         current.fail++;
         const failure = describeFailure(name, event.data.details?.error);
@@ -50,5 +62,6 @@ export default async function* fileTimes(source) {
       }
     }
   }
-  if (current) yield line(Date.now());
+  if (ended) yield line(ended);
+  if (current) yield line({ ...current, end: Date.now() });
 }
