@@ -18,9 +18,15 @@ export function describeFailure(name, error) {
   if (!error || error.failureType === "subtestsFailed") return undefined;
   const cause = error.cause ?? error;
   const message = cause instanceof Error ? cause.message : String(cause);
-  const stack = cause instanceof Error && typeof cause.stack === "string" ? cause.stack.split("\n").filter((l) => /^\s+at /.test(l) && !/\(?node:/.test(l)).slice(0, 6) : [];
+  const stack = cause instanceof Error && typeof cause.stack === "string" ? cause.stack.split("\n").filter((l) => /^\s+at /.test(l) && !/\(?node:|\(<anonymous>\)/.test(l)).slice(0, 6) : [];
   const kind = error.failureType && error.failureType !== "testCodeFailure" ? ` (${error.failureType})` : "";
   return [`${name}${kind}: ${message}`, ...stack].join("\n").slice(0, MAX_TEXT);
+}
+
+/** Keeps a file's failure, or counts it as left out past the first MAX_FAILURES. */
+function keep(f, failure) {
+  if (f.failures.length < MAX_FAILURES) f.failures.push(failure);
+  else f.leftOut++;
 }
 
 export default async function* fileTimes(source) {
@@ -29,8 +35,8 @@ export default async function* fileTimes(source) {
   let current;
   let ended;
   const line = (f) => {
-    const { file, start, end, lastActive, fail, failures } = f;
-    return `${JSON.stringify({ file: relative(process.cwd(), file), ms: end - start, idleMs: Math.max(0, end - lastActive), fail, failures })}\n`;
+    const { file, start, end, lastActive, fail, failures, leftOut } = f;
+    return `${JSON.stringify({ file: relative(process.cwd(), file), ms: end - start, idleMs: Math.max(0, end - lastActive), fail, failures, leftOut })}\n`;
   };
   for await (const event of source) {
     const { file, name, nesting } = event.data ?? {};
@@ -42,7 +48,7 @@ export default async function* fileTimes(source) {
       if (ended) yield line(ended);
       if (current) yield line({ ...current, end: now });
       ended = undefined;
-      current = { file, start: now, lastActive: now, fail: 0, failures: [], stderr: "" };
+      current = { file, start: now, lastActive: now, fail: 0, failures: [], leftOut: 0, stderr: "" };
     } else if (wholeFile && event.type === "test:complete") {
       if (current?.file === file) ended = { ...current, end: now };
       current = undefined;
@@ -50,7 +56,7 @@ export default async function* fileTimes(source) {
       ended.fail++;
       const why = describeFailure(relative(process.cwd(), file), event.data.details?.error);
       const stderr = ended.stderr.trim();
-      if (why && ended.failures.length < MAX_FAILURES) ended.failures.push(stderr ? `${why}\n${stderr.slice(-MAX_TEXT / 2)}` : why);
+      if (why) keep(ended, stderr ? `${why}\n${stderr.slice(-MAX_TEXT / 2)}` : why);
     } else if (current?.file === file && ["test:pass", "test:fail", "test:stdout", "test:stderr"].includes(event.type)) {
       current.lastActive = now;
       // The last of the file's stderr, for a failure of the whole file.
@@ -58,7 +64,7 @@ export default async function* fileTimes(source) {
       if (event.type === "test:fail") {
         current.fail++;
         const failure = describeFailure(name, event.data.details?.error);
-        if (failure && current.failures.length < MAX_FAILURES) current.failures.push(failure);
+        if (failure) keep(current, failure);
       }
     }
   }

@@ -192,7 +192,7 @@ if (failedFiles.length) {
   for (const t of times.filter((x) => x.fail > 0)) {
     console.log(`\n${t.file}:`);
     for (const f of t.failures ?? []) console.log(f.replace(/^/gm, "    "));
-    if (t.fail > (t.failures?.length ?? 0)) console.log(`    (${t.fail - (t.failures?.length ?? 0)} more failure events: the file's output above has them)`);
+    if (t.leftOut > 0) console.log(`    (${t.leftOut} more: the file's output above has them)`);
   }
   console.log(`\nfailed in: ${failedFiles.join(", ")}`);
 }
