@@ -18,8 +18,10 @@ test("CrashLoopBackOff names the back-off being waited now, not the one recorded
   assert.equal(capped.state.waiting?.message, "back-off 2s restarting failed container=c0");
 });
 
-test("an exited container without a scheduled restart is terminated, not in back-off", () => {
-  const s = statusOf("uid", container, { attempt: 0, backoffMs: 0 }, exited, "", "ContainerCreating");
-  assert.equal(s.state.terminated?.exitCode, 1);
-  assert.equal(s.state.waiting, undefined);
+test("an exited container without a scheduled restart, or restarted at once, is terminated, not in back-off", () => {
+  for (const rec of [{ attempt: 0, backoffMs: 0 }, { attempt: 0, backoffMs: 1000, restartAt: finished }]) {
+    const s = statusOf("uid", container, rec, exited, "", "ContainerCreating");
+    assert.equal(s.state.terminated?.exitCode, 1, JSON.stringify(rec));
+    assert.equal(s.state.waiting, undefined);
+  }
 });

@@ -46,8 +46,9 @@ export function statusOf(uid: string, c: Container, rec: ContainerRecord, info: 
   const terminated = info && id ? terminatedOf(info, id, logTail) : undefined;
   if (rec.waiting) state = { waiting: { ...rec.waiting } };
   else if (info?.running && info.started) state = { running: { startedAt: info.startedAt ?? metaTime(Date.now()) } };
-  else if (terminated && rec.restartAt !== undefined) {
-    // As the kubelet says it: the back-off being waited now, from the exit to the next start.
+  else if (terminated && rec.restartAt !== undefined && rec.restartAt > Date.parse(terminated.finishedAt)) {
+    // As the kubelet says it: the back-off being waited now, from the exit to the next start. A restart
+    // without a wait (the first) is no back-off: until it happens the container shows as terminated.
     const waitS = Math.round((rec.restartAt - Date.parse(terminated.finishedAt)) / 1000);
     state = { waiting: { reason: "CrashLoopBackOff", message: `back-off ${waitS}s restarting failed container=${c.name}` } };
   } else if (terminated) state = { terminated };
