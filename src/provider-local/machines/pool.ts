@@ -102,24 +102,19 @@ export class BastionPool {
     try {
       return await work();
     } finally {
-      this.creationEnded();
+      this.creations--;
+      if (this.creations === 0) for (const w of this.idleWaiters.splice(0)) w();
+      this.kick();
     }
-  }
-
-  private creationEnded(): void {
-    this.creations--;
-    if (this.creations === 0) for (const w of this.idleWaiters.splice(0)) w();
-    this.kick();
   }
 
   /**
    * Creates a machine: claims a held one when there is one, otherwise (or when the claim fails) starts it.
    * The pool refills only while no creation runs.
    */
-  async createMachine(spec: MachineSpec): Promise<MachineInfo> {
+  createMachine(spec: MachineSpec): Promise<MachineInfo> {
     const { host } = this.o;
-    this.creations++;
-    try {
+    return this.whileBusy(async () => {
       const slot = this.available.shift();
       if (slot !== undefined) {
         try {
@@ -132,9 +127,7 @@ export class BastionPool {
         }
       }
       return await host.startMachine(spec);
-    } finally {
-      this.creationEnded();
-    }
+    });
   }
 
   private kick(): void {
