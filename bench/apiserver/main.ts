@@ -13,40 +13,43 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
-import { parseArgs } from "node:util";
 import { Etcd3 } from "etcd3";
 import { startEtcd } from "../../src/host/etcd.ts";
 import { startApiServerProcess } from "../../test/support/apiserver.ts";
+import { benchArgs } from "../support/args.ts";
 import { rate, table } from "../support/stats.ts";
 import { measureCreates, measureProtocols, measureServer, processCpuMs, type PhaseOptions, type ProtocolFigures, type ServerFigures, type Slice } from "./phases.ts";
 import { measureSlowWatchers, type SlowWatcherFigures, type SlowWatcherOptions, writeSlowWatcherTokens } from "./slow-watchers.ts";
 
-const { values } = parseArgs({
-  options: {
-    "duration-ms": { type: "string", default: "5000" },
-    slices: { type: "string", default: "5" },
-    watchers: { type: "string", default: "500" },
-    clients: { type: "string", default: "16" },
-    "watch-writes": { type: "string", default: "100" },
-    "slow-watchers": { type: "string", default: "1000" },
-    "slow-writes": { type: "string", default: "100" },
-    "slow-object-bytes": { type: "string", default: "1000000" },
-    workers: { type: "string", default: "1,2" },
-    "protocols-only": { type: "boolean", default: false },
+const args = benchArgs(
+  "npm run bench:apiserver --",
+  "Creates/s, updates/s, gets/s, lists/s and watch latency of the SQLite- and the etcd-backed API server, each against raw etcd puts/s measured in the same run (bench/apiserver/main.ts).",
+  {
+    "duration-ms": { type: "string", default: "5000", help: "length of each measured phase (ms), split into --slices" },
+    slices: { type: "string", default: "5", help: "slices of creates alternating with slices of raw etcd puts" },
+    watchers: { type: "string", default: "500", help: "watchers for the watch delivery latency" },
+    clients: { type: "string", default: "16", help: "concurrent clients (also the raw etcd reference's)" },
+    "watch-writes": { type: "string", default: "100", help: "writes whose delivery to every watcher is timed" },
+    "slow-watchers": { type: "string", default: "1000", help: "watchers that never read, for peak RSS and others' latency" },
+    "slow-writes": { type: "string", default: "100", help: "writes of the large object while the slow watchers lag" },
+    "slow-object-bytes": { type: "string", default: "1000000", help: "size of that object" },
+    workers: { type: "string", default: "1,2", help: "worker counts (gardener-apiserver --workers) to measure creates with; the first gets every phase" },
+    "protocols-only": { type: "boolean", default: false, help: "only the SQLite server's creates over HTTP/1.1 against HTTP/2" },
   },
-});
+);
+const values = args.values;
 const slow: SlowWatcherOptions = {
-  watchers: Number(values["slow-watchers"]),
-  writes: Number(values["slow-writes"]),
-  objectBytes: Number(values["slow-object-bytes"]),
+  watchers: args.count("slow-watchers"),
+  writes: args.count("slow-writes"),
+  objectBytes: args.count("slow-object-bytes", 1),
   users: 4,
 };
 const opts: PhaseOptions = {
-  durationMs: Number(values["duration-ms"]),
-  slices: Math.max(1, Number(values.slices)),
-  watchers: Number(values.watchers),
-  clients: Number(values.clients),
-  watchWrites: Number(values["watch-writes"]),
+  durationMs: args.count("duration-ms", 1),
+  slices: args.count("slices", 1),
+  watchers: args.count("watchers"),
+  clients: args.count("clients", 1),
+  watchWrites: args.count("watch-writes"),
 };
 
 /** Slices of raw etcd puts through one client; `cpu` sums etcd's CPU ms and the puts. */
@@ -67,7 +70,7 @@ function rawEtcdPuts(client: Etcd3, etcdPid: number, cpu: { ms: number; puts: nu
 }
 
 /** Worker counts to measure creates with; the first gets every phase. */
-const workerCounts = values.workers.split(",").map((w) => Number(w.trim())).filter((w) => Number.isInteger(w) && w >= 1);
+const workerCounts = args.counts("workers", 1);
 
 interface WorkerFigure {
   storage: string;

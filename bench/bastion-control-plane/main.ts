@@ -3,24 +3,26 @@
 // (no infrastructure). Prints created -> Ready per second for a burst, create -> Ready latency at a
 // steady rate, and deleted -> gone per second; 1,000 Bastions per phase across 50 shoots.
 //   node --import tsx bench/bastion-control-plane/main.ts [--bastions 1000 --shoots 50 --rate 50 --concurrency 32]
-import { parseArgs } from "node:util";
 import { Bastions } from "../../src/client/garden.ts";
 import { table } from "../support/stats.ts";
+import { benchArgs } from "../support/args.ts";
 import { PROJECT_NS, bastionFor, createShoot, startLandscape } from "../../test/integration/bastion/landscape.ts";
 import { ReadyWatcher, burst, deleteAll, paced } from "./phases.ts";
 
-const { values } = parseArgs({
-  options: {
-    bastions: { type: "string", default: "1000" },
-    shoots: { type: "string", default: "50" },
-    rate: { type: "string", default: "50" },
-    concurrency: { type: "string", default: "32" },
+const args = benchArgs(
+  "node --import tsx bench/bastion-control-plane/main.ts",
+  "Bastions through the whole control plane in one process (no infrastructure): a burst's created -> Ready per second, create -> Ready at a steady rate, deleted -> gone per second.",
+  {
+    bastions: { type: "string", default: "1000", help: "Bastions per phase" },
+    shoots: { type: "string", default: "50", help: "shoots they are spread over" },
+    rate: { type: "string", default: "50", help: "creates per second of the steady phase" },
+    concurrency: { type: "string", default: "32", help: "requests in flight" },
   },
-});
-const bastions = Number(values.bastions);
-const shoots = Number(values.shoots);
-const rate = Number(values.rate);
-const concurrency = Number(values.concurrency);
+);
+const bastions = args.count("bastions", 1);
+const shoots = args.count("shoots", 1);
+const rate = args.count("rate", 1);
+const concurrency = args.count("concurrency", 1);
 
 async function main(): Promise<void> {
   console.error("starting garden and seed API servers, controller manager, gardenlet and provider ...");

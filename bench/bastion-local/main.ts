@@ -9,12 +9,12 @@ import { execFileSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
-import { parseArgs } from "node:util";
 import { Client } from "../../src/client/client.ts";
 import { down, up } from "../../src/landscape/control.ts";
 import { Layout, PROJECT_NAMESPACE, SHOOT_TECHNICAL_ID } from "../../src/landscape/layout.ts";
 import { ReadyWatcher } from "../bastion-control-plane/phases.ts";
 import { summarize, table } from "../support/stats.ts";
+import { benchArgs } from "../support/args.ts";
 import { kernelKiB, machineMemory, perBastion } from "./memory.ts";
 import { type Phase, createAll, createWaiting, deleteAndWait, gardenctlSSH, running } from "./phases.ts";
 import { componentCpu, cpuDelta, machineCpu, settle } from "./cpu.ts";
@@ -23,57 +23,27 @@ import { machineName } from "../../src/provider-local/machines/names.ts";
 import { DEFAULT_BASTION_POOL_SIZE } from "../../src/provider-local/options.ts";
 import { bursts } from "./bursts.ts";
 
-const USAGE = `usage: flock /tmp/landscape.lock node --import tsx bench/bastion-local/main.ts [options] (as root)
-  --sequential N    bastions created one at a time (50)
-  --parallel N      bastions created with --concurrency in flight, sustained (50)
-  --concurrency N   bastions in flight, and the size of a burst (10)
-  --bursts N        bursts of --concurrency bastions created at once on a full pool (3)
-  --ssh N           gardenctl ssh NODE -- true round trips (20)
-  --alive N         bastions alive at once (1000; 0 skips the mass phases)
-  --delete N        of those, deleted and created again before down with all alive (100)
-  --pool-size N     provider-local's held bastion machines (its default when unset)
-  --prefix P        name prefix of the host objects (glb-); --ports G,S,S  API server ports (37443,37444,37445)
-  --trace           print where each bastion's time goes, milestone by milestone
-See bench/bastion-local/README.md.`;
-
-const parsed = (() => {
-  try {
-    return parseArgs({
-      options: {
-        sequential: { type: "string", default: "50" },
-        parallel: { type: "string", default: "50" },
-        concurrency: { type: "string", default: "10" },
-        // Bursts of --concurrency bastions created at once, each once the pool holds its machines (bursts.ts).
-        bursts: { type: "string", default: "3" },
-        ssh: { type: "string", default: "20" },
-        alive: { type: "string", default: "1000" },
-        delete: { type: "string", default: "100" },
-        prefix: { type: "string", default: "glb-" },
-        ports: { type: "string", default: "37443,37444,37445" },
-        trace: { type: "boolean", default: false },
-        // provider-local's held bastion machines (docs/adr/0015-bastion-machine-pool.md); its default when unset.
-        "pool-size": { type: "string" },
-        help: { type: "boolean", short: "h", default: false },
-      },
-    });
-  } catch (err) {
-    console.error(`bench/bastion-local: ${(err as Error).message}\n${USAGE}`);
-    process.exit(2);
-  }
-})();
-const values = parsed.values;
-if (values.help) {
-  console.log(USAGE);
-  process.exit(0);
-}
-const n = (k: "sequential" | "parallel" | "concurrency" | "bursts" | "ssh" | "alive" | "delete" | "pool-size"): number => {
-  const v = Number(values[k]);
-  if (!Number.isInteger(v) || v < 0) {
-    console.error(`bench/bastion-local: --${k} "${values[k]}" is not a count\n${USAGE}`);
-    process.exit(2);
-  }
-  return v;
-};
+const args = benchArgs(
+  "flock /tmp/landscape.lock node --import tsx bench/bastion-local/main.ts",
+  "Bastions on the real local landscape (root): create -> Ready one at a time, sustained and in bursts, gardenctl ssh, memory per machine, N alive at once, and down with them alive (bench/bastion-local/README.md).",
+  {
+    sequential: { type: "string", default: "50", help: "bastions created one at a time" },
+    parallel: { type: "string", default: "50", help: "bastions created with --concurrency in flight, sustained" },
+    concurrency: { type: "string", default: "10", help: "bastions in flight, and the size of a burst" },
+    // Bursts of --concurrency bastions created at once, each once the pool holds its machines (bursts.ts).
+    bursts: { type: "string", default: "3", help: "bursts of --concurrency bastions created at once on a full pool" },
+    ssh: { type: "string", default: "20", help: "gardenctl ssh NODE -- true round trips" },
+    alive: { type: "string", default: "1000", help: "bastions alive at once (0 skips the mass phases)" },
+    delete: { type: "string", default: "100", help: "of those, deleted and created again before down with all alive" },
+    prefix: { type: "string", default: "glb-", help: "name prefix of the host objects" },
+    ports: { type: "string", default: "37443,37444,37445", help: "garden,seed,shoot API server ports" },
+    trace: { type: "boolean", default: false, help: "print where each bastion's time goes, milestone by milestone" },
+    // provider-local's held bastion machines (docs/adr/0015-bastion-machine-pool.md); its default when unset.
+    "pool-size": { type: "string", help: "provider-local's held bastion machines (its default when unset)" },
+  },
+);
+const values = args.values;
+const n = (k: "sequential" | "parallel" | "concurrency" | "bursts" | "ssh" | "alive" | "delete" | "pool-size"): number => args.count(k);
 for (const k of ["sequential", "parallel", "concurrency", "bursts", "ssh", "alive", "delete"] as const) n(k);
 if (values["pool-size"] !== undefined) n("pool-size");
 
@@ -87,7 +57,7 @@ function preflight(): void {
   const others = execFileSync("ip", ["netns", "list"], { encoding: "utf8" })
     .split("\n")
     .map((l) => l.split(" ")[0]!)
-    .filter((ns) => ns.endsWith("public") && !ns.startsWith(values.prefix!));
+    .filter((ns) => ns.endsWith("public") && !ns.startsWith(values.prefix));
   if (others.length === 0) return;
   console.error(`bench/bastion-local: another local landscape is running (network namespace ${others.join(", ")}); one landscape per host at a time: wait for it or run \`gardener-local down\` for it`);
   process.exit(2);
@@ -97,9 +67,9 @@ preflight();
 
 const log = (line: string): void => console.error(`bench: ${line}`);
 const mib = (kib: number): number => kib / 1024;
-const [garden, seed, shoot] = values.ports!.split(",").map(Number) as [number, number, number];
+const [garden, seed, shoot] = values.ports.split(",").map(Number) as [number, number, number];
 const layout = new Layout(mkdtempSync(join(tmpdir(), "bench-bastion-local-")));
-const prefix = values.prefix!;
+const prefix = values.prefix;
 let downMs: number | undefined;
 let aliveAtDown = 0;
 let downing: Promise<void> | undefined;
@@ -148,7 +118,7 @@ function publicKey(): string {
 async function main(): Promise<void> {
   log(`state directory ${layout.dir}`);
   const upStart = performance.now();
-  const pool = values["pool-size"] !== undefined ? { bastionPoolSize: Number(values["pool-size"]) } : {};
+  const pool = values["pool-size"] !== undefined ? { bastionPoolSize: n("pool-size") } : {};
   await up(layout, { prefix, ports: { garden, seed, shoot }, out: log, ...pool }).catch(async (err: unknown) => {
     failed = true;
     await tearDown();

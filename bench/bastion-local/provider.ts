@@ -7,21 +7,25 @@
 import { readFile } from "node:fs/promises";
 import { loadavg } from "node:os";
 import { join } from "node:path";
-import { parseArgs } from "node:util";
 import { ExtensionBastions } from "../../src/extensions/resources.ts";
 import { HostExec, LinuxHost, type Exec } from "../../src/host/index.ts";
 import { newTestHost, cleanUpAndAssertNoLeaks, type TestHost } from "../../test/e2e/host/support.ts";
 import { createShoot, extensionBastion, startSeed, type Seed } from "../../test/e2e/provider-local/support.ts";
 import { summarize, table } from "../support/stats.ts";
+import { benchArgs } from "../support/args.ts";
 
-const { values } = parseArgs({
-  options: {
-    sequential: { type: "string", default: "20" },
-    parallel: { type: "string", default: "20" },
-    concurrency: { type: "string", default: "10" },
-    commands: { type: "boolean", default: false },
+const args = benchArgs(
+  "node --import tsx bench/bastion-local/provider.ts",
+  "provider-local alone (root, no landscape): extension Bastions one at a time and --concurrency at a time, create -> Succeeded, and the processes it starts.",
+  {
+    sequential: { type: "string", default: "20", help: "bastions created one at a time" },
+    parallel: { type: "string", default: "20", help: "bastions created --concurrency at a time" },
+    concurrency: { type: "string", default: "10", help: "bastions in flight in the parallel phase" },
+    commands: { type: "boolean", default: false, help: "print the processes started per bastion, by command" },
   },
-});
+);
+const values = args.values;
+const counts = { sequential: args.count("sequential"), parallel: args.count("parallel"), concurrency: args.count("concurrency", 1) };
 
 if (process.getuid?.() !== 0) {
   console.error("bench/bastion-local/provider.ts must run as root (it creates machines)");
@@ -96,12 +100,12 @@ async function main(): Promise<void> {
     await seed.provider.networks.ensurePublic();
     await createShoot(seed, NS, ["w1", "w2"], key);
     exec.byCommand.clear();
-    const seqNames = Array.from({ length: Number(values.sequential) }, (_, i) => `seq-${i}`);
+    const seqNames = Array.from({ length: counts.sequential }, (_, i) => `seq-${i}`);
     const seq = summarize(await createAndWait(seed, seqNames, 1, key));
     const perBastion = [...exec.byCommand].map(([k, c]) => [k, c.n / seqNames.length, c.ms / seqNames.length] as [string, number, number]).sort((a, b) => b[2] - a[2]);
     const seqLoad = loadavg()[0]!;
-    const parNames = Array.from({ length: Number(values.parallel) }, (_, i) => `par-${i}`);
-    const par = summarize(await createAndWait(seed, parNames, Number(values.concurrency), key));
+    const parNames = Array.from({ length: counts.parallel }, (_, i) => `par-${i}`);
+    const par = summarize(await createAndWait(seed, parNames, counts.concurrency, key));
     console.log(
       table([
         ["figure", "value"],

@@ -5,29 +5,35 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { parseArgs } from "node:util";
 import { isAlreadyExists } from "../../src/apimachinery/errors.ts";
 import { ConfigMaps, Namespaces } from "../../src/client/builtins.ts";
 import { Client } from "../../src/client/client.ts";
 import { type RunningEtcd, startEtcd } from "../../src/host/etcd.ts";
 import { startApiServerProcess } from "../../test/support/apiserver.ts";
 import { table } from "../support/stats.ts";
+import { benchArgs } from "../support/args.ts";
 import { forEachConcurrent, inMemoryEventsPerSec, measureAgainstServer } from "./phases.ts";
 
-const { values } = parseArgs({
-  options: {
-    objects: { type: "string", default: "10000" },
-    rate: { type: "string", default: "200" },
-    "duration-ms": { type: "string", default: "10000" },
-    concurrency: { type: "string", default: "32" },
-    storage: { type: "string", default: "sqlite" },
+const args = benchArgs(
+  "node --import tsx bench/controllerruntime/main.ts",
+  "Events/s through informer, work queue and a no-op reconciler (initial list, a burst of updates, the runtime alone), and write -> reconciler latency at a steady rate.",
+  {
+    objects: { type: "string", default: "10000", help: "ConfigMaps in the informer" },
+    rate: { type: "string", default: "200", help: "writes per second of the latency phase" },
+    "duration-ms": { type: "string", default: "10000", help: "length of the latency phase (ms)" },
+    concurrency: { type: "string", default: "32", help: "writes in flight" },
+    storage: { type: "string", default: "sqlite", help: "the API server's storage: sqlite or etcd" },
   },
-});
-const objects = Number(values.objects);
-const rate = Number(values.rate);
-const durationMs = Number(values["duration-ms"]);
-const concurrency = Number(values.concurrency);
-const storage = values.storage === "etcd" ? "etcd" : "sqlite";
+);
+const objects = args.count("objects", 1);
+const rate = args.count("rate", 1);
+const durationMs = args.count("duration-ms", 1);
+const concurrency = args.count("concurrency", 1);
+if (args.values.storage !== "sqlite" && args.values.storage !== "etcd") {
+  console.error(`bench/controllerruntime: --storage "${args.values.storage}" is neither sqlite nor etcd`);
+  process.exit(2);
+}
+const storage = args.values.storage;
 
 async function main(): Promise<void> {
   console.error(`runtime alone, from memory (${objects} objects) ...`);

@@ -14,7 +14,6 @@
 import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { loadavg } from "node:os";
-import { parseArgs } from "node:util";
 import { ANNOTATION_CHECKSUM_DATA_SCRIPT, LABEL_ROLE, LABEL_WORKER_POOL, OSC_NAMESPACE, ROLE_OSC } from "../../src/api/gardencore/osc.ts";
 import { Secrets } from "../../src/client/builtins.ts";
 import { type KeyPair, generateRSAKeyPair } from "../../src/gardenlet/controller/sshkeypair/keypair.ts";
@@ -23,25 +22,29 @@ import { startLandscape } from "../../test/e2e/support/landscape.ts";
 import { type Landscape as InProcess, type Machine, PROJECT_NS, createShoot, startLandscape as startInProcess } from "../../test/integration/rotation/landscape.ts";
 import { machineMemory } from "../bastion-local/memory.ts";
 import { summarize, table } from "../support/stats.ts";
+import { benchArgs } from "../support/args.ts";
 import { type RotationSample, type RotationTarget, measureRotation } from "./measure.ts";
 import { landscapeWorkers } from "./workers.ts";
 
-const { values } = parseArgs({
-  options: {
-    nodes: { type: "string", default: "2,50" },
-    rotations: { type: "string", default: "20" },
-    "boot-concurrency": { type: "string", default: "4" },
-    "in-process": { type: "boolean", default: false },
-    prefix: { type: "string", default: "glr-" },
-    ports: { type: "string", default: "38443,38444,38445" },
+const args = benchArgs(
+  "node --import tsx bench/rotation/main.ts",
+  "How fast an SSH key pair rotation reaches the nodes: request -> new key in the OSC Secret, lastCompletionTime, every node's authorized_keys and every Node's checksum; boot time and memory of added worker machines.",
+  {
+    nodes: { type: "string", default: "2,50", help: "worker node counts to measure with, in order (machines added between)" },
+    rotations: { type: "string", default: "20", help: "rotations per node count" },
+    "boot-concurrency": { type: "string", default: "4", help: "worker machines booted at once" },
+    "in-process": { type: "boolean", default: false, help: "in-process API servers and node agents instead of the landscape (no root)" },
+    prefix: { type: "string", default: "glr-", help: "host object prefix of the landscape" },
+    ports: { type: "string", default: "38443,38444,38445", help: "garden,seed,shoot API server ports" },
     // The gardenlet's key pool: this many back-to-back rotations take a pair generated ahead.
-    "pool-size": { type: "string", default: "24" },
+    "pool-size": { type: "string", default: "24", help: "the gardenlet's key pool (pairs generated ahead)" },
     // Where the gardenlet serves /metrics: each series starts once its key pool is full.
-    "gardenlet-metrics": { type: "string", default: "127.0.0.1:38446" },
+    "gardenlet-metrics": { type: "string", default: "127.0.0.1:38446", help: "where the gardenlet serves /metrics (each series waits for a full key pool)" },
   },
-});
-const sizes = values.nodes.split(",").map(Number);
-const rotations = Number(values.rotations);
+);
+const values = args.values;
+const sizes = args.counts("nodes", 1);
+const rotations = args.count("rotations", 1);
 const log = (line: string): void => void process.stderr.write(`${new Date().toISOString()} bench: ${line}\n`);
 const ms = (n: number): string => n.toFixed(0);
 const load = (): string => loadavg().map((l) => l.toFixed(1)).join(" ");
@@ -134,7 +137,7 @@ async function onLandscape(): Promise<void> {
   }
   const [garden, seed, shoot] = values.ports.split(",").map(Number) as [number, number, number];
   const t = performance.now();
-  const l = await startLandscape({ prefix: values.prefix, ports: { garden, seed, shoot }, out: log, sshKeypairPoolSize: Number(values["pool-size"]), gardenletMetricsAddress: values["gardenlet-metrics"] });
+  const l = await startLandscape({ prefix: values.prefix, ports: { garden, seed, shoot }, out: log, sshKeypairPoolSize: args.count("pool-size"), gardenletMetricsAddress: values["gardenlet-metrics"] });
   log(`gardenlet key pool: ${values["pool-size"]} pairs`);
   log(`landscape up in ${((performance.now() - t) / 1000).toFixed(1)} s`);
   const workers = await landscapeWorkers(l);
@@ -155,7 +158,7 @@ async function onLandscape(): Promise<void> {
         const names = Array.from({ length: n - have }, (_, i) => `b${String(have + i + 1).padStart(3, "0")}`);
         const before = memAvailableMiB();
         const tb = performance.now();
-        const boot = await workers.add(names, Number(values["boot-concurrency"]), checksum, log);
+        const boot = await workers.add(names, args.count("boot-concurrency", 1), checksum, log);
         const b = summarize(boot);
         extra.push([`boot of ${names.length} worker machines (${values["boot-concurrency"]} at once): start -> Node applied the OSC`, Math.round(b.p50), Math.round(b.p99), Math.round(b.max)]);
         extra.push([`  all ${names.length} booted after (ms)`, Math.round(performance.now() - tb), "", ""]);

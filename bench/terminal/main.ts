@@ -11,7 +11,6 @@
 //    is closed before the next click.
 import { readFileSync } from "node:fs";
 import { loadavg } from "node:os";
-import { parseArgs } from "node:util";
 import { resourcePath } from "../../src/client/resource.ts";
 import { RoleBindings, ServiceAccounts } from "../../src/client/builtins.ts";
 import { PROJECT_NAMESPACE, SHOOT } from "../../src/landscape/layout.ts";
@@ -20,18 +19,22 @@ import { DashboardPage, LandscapeBrowser } from "../../test/e2e/landscape/browse
 import { type Landscape, startLandscape } from "../../test/e2e/support/landscape.ts";
 import { componentCpu, cpuDelta, machineCpu } from "../bastion-local/cpu.ts";
 import { summarize, percentile, table } from "../support/stats.ts";
+import { benchArgs } from "../support/args.ts";
 import { TerminalTracer, breakdown } from "./trace.ts";
 import { watchPage } from "./page-trace.ts";
 
-const { values } = parseArgs({
-  options: {
-    terminals: { type: "string", default: "20" },
-    clicks: { type: "string", default: "10" },
-    prefix: { type: "string", default: "glt-" },
-    ports: { type: "string", default: "39443,39444,39445" },
-    trace: { type: "boolean", default: false },
+const args = benchArgs(
+  "flock /tmp/landscape.lock npm run bench:terminal --",
+  "Web terminals on the real local landscape (root): create -> Ready for N terminals at once, and click -> prompt in headless Chromium.",
+  {
+    terminals: { type: "string", default: "20", help: "terminals created at once" },
+    clicks: { type: "string", default: "10", help: "clicks on Cluster, each timed to the prompt" },
+    prefix: { type: "string", default: "glt-", help: "host object prefix of the landscape" },
+    ports: { type: "string", default: "39443,39444,39445", help: "garden,seed,shoot API server ports" },
+    trace: { type: "boolean", default: false, help: "print where each terminal's time goes" },
   },
-});
+);
+const values = args.values;
 const log = (line: string): void => void process.stderr.write(`${new Date().toISOString()} bench: ${line}\n`);
 const load = (): string => loadavg().map((l) => l.toFixed(1)).join(" ");
 const [garden = 0, seed = 0, shoot = 0] = values.ports.split(",").map(Number);
@@ -87,7 +90,7 @@ try {
   const tr = await l.garden.transport.request<{ status: { token: string } }>({ method: "POST", path: resourcePath(ServiceAccounts, PROJECT_NAMESPACE, "bench-member", "token"), body: { apiVersion: "authentication.k8s.io/v1", kind: "TokenRequest", spec: { expirationSeconds: 3600 } } });
   const second = tr.status.token;
 
-  const n = Number(values.terminals);
+  const n = args.count("terminals", 1);
   log(`create -> Ready: ${n} terminals at once; load ${load()}`);
   const loadBefore = load();
   const cpuBefore = cpuSnapshot(l);
@@ -125,7 +128,7 @@ try {
     const d = new DashboardPage(await context.newPage(), url);
     await d.login(member);
     await d.openProject("local", PROJECT_NAMESPACE);
-    for (let i = 0; i < Number(values.clicks); i++) {
+    for (let i = 0; i < args.count("clicks"); i++) {
       const key = `click-${i}`;
       const pageTrace = tracer ? watchPage(d.page, (k, at) => tracer.mark(pageTrace?.name() ?? key, k, at), (name) => tracer.rename(key, name)) : undefined;
       // The click's time as the page sees it (Playwright's own checks before it are not the dashboard's).

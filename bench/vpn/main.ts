@@ -8,28 +8,31 @@
 //   flock /tmp/landscape.lock node --import tsx bench/vpn/main.ts [--execs 40 --streams 3 --mib 100 --restarts 5 --failovers 3]
 import { join } from "node:path";
 import { loadavg } from "node:os";
-import { parseArgs } from "node:util";
 import { SHOOT_TECHNICAL_ID } from "../../src/landscape/layout.ts";
 import { kubectlFor } from "../../test/support/kubectl.ts";
 import { startLandscape } from "../../test/e2e/support/landscape.ts";
 import { hostOf, podInPhase, recordedPid, shootMachine } from "../../test/e2e/workloads/support.ts";
 import { summarize, table } from "../support/stats.ts";
+import { benchArgs } from "../support/args.ts";
 import { makeDirectPath } from "./direct.ts";
 import { execOnce, gauge, processStart, seedServerMetrics, streamOut, until } from "./measure.ts";
 
-const { values } = parseArgs({
-  options: {
-    execs: { type: "string", default: "40" },
-    streams: { type: "string", default: "3" },
-    mib: { type: "string", default: "100" },
-    restarts: { type: "string", default: "5" },
-    failovers: { type: "string", default: "3" },
-    prefix: { type: "string", default: "glv-" },
-    ports: { type: "string", default: "33443,33444,33445,33446" },
+const args = benchArgs(
+  "flock /tmp/landscape.lock node --import tsx bench/vpn/main.ts",
+  "The reversed VPN on the real local landscape (root): tunnel up, kubectl exec through the tunnel against a direct path, a stream out of a pod, pods/proxy, HA failover.",
+  {
+    execs: { type: "string", default: "40", help: "kubectl exec round trips per path" },
+    streams: { type: "string", default: "3", help: "streams out of a pod per path" },
+    mib: { type: "string", default: "100", help: "MiB per stream" },
+    restarts: { type: "string", default: "5", help: "vpn-shoot-client restarts, each timed to tunnel up" },
+    failovers: { type: "string", default: "3", help: "HA failovers (the selected tunnel's server killed)" },
+    prefix: { type: "string", default: "glv-", help: "host object prefix of the landscape" },
+    ports: { type: "string", default: "33443,33444,33445,33446", help: "garden,seed,shoot API server ports and the direct path's" },
   },
-});
-const n = (k: keyof typeof values): number => Number(values[k]);
-const [garden, seed, shoot, directPort] = values.ports!.split(",").map(Number) as [number, number, number, number];
+);
+const values = args.values;
+const n = (k: "execs" | "streams" | "mib" | "restarts" | "failovers"): number => args.count(k);
+const [garden, seed, shoot, directPort] = values.ports.split(",").map(Number) as [number, number, number, number];
 const log = (line: string): void => void process.stderr.write(`${new Date().toISOString()} bench: ${line}\n`);
 const load = (): string => loadavg().map((l) => l.toFixed(1)).join(" ");
 const rows: (string | number)[][] = [["figure", "p50", "p99", "max", "goal"]];
@@ -39,7 +42,7 @@ const stat = (label: string, samples: number[], unit: string, goal = ""): void =
 };
 const SERVERS = ["vpn-seed-server-0", "vpn-seed-server-1"];
 
-const l = await startLandscape({ prefix: values.prefix!, ports: { garden, seed, shoot }, out: (line) => log(line) });
+const l = await startLandscape({ prefix: values.prefix, ports: { garden, seed, shoot }, out: (line) => log(line) });
 let removeDirect: (() => Promise<void>) | undefined;
 try {
   const host = hostOf(l);

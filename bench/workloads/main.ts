@@ -10,10 +10,14 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { parseArgs } from "node:util";
 import { LinuxHost } from "../../src/host/index.ts";
+import { benchArgs } from "../support/args.ts";
 
-const { values } = parseArgs({ options: { pods: { type: "string", default: "100" } } });
+const args = benchArgs(
+  "node --import tsx bench/workloads/main.ts",
+  "Pods on a real worker machine (root): create -> Running one at a time and 20 at once, kubectl exec and run -it, memory per pod, how many pods one worker runs.",
+  { pods: { type: "string", default: "100", help: "pods to run on the worker at once, the goal" } },
+);
 if (process.getuid?.() !== 0) {
   process.stderr.write("bench/workloads needs root (it starts a worker machine)\n");
   process.exit(2);
@@ -36,7 +40,7 @@ try {
     return out;
   };
   const rt = await drive("driver.ts", "/var/lib/gardener-node-agent/host 0");
-  const api = await drive("api-driver.ts", String(Number(values.pods)));
+  const api = await drive("api-driver.ts", String(args.count("pods", 1)));
   const ms = (x: number | undefined) => `${(x ?? NaN).toFixed(0)} ms`;
   const pp = (x: P | undefined) => `p50 ${ms(x?.p50)}, p99 ${ms(x?.p99)}`;
   const ratio = (a: P | undefined, b: P | undefined) => `${((a?.p50 ?? NaN) / (b?.p50 ?? NaN)).toFixed(1)}x`;
