@@ -134,16 +134,16 @@ export function claims(kept: HostRecord[]) {
   return { netns, links, tables, mounts, pids, dirs };
 }
 
-/** Runs one removal; its outcome goes to the report. */
-type Attempt = (what: string, fn: () => Promise<void>) => Promise<void>;
+/** Runs one removal; its outcome goes to the report (`removes`: what a successful removal counts as, default `what`). */
+type Attempt = (what: string, fn: () => Promise<void>, removes?: string[]) => Promise<void>;
 
 export async function sweep(ctx: HostContext, options: SweepOptions = {}): Promise<SweepReport> {
   const report: SweepReport = { removed: [], failed: [], phases: [] };
   const done = lap(report.phases);
-  const attempt: Attempt = async (what, fn) => {
+  const attempt: Attempt = async (what, fn, removes = [what]) => {
     try {
       await fn();
-      report.removed.push(what);
+      report.removed.push(...removes);
     } catch (err) {
       report.failed.push({ what, error: err instanceof Error ? err.message : String(err) });
     }
@@ -154,7 +154,7 @@ export async function sweep(ctx: HostContext, options: SweepOptions = {}): Promi
   done("read records");
   // Machines first, all at once (teardown.ts): one by one, a thousand of them take minutes.
   const machines = all.filter((r): r is MachineRecord => r.kind === "machine" && r.parent === undefined && !keptIds.has(recordId(r)));
-  if (machines.length > 1) await attempt(`${machines.length} machines`, () => stopMachines(ctx, machines, report.phases));
+  if (machines.length > 1) await attempt(`${machines.length} machines`, () => stopMachines(ctx, machines, report.phases), machines.map(recordId));
   const rest = lap(report.phases);
   await removeRecords(ctx, keptIds, attempt);
   await removeLeftovers(ctx, claims((await ctx.records.list()).filter((r) => keptIds.has(recordId(r)))), attempt);
