@@ -1,7 +1,10 @@
 // The watch cache's in-memory state, bucketed by "resource prefix" so that listing one resource or
 // one namespace touches only that resource's keys, never all cached objects.
+import sortedBtree from "sorted-btree";
 import type { KeyValue } from "../interface.ts";
-import { lowerBound } from "../keys.ts";
+
+// sorted-btree is CommonJS with `exports.default`; Node hands an ES module its whole module.exports.
+const { default: BTree, simpleComparator } = sortedBtree;
 
 /**
  * Maps a key, or a list/watch prefix, to its bucket: a prefix b of the string such that every
@@ -26,10 +29,16 @@ export function bucketAtSlash(s: string, n: number): string | undefined {
   return s.slice(0, idx + 1);
 }
 
+/** Keys compare as strings, as everywhere in storage (they are ASCII). */
+const compareKeys = (a: string, b: string): number => simpleComparator(a, b);
+
 class Bucket {
   readonly items = new Map<string, KeyValue>();
-  /** The keys of items, sorted. */
-  keys: string[] = [];
+  /**
+   * The keys of items, in order: a B+ tree, so that adding or removing a key costs O(log n) also when a
+   * namespace holds a hundred thousand objects (a sorted array moved every later key on each insert).
+   */
+  keys = new BTree<string, undefined>(undefined, compareKeys);
 }
 
 export class BucketStore {
@@ -50,7 +59,7 @@ export class BucketStore {
   reset(items: KeyValue[]): void {
     this.buckets = new Map();
     for (const kv of items) this.bucket(kv.key).items.set(kv.key, kv);
-    for (const b of this.buckets.values()) b.keys = [...b.items.keys()].sort();
+    for (const b of this.buckets.values()) b.keys = new BTree<string, undefined>([...b.items.keys()].map((k): [string, undefined] => [k, undefined]), compareKeys);
   }
 
   get(key: string): KeyValue | undefined {
@@ -59,7 +68,7 @@ export class BucketStore {
 
   put(kv: KeyValue): void {
     const b = this.bucket(kv.key);
-    if (!b.items.has(kv.key)) b.keys.splice(lowerBound(b.keys, kv.key), 0, kv.key);
+    if (!b.items.has(kv.key)) b.keys.set(kv.key, undefined);
     b.items.set(kv.key, kv);
   }
 
@@ -67,7 +76,7 @@ export class BucketStore {
     const name = this.bucketName(key);
     const b = this.buckets.get(name);
     if (!b || !b.items.delete(key)) return;
-    b.keys.splice(lowerBound(b.keys, key), 1);
+    b.keys.delete(key);
     if (b.items.size === 0) this.buckets.delete(name);
   }
 
@@ -78,9 +87,8 @@ export class BucketStore {
     let items: KeyValue[] = [];
     for (const b of sources) {
       const take = sources.length === 1 ? max : Infinity;
-      for (let i = lowerBound(b.keys, startKey); i < b.keys.length && items.length < take; i++) {
-        const key = b.keys[i] as string;
-        if (!key.startsWith(prefix)) break;
+      for (const key of b.keys.keys(startKey)) {
+        if (items.length >= take || !key.startsWith(prefix)) break;
         items.push(b.items.get(key) as KeyValue);
       }
     }
