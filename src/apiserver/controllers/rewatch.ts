@@ -1,6 +1,7 @@
 // A watch through the InternalClient that restarts (list + watch again) after it fails, e.g. with
 // 410 Expired. Every restart delivers ADDED for all existing objects again, so handlers must be
-// level-based (they queue keys).
+// level-based (they queue keys), and only read the objects: they are shared with the store's other watchers,
+// so a change is decoded once, not once per in-process controller.
 import type { WatchEvent } from "../../apis/meta/v1/types.ts";
 import type { Clock, Timer } from "../../utils/clock.ts";
 import type { InternalClient } from "../registry/client.ts";
@@ -57,6 +58,7 @@ export class Rewatcher {
           this.onError(err);
           this.retry();
         },
+        { readOnly: true },
       );
       if (this.stopped || failed) {
         handle.stop();

@@ -13,13 +13,16 @@ export interface InternalClient {
    */
   get(gr: GroupResource, namespace: string | undefined, name: string, options?: { readOnly?: boolean; allowStale?: boolean }): Promise<KubeObject | undefined>;
   list(gr: GroupResource, namespace: string | undefined, options?: ListOptions): Promise<KubeList>;
-  /** List then watch from the list's resourceVersion: onEvent gets ADDED for every existing object first. */
+  /**
+   * List then watch from the list's resourceVersion: onEvent gets ADDED for every existing object first.
+   * readOnly: onEvent never mutates the objects, so they may be shared with other watchers.
+   */
   watch(
     gr: GroupResource,
     namespace: string | undefined,
     onEvent: (event: WatchEvent) => void,
     onError: (err: StatusError) => void,
-    options?: ListOptions & { resourceVersion?: string },
+    options?: ListOptions & { resourceVersion?: string; readOnly?: boolean },
   ): Promise<WatchHandle>;
   create(gr: GroupResource, obj: KubeObject): Promise<KubeObject>;
   update(gr: GroupResource, obj: KubeObject, subresource?: string): Promise<KubeObject>;

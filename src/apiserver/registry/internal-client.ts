@@ -54,12 +54,13 @@ export class LocalClient implements InternalClient {
     namespace: string | undefined,
     onEvent: (event: WatchEvent) => void,
     onError: (err: StatusError) => void,
-    options: ListOptions & { resourceVersion?: string } = {},
+    options: ListOptions & { resourceVersion?: string; readOnly?: boolean } = {},
   ): Promise<WatchHandle> {
     // Without a resourceVersion the store's watch is exactly list + watch from the list's RV:
     // ADDED for every existing object, then the changes.
-    const { limit: _limit, continue: _continue, ...watchOptions } = options;
+    const { limit: _limit, continue: _continue, readOnly, ...watchOptions } = options;
     return this.store(gr).watch(this.ctx(namespace), watchOptions, {
+      shared: readOnly === true,
       onEvent: (event) => {
         onEvent(event);
       },
