@@ -7,9 +7,11 @@
 // peak RSS and other clients' latency while 1000 watchers never read and a 1 MB object is
 // written 100 times. With --workers 1,2 (a list) each server's creates are measured again with
 // every further worker count (gardener-apiserver --workers), against its own interleaved reference.
-// The SQLite server's creates are also measured over HTTP/1.1 and HTTP/2 (one session for all
-// clients), alternating slices of each; --protocols-only measures just that.
-//   npm run bench:apiserver [-- --duration-ms 5000 --slices 5 --watchers 500 --clients 16 --slow-watchers 1000 --slow-writes 100 --workers 1,2 --protocols-only]
+// Requests go over HTTP/2 as client-go's do (--protocol; one session for all clients by default, as the
+// raw etcd reference's one gRPC channel), watches
+// over HTTP/1.1 connections of their own. The SQLite server's creates are also measured over HTTP/1.1
+// and HTTP/2 (one session for all clients), alternating slices of each; --protocols-only measures just that.
+//   npm run bench:apiserver [-- --help]
 import { mkdtempSync, rmSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
@@ -18,7 +20,9 @@ import { startEtcd } from "../../src/host/etcd.ts";
 import { startApiServerProcess } from "../../test/support/apiserver.ts";
 import { benchArgs } from "../support/args.ts";
 import { rate, table } from "../support/stats.ts";
+import type { Protocol } from "./client.ts";
 import { measureCreates, measureProtocols, measureServer, processCpuMs, type PhaseOptions, type ProtocolFigures, type ServerFigures, type Slice } from "./phases.ts";
+import { measureFloor } from "./floor.ts";
 import { measureSlowWatchers, type SlowWatcherFigures, type SlowWatcherOptions, writeSlowWatcherTokens } from "./slow-watchers.ts";
 
 const args = benchArgs(
@@ -34,10 +38,17 @@ const args = benchArgs(
     "slow-writes": { type: "string", default: "100", help: "writes of the large object while the slow watchers lag" },
     "slow-object-bytes": { type: "string", default: "1000000", help: "size of that object" },
     workers: { type: "string", default: "1,2", help: "worker counts (gardener-apiserver --workers) to measure creates with; the first gets every phase" },
+    protocol: { type: "string", default: "h2", help: "the protocol of every phase but the protocol comparison: h2 (as client-go) or http/1.1" },
+    "clients-per-session": { type: "string", default: "0", help: "with h2: clients sharing one session; 0: all of them, one connection as the raw etcd reference's one gRPC channel" },
     "protocols-only": { type: "boolean", default: false, help: "only the SQLite server's creates over HTTP/1.1 against HTTP/2" },
   },
 );
 const values = args.values;
+function protocolOf(p: string): Protocol {
+  if (p === "h2" || p === "http/1.1") return p;
+  console.error(`bench/apiserver: --protocol "${p}" is neither h2 nor http/1.1`);
+  process.exit(2);
+}
 const slow: SlowWatcherOptions = {
   watchers: args.count("slow-watchers"),
   writes: args.count("slow-writes"),
@@ -50,6 +61,8 @@ const opts: PhaseOptions = {
   watchers: args.count("watchers"),
   clients: args.count("clients", 1),
   watchWrites: args.count("watch-writes"),
+  protocol: protocolOf(values.protocol),
+  clientsPerSession: args.count("clients-per-session") || args.count("clients", 1),
 };
 
 /** Slices of raw etcd puts through one client; `cpu` sums etcd's CPU ms and the puts. */
@@ -73,6 +86,7 @@ function rawEtcdPuts(client: Etcd3, etcdPid: number, cpu: { ms: number; puts: nu
 const workerCounts = args.counts("workers", 1);
 
 interface WorkerFigure {
+  protocol: Protocol;
   storage: string;
   workers: number;
   createsPerSec: number;
@@ -135,8 +149,10 @@ async function main(): Promise<void> {
         ...(storage === "etcd" ? { etcdEndpoint: etcd.endpoint } : {}),
       });
       try {
-        results[storage] = await measureServer(server.kubeconfig, server.child.pid!, opts, reference);
-        perWorkers.push({ storage, workers: first!, ...results[storage] });
+        // --workers N > 1 serves HTTP/1.1 only (docs/kubernetes-api.md#http2).
+        const firstOpts: PhaseOptions = first === 1 ? opts : { ...opts, protocol: "http/1.1" };
+        results[storage] = await measureServer(server.kubeconfig, server.child.pid!, firstOpts, reference);
+        perWorkers.push({ storage, workers: first!, protocol: firstOpts.protocol, ...results[storage] });
         console.error(`${storage}-backed server: ${slow.watchers} watchers that never read, ${slow.writes} writes of ${slow.objectBytes} bytes ...`);
         slowResults[storage] = await measureSlowWatchers(server, slow);
       } finally {
@@ -148,7 +164,8 @@ async function main(): Promise<void> {
         const extraArgs = ["--workers", String(workers), "--etcd-prefix", `/w${workers}`];
         const w = await startApiServerProcess({ storage, dataDir, extraArgs, ...(storage === "etcd" ? { etcdEndpoint: etcd.endpoint } : {}) });
         try {
-          perWorkers.push({ storage, workers, ...(await measureCreates(w.kubeconfig, opts, reference, w.child.pid!)) });
+          // --workers N > 1 serves HTTP/1.1 only (docs/kubernetes-api.md#http2).
+          perWorkers.push({ storage, workers, protocol: "http/1.1", ...(await measureCreates(w.kubeconfig, { ...opts, protocol: "http/1.1" }, reference, w.child.pid!)) });
         } finally {
           await w.stop();
         }
@@ -163,6 +180,9 @@ async function main(): Promise<void> {
       await volatile.stop();
     }
     const protocols = await protocolFigures(join(work, "sqlite-protocols"));
+    console.error("the floor: a bare TLS + HTTP/2 server in Node, with raw etcd puts just before it ...");
+    const floorRef = await reference(opts.durationMs);
+    const floor = await measureFloor(opts.clients, opts.clientsPerSession, opts.durationMs);
     const rows: (string | number)[][] = [["figure", "sqlite", "etcd", "sqlite/raw-etcd", "etcd/raw-etcd"]];
     const ratio = (n: number, raw: number) => `${(n / raw).toFixed(2)}x`;
     const sqlite = results.sqlite!;
@@ -191,13 +211,14 @@ async function main(): Promise<void> {
     console.log(`raw etcd puts/s (reference, ${opts.clients} clients), in ${opts.slices} slices alternating with each server's creates: ${sqlite.rawPutsPerSec.toFixed(0)} with the SQLite server, ${etcdBacked.rawPutsPerSec.toFixed(0)} with the etcd-backed server; every ratio below is against its own server's reference`);
     console.log(`etcd CPU ms per raw put: ${(rawCpu.ms / Math.max(1, rawCpu.puts)).toFixed(3)} (etcd's own process; the servers' figure below is the API server process alone)`);
     console.log("durability: raw etcd puts and the etcd-backed server: etcd's raft log fsync'ed before the answer; sqlite: WAL fdatasync'ed before the answer (group commit)");
+    console.log(`protocol: ${opts.protocol === "h2" ? `HTTP/2, ${opts.clients} clients as streams of ${Math.ceil(opts.clients / opts.clientsPerSession)} session(s) (client-go and kubectl speak HTTP/2, one session per process)` : `HTTP/1.1, a connection per client`}; raw etcd: gRPC (HTTP/2) through the etcd3 package, one channel`);
     console.log(
       `sqlite with --sqlite-fsync=false (in the OS only: survives a process crash, not a power loss): ${volatileCreates.createsPerSec.toFixed(0)} creates/s, ${ratio(volatileCreates.createsPerSec, volatileCreates.rawPutsPerSec)} raw etcd (${volatileCreates.rawPutsPerSec.toFixed(0)} puts/s alternating with it)`,
     );
     console.log(table(rows));
     console.log(`creates per worker count (gardener-apiserver --workers; CPU is the whole server process, every worker):`);
-    const workerRows: (string | number)[][] = [["server", "workers", "creates/s", "raw etcd puts/s", "ratio", "server CPU ms per create"]];
-    for (const f of perWorkers) workerRows.push([`${f.storage}-backed`, String(f.workers), f.createsPerSec, f.rawPutsPerSec, ratio(f.createsPerSec, f.rawPutsPerSec), f.cpuMsPerCreate]);
+    const workerRows: (string | number)[][] = [["server", "workers", "protocol", "creates/s", "raw etcd puts/s", "ratio", "server CPU ms per create"]];
+    for (const f of perWorkers) workerRows.push([`${f.storage}-backed`, String(f.workers), f.protocol, f.createsPerSec, f.rawPutsPerSec, ratio(f.createsPerSec, f.rawPutsPerSec), f.cpuMsPerCreate]);
     console.log(table(workerRows));
     console.log("creates by protocol (the SQLite server, one worker; slices of each alternating):");
     printProtocols(protocols);
@@ -206,6 +227,9 @@ async function main(): Promise<void> {
     const bestEtcd = Math.max(...perWorkers.filter((f) => f.storage === "etcd").map((f) => f.createsPerSec / f.rawPutsPerSec));
     const goalEtcd = bestEtcd >= 0.5;
     const goalWatch = results.sqlite!.watchP99Ms < 50;
+    console.log(
+      `the floor (Node's TLS and HTTP/2 alone, a bare server answering each POSTed ConfigMap, the phases' protocol): ${floor.requestsPerSec.toFixed(0)} requests/s, ${(floor.requestsPerSec / ((floorRef.ops * 1000) / floorRef.ms)).toFixed(2)}x raw etcd (${((floorRef.ops * 1000) / floorRef.ms).toFixed(0)} puts/s just before); server CPU ${floor.serverCpuMsPerRequest.toFixed(3)} ms, client CPU ${floor.clientCpuMsPerRequest.toFixed(3)} ms per request`,
+    );
     console.log(`goal durable sqlite creates >= 1.0x raw etcd puts: ${goalCreate ? "met" : "NOT met"} (${bestSqlite.toFixed(2)}x, the best worker count)`);
     console.log(`goal etcd-backed creates >= 0.5x raw etcd puts: ${goalEtcd ? "met" : "NOT met"} (${bestEtcd.toFixed(2)}x, the best worker count)`);
     console.log(`goal watch p99 < 50 ms (sqlite): ${goalWatch ? "met" : "NOT met"}`);

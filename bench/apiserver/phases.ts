@@ -31,6 +31,17 @@ export interface PhaseOptions {
   slices: number;
   watchers: number;
   watchWrites: number;
+  /**
+   * The requests' protocol outside the protocol comparison: HTTP/2 as client-go and kubectl speak it
+   * (`clientsPerSession` clients as streams of one session), or HTTP/1.1 (a connection per client).
+   */
+  protocol: Protocol;
+  clientsPerSession: number;
+}
+
+/** The phases' client: o.protocol with o.clientsPerSession clients per HTTP/2 session. */
+function phaseClient(kubeconfig: string, o: PhaseOptions): BenchClient {
+  return benchClient(kubeconfig, o.clients, { protocol: o.protocol, clientsPerSession: o.clientsPerSession });
 }
 
 const cmPath = (ns: string, name = "") => `/api/v1/namespaces/${ns}/configmaps${name ? `/${name}` : ""}`;
@@ -95,7 +106,7 @@ async function interleavedCreates(c: BenchClient, serverPid: number | undefined,
 }
 
 export async function measureServer(kubeconfig: string, serverPid: number, o: PhaseOptions, reference: Slice): Promise<ServerFigures> {
-  const c = benchClient(kubeconfig, o.clients);
+  const c = phaseClient(kubeconfig, o);
   try {
     await namespace(c, "bench");
     const versions: string[] = [];
@@ -129,7 +140,7 @@ export async function measureServer(kubeconfig: string, serverPid: number, o: Ph
 
 /** Creates/s alone, interleaved with raw etcd puts as in measureServer (for a server run that measures nothing else). */
 export async function measureCreates(kubeconfig: string, o: PhaseOptions, reference: Slice, serverPid?: number): Promise<{ createsPerSec: number; rawPutsPerSec: number; cpuMsPerCreate: number }> {
-  const c = benchClient(kubeconfig, o.clients);
+  const c = phaseClient(kubeconfig, o);
   try {
     await namespace(c, "bench");
     return await interleavedCreates(c, serverPid, o, reference, () => undefined);
