@@ -26,8 +26,8 @@ export type ParsedBenchArgs<T extends Record<string, BenchOption>> = { kind: "he
 
 /** The usage text: the command, what it measures, each flag with its default. */
 export function benchUsage(command: string, summary: string, options: Record<string, BenchOption>): string {
-  const flags = Object.entries(options).map(([name, o]) => {
-    const left = `  ${o.short ? `-${o.short}, ` : ""}--${name}${o.type === "string" ? " V" : ""}`;
+  const flags = Object.entries(options).map(([flag, o]) => {
+    const left = `  ${o.short ? `-${o.short}, ` : ""}--${flag}${o.type === "string" ? " V" : ""}`;
     const def = o.default === undefined || o.default === false ? "" : ` (default ${o.default === true ? "on" : o.default})`;
     return `${left.padEnd(28)} ${o.help}${def}`;
   });
@@ -42,7 +42,7 @@ export function parseBenchArgs<T extends Record<string, BenchOption>>(command: s
   // Errors name the benchmark (bench/x or bench:x), not the whole command line of the usage.
   const name = /bench[:/][\w-]+(\/[\w-]+\.ts)?/.exec(command)?.[0] ?? command;
   const spec = Object.fromEntries(
-    Object.entries(options).map(([name, o]) => [name, { type: o.type, ...(o.default !== undefined ? { default: o.default } : {}), ...(o.short ? { short: o.short } : {}) }]),
+    Object.entries(options).map(([flag, o]) => [flag, { type: o.type, ...(o.default !== undefined ? { default: o.default } : {}), ...(o.short ? { short: o.short } : {}) }]),
   );
   let values: Record<string, string | boolean | undefined>;
   try {

@@ -21,15 +21,3 @@ export function prefixEnd(prefix: string): string | undefined {
 export function rangeStart(prefix: string, startKey: string | undefined): string {
   return startKey !== undefined && startKey > prefix ? startKey : prefix;
 }
-
-/** Index of the first element of sorted that is >= key (binary search). */
-export function lowerBound(sorted: readonly string[], key: string): number {
-  let lo = 0;
-  let hi = sorted.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if ((sorted[mid] as string) < key) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
