@@ -3,7 +3,7 @@ import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
-import { containerInfo, refreshContainerInfo } from "./containers.ts";
+import { containerInfo, refreshContainerInfo, startSettled } from "./containers.ts";
 import type { HostContext } from "./context.ts";
 import { RecordingExec } from "./exec.ts";
 import { Names } from "./names.ts";
@@ -30,4 +30,14 @@ test("a running container's info is reused until its exit file appears", async (
   } finally {
     await rm(stateDir, { recursive: true, force: true });
   }
+});
+
+test("a start is over once the command runs and its pid is known, or the container or its shim ended", () => {
+  const init = ref(process.pid)!;
+  // The command wrote `started`, the shim's fork has not returned yet: no exit.pid, so no pid to exec into.
+  assert.equal(startSettled({ started: true, running: true }), false);
+  assert.equal(startSettled({ started: true, running: true, init }), true);
+  assert.equal(startSettled({ started: false, running: true, init }), false, "still setting up");
+  assert.equal(startSettled({ started: false, running: false }), true, "the shim is gone");
+  assert.equal(startSettled({ started: false, running: false, exit: { exitCode: 1, signal: 0, finishedAt: "2026-01-01T00:00:00Z" } }), true, "ended during setup");
 });

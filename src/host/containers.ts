@@ -175,6 +175,15 @@ export async function startContainer(ctx: HostContext, spec: ContainerSpec): Pro
   }
 }
 
+/**
+ * A start is over once the command runs and its pid is known, or the container ended (or its shim did). The
+ * command writes `started` itself, the shim writes `exit.pid` after its fork returns: on a busy machine the
+ * first can come well before the second, and a container without its pid cannot be exec'd into yet.
+ */
+export function startSettled(i: Pick<ContainerInfo, "started" | "init" | "exit" | "running">): boolean {
+  return (i.started && i.init !== undefined) || i.exit !== undefined || !i.running;
+}
+
 async function runShim(ctx: HostContext, spec: ContainerSpec, dir: string, shim: string, args: string[], changes: DirChanges): Promise<ContainerInfo> {
   await startProcess(ctx, {
     name: spec.name,
@@ -185,7 +194,7 @@ async function runShim(ctx: HostContext, spec: ContainerSpec, dir: string, shim:
   });
   const info = await waitFor(async () => {
     const i = await containerInfo(ctx, spec.name, dir);
-    return i.started || i.exit || !i.running ? i : undefined;
+    return startSettled(i) ? i : undefined;
   }, spec.startTimeoutMs ?? 30_000, changes);
   if (!info) throw new Error(`container ${spec.name} did not start within ${spec.startTimeoutMs ?? 30_000} ms; see ${join(dir, "shim.log")}`);
   if (info.init) await writeFile(join(dir, "init.json"), JSON.stringify({ init: info.init }));
