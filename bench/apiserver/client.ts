@@ -32,8 +32,16 @@ function parseReply(method: string, path: string, status: number, chunks: Buffer
   }
 }
 
+/** Where an HTTP/2 caller connects: the server, its CA, and the client certificate when the server asks for one. */
+export interface H2Target {
+  server: string;
+  caPem: string;
+  certPem?: string;
+  keyPem?: string;
+}
+
 /** Requests as streams of `sessions` HTTP/2 sessions, taken in turn. */
-function h2Caller(kc: ReturnType<typeof readKubeconfig>, sessions: number): { call: BenchClient["call"]; close(): void } {
+export function h2Caller(kc: H2Target, sessions: number): { call: BenchClient["call"]; close(): void } {
   const open: ClientHttp2Session[] = [];
   for (let i = 0; i < sessions; i++) {
     const s = connect(kc.server, { ca: kc.caPem, cert: kc.certPem, key: kc.keyPem });

@@ -4,9 +4,9 @@
 // request, measured with the phases' clients and sessions, are what an API server in Node cannot go
 // below: the rest of a create's CPU is ours to cut (docs/high-availability.md#the-floor).
 import { spawn } from "node:child_process";
-import { connect } from "node:http2";
 import { createCertificateAuthority, issueServingCertificate } from "../../src/apiserver/certs/issue.ts";
 import { rate } from "../support/stats.ts";
+import { expectStatus, h2Caller } from "./client.ts";
 import { processCpuMs } from "./phases.ts";
 
 const SERVER = `
@@ -45,37 +45,25 @@ export async function measureFloor(clients: number, clientsPerSession: number, d
       child.stdout.once("data", (d: Buffer) => resolve(Number(d.toString().trim())));
       child.once("exit", (code) => reject(new Error(`floor server exited with ${code}`)));
     });
-    const sessions = Array.from({ length: Math.ceil(clients / clientsPerSession) }, () => connect(`https://127.0.0.1:${port}`, { ca: ca.certPem }));
+    const caller = h2Caller({ server: `https://127.0.0.1:${port}`, caPem: ca.certPem }, Math.ceil(clients / clientsPerSession));
     let seq = 0;
-    const call = (i: number) =>
-      new Promise<void>((resolve, reject) => {
-        const body = Buffer.from(JSON.stringify({ apiVersion: "v1", kind: "ConfigMap", metadata: { name: `f-${seq++}`, namespace: "bench" }, data: { k: "v" } }));
-        const stream = sessions[i % sessions.length]!.request({ ":method": "POST", ":path": "/api/v1/namespaces/bench/configmaps", "content-type": "application/json", "content-length": String(body.length) });
-        const chunks: Buffer[] = [];
-        let status = 0;
-        stream.on("response", (h) => (status = Number(h[":status"])));
-        stream.on("data", (c: Buffer) => chunks.push(c));
-        stream.on("end", () => {
-          JSON.parse(Buffer.concat(chunks).toString("utf8"));
-          if (status === 201) resolve();
-          else reject(new Error(`floor server answered ${status}`));
-        });
-        stream.on("error", reject);
-        stream.end(body);
-      });
+    const call = async () => {
+      const body = { apiVersion: "v1", kind: "ConfigMap", metadata: { name: `f-${seq++}`, namespace: "bench" }, data: { k: "v" } };
+      expectStatus(await caller.call("POST", "/api/v1/namespaces/bench/configmaps", body), [201], "floor server");
+    };
     await rate(clients, durationMs / 4, call); // warm-up
     const serverBefore = processCpuMs(child.pid!);
     const clientBefore = process.cpuUsage();
     let n = 0;
     const started = performance.now();
-    await rate(clients, durationMs, async (i) => {
-      await call(i);
+    await rate(clients, durationMs, async () => {
+      await call();
       n++;
     });
     const ms = performance.now() - started;
     const client = process.cpuUsage(clientBefore);
     const serverMs = processCpuMs(child.pid!) - serverBefore;
-    for (const s of sessions) s.close();
+    caller.close();
     return { requestsPerSec: (n * 1000) / ms, serverCpuMsPerRequest: serverMs / Math.max(1, n), clientCpuMsPerRequest: (client.user + client.system) / 1000 / Math.max(1, n) };
   } finally {
     child.stdin.end();

@@ -44,11 +44,6 @@ const args = benchArgs(
   },
 );
 const values = args.values;
-function protocolOf(p: string): Protocol {
-  if (p === "h2" || p === "http/1.1") return p;
-  console.error(`bench/apiserver: --protocol "${p}" is neither h2 nor http/1.1`);
-  process.exit(2);
-}
 const slow: SlowWatcherOptions = {
   watchers: args.count("slow-watchers"),
   writes: args.count("slow-writes"),
@@ -61,7 +56,7 @@ const opts: PhaseOptions = {
   watchers: args.count("watchers"),
   clients: args.count("clients", 1),
   watchWrites: args.count("watch-writes"),
-  protocol: protocolOf(values.protocol),
+  protocol: args.choice("protocol", ["h2", "http/1.1"] as const),
   clientsPerSession: args.count("clients-per-session") || args.count("clients", 1),
 };
 
@@ -81,6 +76,9 @@ function rawEtcdPuts(client: Etcd3, etcdPid: number, cpu: { ms: number; puts: nu
     return { ops: puts, ms: performance.now() - started };
   };
 }
+
+/** The phases' options for a server with this many workers: --workers N > 1 serves HTTP/1.1 only (docs/kubernetes-api.md#http2). */
+const optsFor = (workers: number): PhaseOptions => (workers === 1 ? opts : { ...opts, protocol: "http/1.1" });
 
 /** Worker counts to measure creates with; the first gets every phase. */
 const workerCounts = args.counts("workers", 1);
@@ -149,8 +147,7 @@ async function main(): Promise<void> {
         ...(storage === "etcd" ? { etcdEndpoint: etcd.endpoint } : {}),
       });
       try {
-        // --workers N > 1 serves HTTP/1.1 only (docs/kubernetes-api.md#http2).
-        const firstOpts: PhaseOptions = first === 1 ? opts : { ...opts, protocol: "http/1.1" };
+        const firstOpts = optsFor(first!);
         results[storage] = await measureServer(server.kubeconfig, server.child.pid!, firstOpts, reference);
         perWorkers.push({ storage, workers: first!, protocol: firstOpts.protocol, ...results[storage] });
         console.error(`${storage}-backed server: ${slow.watchers} watchers that never read, ${slow.writes} writes of ${slow.objectBytes} bytes ...`);
@@ -164,8 +161,8 @@ async function main(): Promise<void> {
         const extraArgs = ["--workers", String(workers), "--etcd-prefix", `/w${workers}`];
         const w = await startApiServerProcess({ storage, dataDir, extraArgs, ...(storage === "etcd" ? { etcdEndpoint: etcd.endpoint } : {}) });
         try {
-          // --workers N > 1 serves HTTP/1.1 only (docs/kubernetes-api.md#http2).
-          perWorkers.push({ storage, workers, protocol: "http/1.1", ...(await measureCreates(w.kubeconfig, { ...opts, protocol: "http/1.1" }, reference, w.child.pid!)) });
+          const o = optsFor(workers);
+          perWorkers.push({ storage, workers, protocol: o.protocol, ...(await measureCreates(w.kubeconfig, o, reference, w.child.pid!)) });
         } finally {
           await w.stop();
         }

@@ -29,11 +29,7 @@ const objects = args.count("objects", 1);
 const rate = args.count("rate", 1);
 const durationMs = args.count("duration-ms", 1);
 const concurrency = args.count("concurrency", 1);
-if (args.values.storage !== "sqlite" && args.values.storage !== "etcd") {
-  console.error(`bench/controllerruntime: --storage "${args.values.storage}" is neither sqlite nor etcd`);
-  process.exit(2);
-}
-const storage = args.values.storage;
+const storage = args.choice("storage", ["sqlite", "etcd"] as const);
 
 async function main(): Promise<void> {
   console.error(`runtime alone, from memory (${objects} objects) ...`);

@@ -6,6 +6,7 @@ const options = {
   bastions: { type: "string", default: "1000", help: "bastions to create" },
   workers: { type: "string", default: "1,2", help: "worker counts" },
   trace: { type: "boolean", default: false, help: "print each step" },
+  storage: { type: "string", default: "sqlite", help: "sqlite or etcd" },
 } as const;
 
 test("--help lists every flag with its help and default", () => {
@@ -44,4 +45,13 @@ test("counts are whole numbers at or above the minimum, defaults apply", () => {
   const zero = parseBenchArgs("bench/x", "", options, ["--bastions", "0"]);
   assert.ok(zero.kind === "ok");
   assert.throws(() => zero.args.count("bastions", 1), /not a whole number >= 1/);
+});
+
+test("a choice is one of its values, anything else is a usage error", () => {
+  const ok = parseBenchArgs("bench/x", "", options, ["--storage", "etcd"]);
+  assert.ok(ok.kind === "ok");
+  assert.equal(ok.args.choice("storage", ["sqlite", "etcd"]), "etcd");
+  const bad = parseBenchArgs("bench/x", "", options, ["--storage", "mysql"]);
+  assert.ok(bad.kind === "ok");
+  assert.throws(() => bad.args.choice("storage", ["sqlite", "etcd"]), (e: Error) => e instanceof BenchUsageError && e.message.startsWith('bench/x: --storage "mysql" is not one of sqlite, etcd'));
 });

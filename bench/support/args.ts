@@ -20,6 +20,8 @@ export interface BenchArgs<T extends Record<string, BenchOption>> {
   count(key: keyof T & string, min?: number): number;
   /** A comma-separated list of whole numbers >= min. */
   counts(key: keyof T & string, min?: number): number[];
+  /** The flag's value when it is one of `allowed`; anything else is a usage error. */
+  choice<C extends string>(key: keyof T & string, allowed: readonly C[]): C;
 }
 
 export type ParsedBenchArgs<T extends Record<string, BenchOption>> = { kind: "help"; text: string } | { kind: "error"; text: string } | { kind: "ok"; args: BenchArgs<T> };
@@ -68,6 +70,11 @@ export function parseBenchArgs<T extends Record<string, BenchOption>>(command: s
           if (part.trim() === "" || !Number.isInteger(v) || v < min) throw new BenchUsageError(`${name}: --${key}: item ${i + 1} "${part}" is not a whole number >= ${min}\n\n${usage}`);
           return v;
         }),
+    choice: <C extends string>(key: string, allowed: readonly C[]): C => {
+      const raw = String(values[key] ?? "");
+      if (!(allowed as readonly string[]).includes(raw)) throw new BenchUsageError(`${name}: --${key} "${raw}" is not one of ${allowed.join(", ")}\n\n${usage}`);
+      return raw as C;
+    },
   };
   return { kind: "ok", args };
 }
@@ -91,7 +98,7 @@ export function benchArgs<T extends Record<string, BenchOption>>(command: string
         throw err;
       }
     };
-  return { values: args.values, count: guard(args.count), counts: guard(args.counts) };
+  return { values: args.values, count: guard(args.count), counts: guard(args.counts), choice: guard(args.choice) as BenchArgs<T>["choice"] };
 }
 
 function exitUsage(text: string): never {
