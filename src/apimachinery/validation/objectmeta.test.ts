@@ -123,6 +123,11 @@ void test("negative generation and bad managedFields", () => {
   assert.deepEqual(validateFieldManager("kubectl-edit", Path.root("fieldManager")), []);
   assert.equal(validateFieldManager("a\u0007", Path.root("f"))[0]!.detail, "invalid character U+0007 (at position 1)");
   assert.equal(validateFieldManager("x".repeat(129), Path.root("f"))[0]!.type, "FieldValueTooLong");
+  // The limit is in UTF-8 bytes: 64 two-byte or 32 four-byte characters fit, one more does not.
+  assert.deepEqual(validateFieldManager("é".repeat(64), Path.root("f")), []);
+  assert.equal(validateFieldManager("é".repeat(65), Path.root("f"))[0]!.type, "FieldValueTooLong");
+  assert.deepEqual(validateFieldManager("😀".repeat(32), Path.root("f")), []);
+  assert.equal(validateFieldManager("😀".repeat(33), Path.root("f"))[0]!.type, "FieldValueTooLong");
 });
 
 const stored: ObjectMeta = {

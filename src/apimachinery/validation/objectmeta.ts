@@ -118,8 +118,19 @@ export function validateNoNewFinalizers(newF: string[] | undefined, oldF: string
   return [forbidden(path, `no new finalizers can be added if the object is being deleted, found new finalizers ${shown}`)];
 }
 
+const MANAGED_FIELDS = META.child("managedFields");
+
+/** Printable characters and spaces only (Go's unicode.IsPrint), checked whole before the search for the culprit. */
+const PRINTABLE = /^[\p{L}\p{M}\p{N}\p{P}\p{S} ]*$/u;
+
+/** Short and printable: valid without counting bytes (every write validates its managedFields). */
+function plainManager(manager: string): boolean {
+  return manager.length <= FIELD_MANAGER_MAX_LENGTH / 4 && PRINTABLE.test(manager);
+}
+
 /** Printable characters only (Go's unicode.IsPrint), at most 128 bytes. */
 export function validateFieldManager(manager: string, path: Path): FieldError[] {
+  if (plainManager(manager)) return [];
   const errs: FieldError[] = [];
   if (bytes(manager) > FIELD_MANAGER_MAX_LENGTH) errs.push(tooLong(path, undefined, `may not be more than ${FIELD_MANAGER_MAX_LENGTH} bytes`));
   let at = 0;
@@ -133,13 +144,12 @@ export function validateFieldManager(manager: string, path: Path): FieldError[] 
   return errs;
 }
 
-export function validateManagedFields(entries: ManagedFieldsEntry[] | undefined, path: Path = META.child("managedFields")): FieldError[] {
+export function validateManagedFields(entries: ManagedFieldsEntry[] | undefined, path: Path = MANAGED_FIELDS): FieldError[] {
   const errs: FieldError[] = [];
   (entries ?? []).forEach((e, i) => {
-    const p = path.index(i);
-    if (e.operation !== "Apply" && e.operation !== "Update") errs.push(invalid(p.child("operation"), e.operation ?? "", "must be `Apply` or `Update`"));
-    if (e.fieldsType && e.fieldsType !== "FieldsV1") errs.push(invalid(p.child("fieldsType"), e.fieldsType, "must be `FieldsV1`"));
-    errs.push(...validateFieldManager(e.manager ?? "", p.child("manager")));
+    if (e.operation !== "Apply" && e.operation !== "Update") errs.push(invalid(path.index(i).child("operation"), e.operation ?? "", "must be `Apply` or `Update`"));
+    if (e.fieldsType && e.fieldsType !== "FieldsV1") errs.push(invalid(path.index(i).child("fieldsType"), e.fieldsType, "must be `FieldsV1`"));
+    if (!plainManager(e.manager ?? "")) errs.push(...validateFieldManager(e.manager ?? "", path.index(i).child("manager")));
   });
   return errs;
 }

@@ -49,8 +49,11 @@ export function parseBool(value: string | null | undefined): boolean | undefined
 }
 
 function splitPath(path: string): string[] {
-  const trimmed = path.replace(/^\/+|\/+$/g, "");
-  return trimmed === "" ? [] : trimmed.split("/");
+  let start = 0;
+  let end = path.length;
+  while (start < end && path.charCodeAt(start) === 0x2f) start++;
+  while (end > start && path.charCodeAt(end - 1) === 0x2f) end--;
+  return start === end ? [] : path.slice(start, end).split("/");
 }
 
 /** A name is usable as a path segment (apimachinery path.IsValidPathSegmentName). */
@@ -132,7 +135,7 @@ interface ApiPath {
 
 /** /api/<version>/... or /apis/<group>/<version>/...; undefined for any other path. */
 function splitApiPath(path: string): ApiPath | undefined {
-  let parts = splitPath(path).map((p) => safeDecode(p));
+  let parts = splitPath(path).map(safeDecode);
   if (parts.length < 3 || !API_PREFIXES.has(parts[0] ?? "")) return undefined;
   const prefix = parts[0] ?? "";
   parts = parts.slice(1);
@@ -177,6 +180,7 @@ function setCollectionVerb(info: RequestInfo, params: URLSearchParams): void {
 }
 
 function safeDecode(segment: string): string {
+  if (!segment.includes("%")) return segment;
   try {
     return decodeURIComponent(segment);
   } catch {

@@ -106,7 +106,7 @@ void describe("create", () => {
     assert.equal(ok.status, 201);
     const call = cms.lastCall("create");
     assert.equal(call?.ctx.dryRun, true);
-    assert.deepEqual(call?.args[1], { dryRun: true, fieldValidation: "Strict", fieldManager: "kubectl-create" });
+    assert.deepEqual(call?.args[1], { dryRun: true, fieldValidation: "Strict", fieldManager: "kubectl-create", bodyOwned: true });
     assert.equal(cms.objects.size, 0);
   });
 

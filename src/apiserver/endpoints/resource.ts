@@ -134,6 +134,7 @@ async function serveMethod(r: ResourceRequest, method: string, name: string): Pr
       if (!name) throw newMethodNotSupported({ group: def.group, resource: def.plural }, "update");
       requireVerb(def, "update");
       const opts = writeOptions(r, "UpdateOptions");
+      opts.bodyOwned = true;
       const result = await r.store.update(r.ctx, name, await objectBody(r, name), opts);
       return respondWrite(r, result.created ? 201 : 200, result);
     }
@@ -203,6 +204,7 @@ async function serveCreate(r: ResourceRequest): Promise<void> {
   requireVerb(r.def, "create");
   const opts = writeOptions(r, "CreateOptions");
   const obj = await objectBody(r);
+  opts.bodyOwned = true;
   if (r.def.virtualCreate) {
     const out = await r.def.virtualCreate(r.ctx, obj);
     return respondObject(r, 201, out, outputFormat(r));

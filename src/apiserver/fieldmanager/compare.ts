@@ -70,12 +70,15 @@ function inner(c: Comparison, lhs: unknown, rhs: unknown, schema: JSONSchemaProp
 function compareMap(c: Comparison, shape: Extract<Shape, { kind: "map" }>, lhs: unknown, rhs: unknown, path: PE[]): void {
   const l = isRecord(lhs) ? lhs : {};
   const r = isRecord(rhs) ? rhs : {};
-  for (const k of new Set([...Object.keys(l), ...Object.keys(r)])) {
-    if (l[k] === undefined && r[k] === undefined) continue;
-    path.push(fieldPE(k));
-    inner(c, l[k], r[k], memberSchema(shape, k), path);
-    path.pop();
-  }
+  for (const k of Object.keys(l)) member(c, shape, l[k], r[k], k, path);
+  for (const k of Object.keys(r)) if (!Object.hasOwn(l, k)) member(c, shape, undefined, r[k], k, path);
+}
+
+function member(c: Comparison, shape: Extract<Shape, { kind: "map" }>, lv: unknown, rv: unknown, k: string, path: PE[]): void {
+  if (lv === undefined && rv === undefined) return;
+  path.push(fieldPE(k));
+  inner(c, lv, rv, memberSchema(shape, k), path);
+  path.pop();
 }
 
 /** The items of one list key on both sides; a key held by two or more items on a side is compared whole. */

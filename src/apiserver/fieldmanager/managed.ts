@@ -25,6 +25,27 @@ export interface ManagerInfo {
 
 /** The identifier of a manager: the entry's JSON without fields, type and time (and apiVersion for appliers). */
 export function managerId(info: ManagerInfo): string {
+  const memo = `${info.manager}\0${info.operation}\0${info.apiVersion ?? ""}\0${info.subresource ?? ""}`;
+  let id = ids.get(memo);
+  if (id === undefined) {
+    id = buildManagerId(info);
+    remember(ids, memo, id);
+    remember(infos, id, parseManagerIdUncached(id));
+  }
+  return id;
+}
+
+/** Identifiers repeat (a handful of managers per resource): both directions are memoized, within bounds. */
+const ids = new Map<string, string>();
+const infos = new Map<string, ManagerInfo>();
+const MEMO_LIMIT = 10_000;
+
+function remember<V>(m: Map<string, V>, k: string, v: V): void {
+  if (m.size >= MEMO_LIMIT) m.clear();
+  m.set(k, v);
+}
+
+function buildManagerId(info: ManagerInfo): string {
   const o: Record<string, string> = {};
   if (info.manager) o.manager = info.manager;
   o.operation = info.operation;
@@ -33,7 +54,14 @@ export function managerId(info: ManagerInfo): string {
   return JSON.stringify(o);
 }
 
+/** The manager an identifier names (callers must not change the result). */
 export function parseManagerId(id: string): ManagerInfo {
+  let info = infos.get(id);
+  if (!info) remember(infos, id, (info = parseManagerIdUncached(id)));
+  return info;
+}
+
+function parseManagerIdUncached(id: string): ManagerInfo {
   return JSON.parse(id) as ManagerInfo;
 }
 
@@ -96,14 +124,20 @@ export function encodeManaged(m: Managed): ManagedFieldsEntry[] | undefined {
     if (info.subresource) e.subresource = info.subresource;
     entries.push(e);
   }
-  const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
-  return entries.sort(
-    (p, q) =>
-      cmp(p.operation!, q.operation!) ||
-      seconds(p.time) - seconds(q.time) ||
-      cmp(p.manager ?? "", q.manager ?? "") ||
-      cmp(p.apiVersion!, q.apiVersion!) ||
-      cmp(p.subresource ?? "", q.subresource ?? ""),
+  return entries.length > 1 ? entries.sort(entryOrder) : entries;
+}
+
+function cmp(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+function entryOrder(p: ManagedFieldsEntry, q: ManagedFieldsEntry): number {
+  return (
+    cmp(p.operation!, q.operation!) ||
+    seconds(p.time) - seconds(q.time) ||
+    cmp(p.manager ?? "", q.manager ?? "") ||
+    cmp(p.apiVersion!, q.apiVersion!) ||
+    cmp(p.subresource ?? "", q.subresource ?? "")
   );
 }
 
@@ -113,6 +147,7 @@ const ANCIENT = "ancient-changes";
 
 /** Merges the oldest update entries into one "ancient-changes" entry per API version until at most `max` remain. */
 export function capUpdateManagers(m: Managed, max = MAX_UPDATE_MANAGERS): void {
+  if (m.sets.size <= max) return;
   const updaters = [...m.sets].filter(([, vs]) => !vs.applied).map(([id]) => id);
   if (updaters.length <= max) return;
   updaters.sort((a, b) => seconds(m.times.get(a)) - seconds(m.times.get(b)) || (a < b ? -1 : a > b ? 1 : 0));

@@ -30,34 +30,64 @@ function fieldsOf(s: JSONSchemaProps): Record<string, JSONSchemaProps> {
   return Object.assign(out, s.properties ?? {});
 }
 
+const DEDUCED_MAP: Shape = { kind: "map", atomic: false, fields: {}, elem: undefined };
+const DEDUCED_LIST: Shape = { kind: "list", relation: "atomic", keys: [], item: undefined };
+
 function deduced(value: unknown): Shape {
-  if (isRecord(value)) return { kind: "map", atomic: false, fields: {}, elem: undefined };
-  if (Array.isArray(value)) return { kind: "list", relation: "atomic", keys: [], item: undefined };
+  if (isRecord(value)) return DEDUCED_MAP;
+  if (Array.isArray(value)) return DEDUCED_LIST;
   return SCALAR;
 }
 
-/** The shape of `value` (which may be undefined or null) under `schema` (undefined: no schema). */
-export function shapeOf(schema: JSONSchemaProps | undefined, value: unknown): Shape {
-  if (!schema) return deduced(value);
-  if (pick(schema, "x-kubernetes-int-or-string")) return SCALAR;
+/** What a schema says regardless of the value: its type and the shape of a value of that type. */
+type Typed =
+  | { type: "object"; shape: Shape; deduceWhenPresent: boolean }
+  | { type: "array"; shape: Shape }
+  | { type: "deduce" }
+  | { type: "scalar" };
+
+/** Per schema object (schemas are not changed once compiled; a CRD update brings new ones). */
+const typed = new WeakMap<JSONSchemaProps, Typed>();
+
+function typeOf(schema: JSONSchemaProps): Typed {
+  let t = typed.get(schema);
+  if (!t) typed.set(schema, (t = computeType(schema)));
+  return t;
+}
+
+function computeType(schema: JSONSchemaProps): Typed {
+  if (pick(schema, "x-kubernetes-int-or-string")) return { type: "scalar" };
   const props = fieldsOf(schema);
   const additional = pick(schema, "additionalProperties");
   const items = pick(schema, "items");
   const type = pick(schema, "type") ?? (Object.keys(props).length || additional ? "object" : items ? "array" : undefined);
-  const present = value !== undefined && value !== null;
   if (type === "object") {
-    if (present && !isRecord(value)) return SCALAR;
     const preserve = pick(schema, "x-kubernetes-preserve-unknown-fields") === true;
     const elem = typeof additional === "object" ? additional : undefined;
-    if (!elem && !preserve && additional !== true && Object.keys(props).length === 0 && present) return deduced(value);
-    return { kind: "map", atomic: pick(schema, "x-kubernetes-map-type") === "atomic", fields: props, elem };
+    const deduceWhenPresent = !elem && !preserve && additional !== true && Object.keys(props).length === 0;
+    return { type, deduceWhenPresent, shape: { kind: "map", atomic: pick(schema, "x-kubernetes-map-type") === "atomic", fields: props, elem } };
   }
-  if (type === "array") {
-    if (present && !Array.isArray(value)) return SCALAR;
-    return { kind: "list", ...listRelation(schema), item: items };
+  if (type === "array") return { type, shape: { kind: "list", ...listRelation(schema), item: items } };
+  if (type === undefined && pick(schema, "x-kubernetes-preserve-unknown-fields")) return { type: "deduce" };
+  return { type: "scalar" };
+}
+
+/** The shape of `value` (which may be undefined or null) under `schema` (undefined: no schema). Shared: never changed by callers. */
+export function shapeOf(schema: JSONSchemaProps | undefined, value: unknown): Shape {
+  if (!schema) return deduced(value);
+  const t = typeOf(schema);
+  const present = value !== undefined && value !== null;
+  switch (t.type) {
+    case "object":
+      if (present && !isRecord(value)) return SCALAR;
+      return t.deduceWhenPresent && present ? deduced(value) : t.shape;
+    case "array":
+      return present && !Array.isArray(value) ? SCALAR : t.shape;
+    case "deduce":
+      return deduced(value);
+    default:
+      return SCALAR;
   }
-  if (type === undefined && pick(schema, "x-kubernetes-preserve-unknown-fields")) return deduced(value);
-  return SCALAR;
 }
 
 function listRelation(s: JSONSchemaProps): { relation: "atomic" | "set" | "map"; keys: string[] } {

@@ -4,7 +4,7 @@ import type { KubeObject } from "../../../apis/meta/v1/types.ts";
 import { newAlreadyExists, newBadRequest, newGenerateNameConflict } from "../../../apimachinery/errors.ts";
 import { StorageError } from "../../storage/interface.ts";
 import type { RequestContext } from "../types.ts";
-import { decode, encode, objectKey } from "./codec.ts";
+import { encode, objectKey } from "./codec.ts";
 import { admit, type StoreCore } from "./core.ts";
 import type { WriteOptions, WriteResult } from "./interface.ts";
 import { decodeBody, prepareCreate, settleNamespace, validateCreate } from "./prepare.ts";
@@ -17,7 +17,7 @@ import { storageToStatus } from "./rv.ts";
 export const MAX_NAME_GENERATION_ATTEMPTS = 8;
 
 export async function create(core: StoreCore, ctx: RequestContext, body: unknown, options: WriteOptions = {}): Promise<WriteResult> {
-  const { obj, warnings } = decodeBody(core, body, options.fieldValidation);
+  const { obj, warnings } = decodeBody(core, body, options.fieldValidation, options.bodyOwned);
   // kube-apiserver's storage refuses this too (there as a 500); it is the client's mistake, so a 400 here.
   if (obj.metadata.resourceVersion) throw newBadRequest("resourceVersion should not be set on objects to be created");
   trackWrite(core, undefined, obj, options, "");
@@ -59,7 +59,9 @@ export async function createDecoded(
     }
     try {
       const kv = await core.storage.create(key, value);
-      return { object: decode(def, kv), warnings, created: true };
+      // What the stored value decodes to, without decoding it: obj is this create's own copy.
+      obj.metadata.resourceVersion = String(kv.modRevision);
+      return { object: obj, warnings, created: true };
     } catch (err) {
       if (!(err instanceof StorageError && err.code === "KeyExists")) throw storageToStatus(err);
       if (!generated) throw newAlreadyExists(core.gr, name);

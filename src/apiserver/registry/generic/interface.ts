@@ -41,6 +41,11 @@ export interface WriteOptions {
   fieldManager?: string;
   /** Server-side apply only. */
   force?: boolean;
+  /**
+   * The caller hands the body over and never reads it again (the REST layer's freshly decoded
+   * request bodies): create and update may then change it in place instead of copying it first.
+   */
+  bodyOwned?: boolean;
 }
 
 export interface WriteResult {

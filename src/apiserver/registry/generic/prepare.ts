@@ -26,14 +26,14 @@ export interface Decoded {
  * A deep copy of the body as an object of this resource: depth and size bounded, type meta checked, unknown fields
  * dropped (fieldValidation=Strict: 400 listing all of them; Warn or unset: warnings), defaults applied.
  */
-export function decodeBody(core: StoreCore, body: unknown, fieldValidation: WriteOptions["fieldValidation"]): Decoded {
+export function decodeBody(core: StoreCore, body: unknown, fieldValidation: WriteOptions["fieldValidation"], owned = false): Decoded {
   if (!isRecord(body)) throw newBadRequest(`the object provided is not a JSON object of kind ${core.def.kind}`);
   // Before anything recursive (structuredClone, pruning, defaulting, validation) and before
   // admission: too deep is a 400, too large for the kind a 413 (checked exactly again when stored).
   const m = measureJson(body, { maxDepth: MAX_NESTING_DEPTH, maxBytes: maxObjectBytes(core.def) });
   if (m.exceeded === "depth") throw newBadRequest(`the object provided is nested too deeply: ${depthMessage()}`);
   if (m.exceeded === "bytes") throw objectTooLarge(core.def, undefined, nameOf(body));
-  const obj = structuredClone(body) as KubeObject;
+  const obj = (owned ? body : structuredClone(body)) as KubeObject;
   if (obj.metadata === undefined || obj.metadata === null) obj.metadata = {};
   if (!isRecord(obj.metadata)) throw newBadRequest("metadata: expected an object");
   const gv = groupVersionOf(core.def);

@@ -27,6 +27,18 @@ describe("GenericStore.create", () => {
     assert.deepEqual(got, object);
   });
 
+  it("copies the caller's object unless the caller hands it over (bodyOwned)", async () => {
+    const t = await newTestStore(widgetDefinition());
+    const body = widget("w1", { replicas: 1 });
+    const before = structuredClone(body);
+    await t.store.create(t.ctx("ns1"), body);
+    assert.deepEqual(body, before);
+    const owned = widget("w2", { replicas: 1 });
+    const { object } = await t.store.create(t.ctx("ns1"), owned, { bodyOwned: true });
+    assert.equal(object, owned, "the handed-over body becomes the created object");
+    assert.deepEqual(await t.store.get(t.ctx("ns1"), "w2"), object);
+  });
+
   it("refuses a create that carries metadata.resourceVersion, dry run or not", async () => {
     const t = await newTestStore(widgetDefinition());
     for (const dryRun of [false, true]) {

@@ -31,7 +31,7 @@ export async function update(
   options: WriteOptions = {},
   subresource = "",
 ): Promise<WriteResult> {
-  const decoded = decodeBody(core, body, options.fieldValidation);
+  const decoded = decodeBody(core, body, options.fieldValidation, options.bodyOwned);
   const desired: Desired = (current) => {
     const obj = structuredClone(decoded.obj);
     trackWrite(core, current, obj, options, subresource);
