@@ -156,16 +156,17 @@ export function validateManagedFields(entries: ManagedFieldsEntry[] | undefined,
 
 function validateName(meta: ObjectMeta, nameFn: NameValidator): FieldError[] {
   const errs: FieldError[] = [];
-  const check = (value: string, prefix: boolean, path: Path): void => {
-    // The kind's own rule first; the path-segment rule only matters for permissive validators.
-    let msgs = nameFn(value, prefix);
-    if (msgs.length === 0) msgs = validatePathSegmentName(value, prefix);
-    for (const msg of msgs) errs.push(invalid(path, value, msg));
-  };
-  if (meta.generateName) check(meta.generateName, true, META.child("generateName"));
-  if (meta.name) check(meta.name, false, META.child("name"));
+  if (meta.generateName) checkName(errs, nameFn, meta.generateName, true, "generateName");
+  if (meta.name) checkName(errs, nameFn, meta.name, false, "name");
   else if (!meta.generateName) errs.push(required(META.child("name"), "name or generateName is required"));
   return errs;
+}
+
+function checkName(errs: FieldError[], nameFn: NameValidator, value: string, prefix: boolean, field: string): void {
+  // The kind's own rule first; the path-segment rule only matters for permissive validators.
+  let msgs = nameFn(value, prefix);
+  if (msgs.length === 0) msgs = validatePathSegmentName(value, prefix);
+  for (const msg of msgs) errs.push(invalid(META.child(field), value, msg));
 }
 
 /**

@@ -13,7 +13,7 @@ import { DEFAULT_MAX_BODY_BYTES, tooLarge } from "./body.ts";
 import type { HandlerDeps } from "./deps.ts";
 import { DEFAULT_VERSION_INFO, metricVerb, type MetricLabels, RequestMetrics } from "./nonresource.ts";
 import { OpenAPIService } from "./openapi.ts";
-import { admit } from "./pipeline.ts";
+import { admit, type AdmitHooks } from "./pipeline.ts";
 import { isHttp2, protocolOf } from "./connection.ts";
 import { parseRequestInfo, type RequestInfo } from "./requestinfo.ts";
 import { serveResource } from "./resource.ts";
@@ -41,6 +41,30 @@ export interface RequestState {
   /** When the request arrived (ms since the epoch). */
   receivedAt: number;
   audit?: RequestAudit;
+}
+
+/** The access steps' hooks of one request: they start its audit event and record who it acts as. */
+class AuditHooks implements AdmitHooks {
+  constructor(
+    private readonly deps: HandlerDeps,
+    private readonly req: IncomingMessage,
+    private readonly res: ServerResponse,
+    private readonly st: RequestState,
+  ) {}
+
+  onAuthenticated(authenticated: UserInfo): void {
+    const { req, res, st } = this;
+    st.audit = this.deps.audit?.begin({ req, res, id: st.id, info: st.info, user: authenticated, receivedAt: st.receivedAt });
+  }
+
+  onIdentified(acting: UserInfo): void {
+    this.st.user = acting;
+    if (this.st.audit && !Object.is(acting, this.st.audit.user)) this.st.audit.impersonated(acting);
+  }
+
+  onAllowed(): void {
+    this.st.audit?.allowed();
+  }
 }
 
 export function createHandler(deps: HandlerDeps): ApiHandler {
@@ -75,16 +99,7 @@ export function createHandler(deps: HandlerDeps): ApiHandler {
   async function handle(req: IncomingMessage, res: ServerResponse, st: RequestState): Promise<void> {
     const declared = Number(req.headers["content-length"]);
     if (Number.isFinite(declared) && declared > maxBodyBytes) throw tooLarge(maxBodyBytes);
-    const { user, def } = await admit(deps, req, st.info, {
-      onAuthenticated: (authenticated) => {
-        st.audit = deps.audit?.begin({ req, res, id: st.id, info: st.info, user: authenticated, receivedAt: st.receivedAt });
-      },
-      onIdentified: (acting) => {
-        st.user = acting;
-        if (st.audit && !Object.is(acting, st.audit.user)) st.audit.impersonated(acting);
-      },
-      onAllowed: () => st.audit?.allowed(),
-    });
+    const { user, def } = await admit(deps, req, st.info, new AuditHooks(deps, req, res, st));
     const { info } = st;
     if (!def) return serveNonResource(nonResource, req, res, st.url);
     st.labels = { verb: metricVerb(info.verb, req.method ?? "GET"), group: def.group, resource: def.plural, subresource: info.subresource };
@@ -103,9 +118,7 @@ export function createHandler(deps: HandlerDeps): ApiHandler {
         watches,
         watchBudget,
         minRequestTimeoutSeconds: deps.minRequestTimeoutSeconds,
-        onApply: () => {
-          st.labels.verb = "APPLY";
-        },
+        labels: st.labels,
       });
     } finally {
       stopGauge?.();

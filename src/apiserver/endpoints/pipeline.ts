@@ -44,12 +44,12 @@ function wantsImpersonation(headers: IncomingMessage["headers"]): boolean {
 
 /**
  * Authenticates (401 when no authenticator recognises the request), then applies impersonation.
- * onAuthenticated sees the authenticated user before impersonation is checked (for the audit log).
+ * hooks.onAuthenticated sees the authenticated user before impersonation is checked (for the audit log).
  */
-export async function identify(deps: AccessDeps, req: IncomingMessage, onAuthenticated?: (user: UserInfo) => void): Promise<UserInfo> {
+export async function identify(deps: AccessDeps, req: IncomingMessage, hooks: Pick<AdmitHooks, "onAuthenticated"> = {}): Promise<UserInfo> {
   const user = await deps.authenticator.authenticate({ headers: req.headers, peerCertificate: peerCertificateOf(req) });
   if (!user) throw newUnauthorized();
-  onAuthenticated?.(user);
+  hooks.onAuthenticated?.(user);
   if (!wantsImpersonation(req.headers)) return user;
   if (!deps.impersonate) throw newForbiddenMessage("impersonation is not supported by this server");
   return deps.impersonate(req.headers, user);
@@ -116,7 +116,7 @@ export interface Admitted {
  * deprecated /proxy/ verb).
  */
 export async function admit(deps: AccessDeps & { registry: ResourceRegistry }, req: IncomingMessage, info: RequestInfo, hooks: AdmitHooks = {}): Promise<Admitted> {
-  const user = await identify(deps, req, hooks.onAuthenticated);
+  const user = await identify(deps, req, hooks);
   hooks.onIdentified?.(user);
   await checkAccess(deps, info, user);
   hooks.onAllowed?.();

@@ -20,6 +20,6 @@ export interface ResourceRequest {
   watches: WatchTracker;
   watchBudget?: WatchBudget;
   minRequestTimeoutSeconds?: number;
-  /** Called for server-side apply, so metrics say APPLY. */
-  onApply(): void;
+  /** The request's metric labels: server-side apply sets the verb to APPLY. */
+  labels: { verb: string };
 }

@@ -214,7 +214,7 @@ async function serveCreate(r: ResourceRequest): Promise<void> {
 
 async function servePatch(r: ResourceRequest, name: string, subresource: string): Promise<void> {
   const type = patchTypeOf(r.req.headers["content-type"], r.def.strategicMergePatch);
-  if (type === "apply") r.onApply();
+  if (type === "apply") r.labels.verb = "APPLY";
   const opts = writeOptions(r, "PatchOptions", type === "apply");
   const patch = await body(r, type === "apply" ? "yaml" : "json");
   if (patch === undefined) throw newBadRequest("the body of the request is empty: a patch is required");

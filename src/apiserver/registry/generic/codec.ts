@@ -27,8 +27,21 @@ export function objectKey(def: ResourceDefinition, namespace: string | undefined
 
 /** Serializes for storage: apiVersion/kind of the definition, no resourceVersion. */
 export function encode(def: ResourceDefinition, obj: KubeObject): string {
-  const { resourceVersion: _rv, ...meta } = obj.metadata;
-  return JSON.stringify({ ...obj, apiVersion: groupVersionOf(def), kind: def.kind, metadata: meta });
+  const apiVersion = groupVersionOf(def);
+  const meta = obj.metadata;
+  if (obj.apiVersion !== apiVersion || obj.kind !== def.kind || meta === null || typeof meta !== "object") {
+    const { resourceVersion: _rv, ...rest } = meta ?? {};
+    return JSON.stringify({ ...obj, apiVersion, kind: def.kind, metadata: rest });
+  }
+  // The common case without copies: the object as it is, resourceVersion left out for the moment.
+  const rv = meta.resourceVersion;
+  if (rv === undefined) return JSON.stringify(obj);
+  meta.resourceVersion = undefined;
+  try {
+    return JSON.stringify(obj);
+  } finally {
+    meta.resourceVersion = rv;
+  }
 }
 
 /** A fresh object from storage, with apiVersion/kind of the definition and resourceVersion = revision. */

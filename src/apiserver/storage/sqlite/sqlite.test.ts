@@ -141,6 +141,29 @@ void describe("SQLiteStorage durability (fsync before the answer, group commit)"
     await s.close();
   });
 
+  void it("a refused write leaves its group alone; a SQLite error fails the whole group, whose revisions are reused", async () => {
+    const s = new SQLiteStorage({ path: nextPath() });
+    const w = new WatchRecorder(s, "/e/ns", 0);
+    // One event-loop turn, one group: a, a again (refused: KeyExists), b.
+    const a = s.create("/e/ns/a", "1");
+    const again = s.create("/e/ns/a", "2");
+    const b = s.create("/e/ns/b", "3");
+    await expectStorageError(again, "KeyExists");
+    assert.deepEqual([(await a).modRevision, (await b).modRevision], [1, 2]);
+    // Next group: c, then a write SQLite itself refuses (a value that is not text) in the middle.
+    const c = s.create("/e/ns/c", "4");
+    const d = s.create("/e/ns/d", null as unknown as string);
+    await Promise.all([assert.rejects(c, /NOT NULL/), assert.rejects(d, /NOT NULL/)]);
+    const e = await s.create("/e/ns/e", "5");
+    assert.equal(e.modRevision, 3, "the failed group's revision is used again");
+    assert.equal(await s.get("/e/ns/c"), undefined);
+    assert.deepEqual((await s.list("/e/ns")).items.map((kv) => kv.key), ["/e/ns/a", "/e/ns/b", "/e/ns/e"]);
+    await w.waitForEvents(3);
+    assert.deepEqual(w.revisions(), [1, 2, 3]);
+    w.stop();
+    await s.close();
+  });
+
   void it("a watch from an older revision replays only durable commits, then the rest live", async () => {
     const s = new SQLiteStorage({ path: nextPath() });
     const first = await s.create("/r2/ns/a", "1");

@@ -4,7 +4,7 @@
 // revision, so revisions are assigned in commit order and there are no gaps to wait for.
 // Durability (ADR 0007): a write is acknowledged, and its event reaches watchers, only once the WAL
 // holding it was fdatasync'ed. Group commit: the writes of one event-loop turn share one SQLite
-// transaction (each in its own savepoint), committed at the end of the turn; commits share one
+// transaction, committed at the end of the turn (a SQLite error in one write fails the group); commits share one
 // fdatasync, which runs off the event loop (group-sync.ts). Reads never show a commit before it is durable: the current revision
 // is the durable one, lists read at it, and a get of a key with a commit still syncing waits for it.
 import Database from "better-sqlite3";
@@ -291,9 +291,11 @@ export class SQLiteStorage implements Storage {
     let out: { result: KeyValue; event: StorageEvent };
     try {
       if (sync && !this.db.inTransaction) this.beginBatch();
-      // Inside the group transaction this is a savepoint: a failing write undoes only itself.
-      out = sync ? this.writeTx(key, apply) : this.writeTx.immediate(key, apply);
+      out = sync ? apply(this.st.latestGet.get(key)) : this.writeTx.immediate(key, apply);
     } catch (err) {
+      // A refused write (a StorageError) changed nothing; a SQLite error may have left half a
+      // write in the group transaction, so the whole group is rolled back and fails with it.
+      if (sync && !(err instanceof StorageError)) this.abortBatch(err);
       throw mapSqliteError(err);
     }
     const rev = out.result.modRevision;
@@ -318,26 +320,33 @@ export class SQLiteStorage implements Storage {
   private commitBatch(): void {
     if (!this.sync || !this.db.inTransaction) return;
     const batch = this.batch;
-    this.batch = [];
     try {
       this.db.exec("COMMIT");
     } catch (err) {
-      try {
-        this.db.exec("ROLLBACK");
-      } catch {
-        // already rolled back by SQLite
-      }
-      this.rev = this.batchBase;
-      const failure = mapSqliteError(err);
-      for (const c of batch) {
-        if (this.syncingKeys.get(c.key) === c.result.modRevision) this.syncingKeys.delete(c.key);
-        c.reject(failure);
-      }
-      // Reads waiting for these revisions look again (their revisions will be reused).
-      for (const w of this.durableWaiters.splice(0)) w.resolve();
+      this.abortBatch(err);
       return;
     }
+    this.batch = [];
     this.sync.addNow(batch.map((c) => ({ rev: c.result.modRevision, value: c })));
+  }
+
+  /** Rolls the group transaction back: its writes fail with err and their revisions will be reused. */
+  private abortBatch(err: unknown): void {
+    const batch = this.batch;
+    this.batch = [];
+    try {
+      this.db.exec("ROLLBACK");
+    } catch {
+      // already rolled back by SQLite
+    }
+    this.rev = this.batchBase;
+    const failure = mapSqliteError(err);
+    for (const c of batch) {
+      if (this.syncingKeys.get(c.key) === c.result.modRevision) this.syncingKeys.delete(c.key);
+      c.reject(failure);
+    }
+    // Reads waiting for these revisions look again.
+    for (const w of this.durableWaiters.splice(0)) w.resolve();
   }
 
   /** One sync made these commits (in revision order) durable: publish and acknowledge them. */
