@@ -47,3 +47,25 @@ void it("a failed sync fails its commits and every later one", async () => {
   assert.match(r.failed[0]?.err.message ?? "", /fdatasync of .*missing-wal failed/);
   assert.equal(g.error, r.failed[1]?.err);
 });
+
+void it("commits added when a sync completes go into the very next sync, which starts at once", async () => {
+  const wal = join(dir, "synced-wal");
+  writeFileSync(wal, "x");
+  const r = recorder();
+  const syncing: boolean[] = [];
+  let next = 2;
+  const g: GroupSync<string> = new GroupSync(wal, {
+    ...r.target,
+    synced: () => {
+      syncing.push(g.syncing);
+      if (next <= 3) g.addNow([{ rev: next++, value: "x" }]);
+    },
+  });
+  g.addNow([{ rev: 1, value: "a" }]);
+  assert.equal(g.syncing, true, "addNow starts a sync at once");
+  await g.drained();
+  assert.deepEqual(r.durable, [[1], [2], [3]]);
+  assert.equal(g.syncs, 3);
+  assert.deepEqual(syncing, [false, false, false], "no sync runs while synced() is called");
+  g.close();
+});

@@ -20,6 +20,8 @@ export interface SyncTarget<T> {
   durable(batch: Waiting<T>[]): void;
   /** The sync failed: these commits may be lost; no later commit will be reported durable. */
   failed(batch: Waiting<T>[], err: Error): void;
+  /** A sync completed (or failed) and the next one starts right after this call: commits added now are in it. */
+  synced?(): void;
 }
 
 export class GroupSync<T> {
@@ -67,6 +69,11 @@ export class GroupSync<T> {
 
   get pending(): boolean {
     return this.running || this.waiting.length > 0;
+  }
+
+  /** A sync is running: commits added now wait for the next one. */
+  get syncing(): boolean {
+    return this.running;
   }
 
   /** Resolves when every commit added so far was synced (or failed). */
@@ -121,6 +128,7 @@ export class GroupSync<T> {
     } else {
       this.target.durable(batch);
     }
+    this.target.synced?.();
     this.run();
   }
 }

@@ -63,6 +63,8 @@ export class SQLiteStorage implements Storage {
   /** Writes in the open group transaction, and the revision committed before it began. */
   private batch: Commit[] = [];
   private batchBase = 0;
+  /** The open group waits for the running sync to complete before it commits. */
+  private commitAfterSync = false;
   private readonly writeTx: Database.Transaction<(key: string, apply: Apply) => { result: KeyValue; event: StorageEvent }>;
   private compacted: number;
   private closed = false;
@@ -83,6 +85,7 @@ export class SQLiteStorage implements Storage {
       this.sync = new GroupSync(`${options.path}-wal`, {
         durable: (batch) => this.onDurable(batch.map((w) => w.value)),
         failed: (batch, err) => this.onSyncFailed(batch.map((w) => w.value), err),
+        synced: () => this.commitDeferred(),
       });
     }
     this.compacted = this.st.metaGet.get("compacted")?.value ?? 0;
@@ -309,11 +312,24 @@ export class SQLiteStorage implements Storage {
     return new Promise((resolve, reject) => this.batch.push({ key, ...out, resolve, reject }));
   }
 
-  /** Opens the group transaction of this event-loop turn; it commits when the turn ends. */
+  /**
+   * Opens the group transaction of this event-loop turn. It commits when the turn ends, or, if a
+   * sync is running then, when that sync completes: its writes could not be made durable any
+   * sooner, and later turns' writes join it, so one COMMIT serves what one sync makes durable.
+   */
   private beginBatch(): void {
     this.db.exec("BEGIN IMMEDIATE");
     this.batchBase = this.rev;
-    setImmediate(() => this.commitBatch());
+    setImmediate(() => {
+      if (this.sync?.syncing) this.commitAfterSync = true;
+      else this.commitBatch();
+    });
+  }
+
+  private commitDeferred(): void {
+    if (!this.commitAfterSync) return;
+    this.commitAfterSync = false;
+    this.commitBatch();
   }
 
   /** Commits the group transaction and hands its writes to the sync; a failed COMMIT fails them all. */
