@@ -24,8 +24,12 @@ export class CertificateSigning implements AdmissionPlugin {
 
   constructor(private readonly authorizer: () => Authorizer) {}
 
-  async validate(attrs: AdmissionAttributes): Promise<void> {
+  validate(attrs: AdmissionAttributes): Promise<void> | void {
     if (!isCSR(attrs) || attrs.operation !== "UPDATE" || attrs.subresource !== "status") return;
+    return this.validateSigning(attrs);
+  }
+
+  private async validateSigning(attrs: AdmissionAttributes): Promise<void> {
     const csr = attrs.object as CertificateSigningRequest | undefined;
     const old = attrs.oldObject as CertificateSigningRequest | undefined;
     if (!csr || (csr.status?.certificate ?? "") === (old?.status?.certificate ?? "")) return;

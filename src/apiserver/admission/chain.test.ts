@@ -60,6 +60,23 @@ describe("AdmissionChain", () => {
     assert.deepEqual(log2, ["validate a labels="]);
   });
 
+  it("plugins that answer at once (no promise) keep their place in the order, and their rejections stop the chain", async () => {
+    const log: string[] = [];
+    const now = (name: string, reject = false): AdmissionPlugin => ({
+      name,
+      admit: () => void log.push(`admit ${name}`),
+      validate: () => {
+        log.push(`validate ${name}`);
+        if (reject) throw newForbiddenMessage(`${name} says no`);
+      },
+    });
+    const chain = new AdmissionChain([now("a"), recorder("b", log), now("c", true), recorder("d", log)]);
+    const pending = chain.run(attrs(), client);
+    assert.ok(pending instanceof Promise, "a rejection at once still comes as a rejected promise");
+    await assert.rejects(pending, /c says no/);
+    assert.deepEqual(log, ["admit a", "admit b", "admit c", "admit d", "validate a", "validate b labels=b+d", "validate c"]);
+  });
+
   it("an empty chain admits everything", async () => {
     const chain = new AdmissionChain([]);
     const a = attrs();

@@ -23,12 +23,19 @@ export class AdmissionChain implements Admission {
     return this.plugins.map((p) => p.name);
   }
 
+  // A plugin that is done at once is not awaited: most plugins concern few kinds, and every write passes all of them.
   async admit(attrs: AdmissionAttributes, client: InternalClient): Promise<void> {
-    for (const p of this.plugins) if (p.admit) await p.admit(attrs, client);
+    for (const p of this.plugins) {
+      const pending = p.admit?.(attrs, client);
+      if (pending) await pending;
+    }
   }
 
   async validate(attrs: AdmissionAttributes, client: InternalClient): Promise<void> {
-    for (const p of this.plugins) if (p.validate) await p.validate(attrs, client);
+    for (const p of this.plugins) {
+      const pending = p.validate?.(attrs, client);
+      if (pending) await pending;
+    }
   }
 
   /** Both phases, for callers without a step in between (e.g. CONNECT). */

@@ -58,8 +58,12 @@ export class ServiceIPAllocation implements AdmissionPlugin {
     private readonly random: (max: number) => number = (max) => randomInt(max),
   ) {}
 
-  async admit(attrs: AdmissionAttributes, client: InternalClient): Promise<void> {
+  admit(attrs: AdmissionAttributes, client: InternalClient): Promise<void> | void {
     if (attrs.operation !== "CREATE" || attrs.subresource !== "" || attrs.resource.group !== "" || attrs.resource.plural !== "services") return;
+    return this.allocate(attrs, client);
+  }
+
+  private async allocate(attrs: AdmissionAttributes, client: InternalClient): Promise<void> {
     const svc = attrs.object as Service | undefined;
     const spec = svc?.spec;
     if (!spec || typeof spec !== "object" || spec.type === "ExternalName") return;

@@ -49,11 +49,14 @@ export class ServiceAccountAdmission implements AdmissionPlugin {
 
   constructor(private readonly randomName: (base: string) => string = generateName) {}
 
-  async admit(attrs: AdmissionAttributes, client: InternalClient): Promise<void> {
+  admit(attrs: AdmissionAttributes, client: InternalClient): Promise<void> | void {
     if (!isPodCreate(attrs) || !attrs.object) return;
+    return this.admitPod(attrs, attrs.object as Pod, client);
+  }
+
+  private async admitPod(attrs: AdmissionAttributes, pod: Pod, client: InternalClient): Promise<void> {
     // Mirror pods (a kubelet's static pods) run as no service account; NodeRestriction refuses their references.
-    if (isMirrorPod(attrs.object)) return;
-    const pod = attrs.object as Pod;
+    if (isMirrorPod(pod)) return;
     const spec = pod.spec;
     if (!spec || typeof spec !== "object") return;
     if (!spec.serviceAccountName) spec.serviceAccountName = spec.serviceAccount || "default";

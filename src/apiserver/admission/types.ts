@@ -27,10 +27,10 @@ export interface AdmissionAttributes {
 
 export interface AdmissionPlugin {
   readonly name: string;
-  /** Mutating phase. */
-  admit?(attrs: AdmissionAttributes, client: InternalClient): Promise<void>;
-  /** Validating phase. */
-  validate?(attrs: AdmissionAttributes, client: InternalClient): Promise<void>;
+  /** Mutating phase (nothing returned: done at once, as for the requests a plugin does not concern). */
+  admit?(attrs: AdmissionAttributes, client: InternalClient): Promise<void> | void;
+  /** Validating phase (nothing returned: done at once). */
+  validate?(attrs: AdmissionAttributes, client: InternalClient): Promise<void> | void;
   /**
    * Plugins that ask the server's authorizer (Kubernetes' WantsAuthorizer) get it here before the
    * server serves; the authorizer is built after the chain, so it is handed over as a function.

@@ -25,7 +25,8 @@ export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
     const chunks: Buffer[] = [];
     let size = 0;
     let done = false;
-    const onData = (chunk: Buffer) => {
+    // Listeners inline (unnamed): every request reads its body through them.
+    req.on("data", (chunk: Buffer) => {
       if (done) return;
       size += chunk.length;
       if (size > limit) {
@@ -35,12 +36,11 @@ export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
         return;
       }
       chunks.push(chunk);
-    };
-    req.on("data", onData);
+    });
     req.once("end", () => {
       if (done) return;
       done = true;
-      resolve(Buffer.concat(chunks));
+      resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks));
     });
     req.once("error", (err) => {
       if (done) return;
@@ -60,7 +60,8 @@ export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
  */
 export function decodeBody(buf: Buffer, format: BodyFormat, strict = false): unknown {
   const value = decodeFormat(buf, format, strict);
-  if (value === null || typeof value !== "object") return value;
+  // JSON text was measured before parsing, and parsed it is no larger than the text.
+  if (value === null || typeof value !== "object" || format === "json") return value;
   // YAML aliases share values: expanded they could be far larger than the text (billion laughs).
   const m = measureJson(value, { maxDepth: MAX_NESTING_DEPTH, maxBytes: MAX_DECODED_BYTES });
   if (m.exceeded === "depth") throw tooDeep();

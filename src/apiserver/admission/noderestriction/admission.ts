@@ -29,10 +29,14 @@ function forbid(attrs: AdmissionAttributes, reason: string): StatusError {
 export class NodeRestriction implements AdmissionPlugin {
   readonly name = PLUGIN_NAME;
 
-  async validate(attrs: AdmissionAttributes, client: InternalClient): Promise<void> {
+  validate(attrs: AdmissionAttributes, client: InternalClient): Promise<void> | void {
     if (attrs.operation === "CONNECT") return;
     const id = nodeIdentity(attrs.user);
     if (!id) return;
+    return this.validateNode(attrs, client, id);
+  }
+
+  private async validateNode(attrs: AdmissionAttributes, client: InternalClient, id: NonNullable<ReturnType<typeof nodeIdentity>>): Promise<void> {
     if (!id.nodeName) throw forbid(attrs, `could not determine node from user "${attrs.user.username}"`);
     const node = id.nodeName;
     const { group, plural } = attrs.resource;

@@ -34,8 +34,12 @@ function images(pod: Pod | undefined): string {
 export class PodSecurityAdmission implements AdmissionPlugin {
   readonly name = "PodSecurity";
 
-  async validate(attrs: AdmissionAttributes, client: InternalClient): Promise<void> {
+  validate(attrs: AdmissionAttributes, client: InternalClient): Promise<void> | void {
     if (attrs.resource.group !== "" || attrs.resource.plural !== "pods" || attrs.subresource !== "" || !attrs.object) return;
+    return this.validatePod(attrs, client);
+  }
+
+  private async validatePod(attrs: AdmissionAttributes, client: InternalClient): Promise<void> {
     if (attrs.operation !== "CREATE" && attrs.operation !== "UPDATE") return;
     const pod = attrs.object as Pod;
     if (attrs.operation === "UPDATE" && images(pod) === images(attrs.oldObject as Pod | undefined)) return;

@@ -43,8 +43,12 @@ export class WebhookAdmission implements AdmissionPlugin {
 
   constructor(private readonly opts: WebhookAdmissionOptions) {}
 
-  async admit(attrs: AdmissionAttributes, client: InternalClient): Promise<void> {
-    if (isExempt(attrs)) return;
+  admit(attrs: AdmissionAttributes, client: InternalClient): Promise<void> | void {
+    if (this.opts.configurations.mutating.webhooks.length === 0 || isExempt(attrs)) return;
+    return this.admitMatching(attrs, client);
+  }
+
+  private async admitMatching(attrs: AdmissionAttributes, client: InternalClient): Promise<void> {
     const hooks = await this.matching(this.opts.configurations.mutating.webhooks, attrs, client, "admit");
     for (const h of hooks) {
       const resp = await this.call(h, attrs, client, "admit");
@@ -58,8 +62,12 @@ export class WebhookAdmission implements AdmissionPlugin {
     }
   }
 
-  async validate(attrs: AdmissionAttributes, client: InternalClient): Promise<void> {
-    if (isExempt(attrs)) return;
+  validate(attrs: AdmissionAttributes, client: InternalClient): Promise<void> | void {
+    if (this.opts.configurations.validating.webhooks.length === 0 || isExempt(attrs)) return;
+    return this.validateMatching(attrs, client);
+  }
+
+  private async validateMatching(attrs: AdmissionAttributes, client: InternalClient): Promise<void> {
     const hooks = await this.matching(this.opts.configurations.validating.webhooks, attrs, client, "validating");
     const results = await Promise.allSettled(hooks.map((h) => this.call(h, attrs, client, "validating")));
     for (const r of results) if (r.status === "rejected") throw r.reason;

@@ -86,11 +86,11 @@ describe("RBACEscalationPrevention", () => {
       subjects: [{ kind: "User", apiGroup: G, name: "bob" }],
     });
     assert.equal(await refusal(attrs({ resource: roleBindingDefinition, object: rb("pods") })), undefined);
-    await assert.rejects(plugin.validate(attrs({ resource: roleBindingDefinition, object: rb("gone") }), client), (e: StatusError) => {
+    await assert.rejects(async () => plugin.validate(attrs({ resource: roleBindingDefinition, object: rb("gone") }), client), (e: StatusError) => {
       assert.equal(e.code, 404);
       assert.equal(e.message, `clusterroles.${G} "gone" not found`);
       return true;
     });
-    await assert.rejects(plugin.validate(attrs({ resource: roleBindingDefinition, object: rb("gone", "Role") }), client), /roles.rbac.authorization.k8s.io "gone" not found/);
+    await assert.rejects(async () => plugin.validate(attrs({ resource: roleBindingDefinition, object: rb("gone", "Role") }), client), /roles.rbac.authorization.k8s.io "gone" not found/);
   });
 });

@@ -34,15 +34,19 @@ export class RBACEscalationPrevention implements AdmissionPlugin {
   /** `authorizer` is resolved per request: the server builds its authorizer after its admission chain. */
   constructor(private readonly authorizer: () => Authorizer & RuleResolver) {}
 
-  async validate(attrs: AdmissionAttributes, client: InternalClient): Promise<void> {
+  validate(attrs: AdmissionAttributes, client: InternalClient): Promise<void> | void {
+    if (attrs.resource.group !== RBAC_GROUP || attrs.subresource !== "" || !attrs.object) return;
+    return this.validateRbac(attrs, attrs.object, client);
+  }
+
+  private async validateRbac(attrs: AdmissionAttributes, object: KubeObject, client: InternalClient): Promise<void> {
     const def = attrs.resource;
-    if (def.group !== RBAC_GROUP || attrs.subresource !== "" || !attrs.object) return;
     if (attrs.operation !== "CREATE" && attrs.operation !== "UPDATE") return;
     if (escalationAllowed(attrs.user)) return;
-    if (attrs.oldObject && onlyGCFieldsChanged(attrs.object, attrs.oldObject)) return;
+    if (attrs.oldObject && onlyGCFieldsChanged(object, attrs.oldObject)) return;
     const a = this.authorizer();
-    const name = attrs.object.metadata.name ?? attrs.name;
-    const namespace = attrs.object.metadata.namespace ?? "";
+    const name = object.metadata.name ?? attrs.name;
+    const namespace = object.metadata.namespace ?? "";
     switch (def.plural) {
       case "roles": {
         if (await roleEscalationAuthorized(a, attrs.user, "roles", namespace, name)) return;
