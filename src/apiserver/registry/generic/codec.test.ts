@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import type { KubeObject } from "../../../apis/meta/v1/types.ts";
-import { decode, encode } from "./codec.ts";
+import { decode, decodeShared, encode, offerDecoded } from "./codec.ts";
 import { widgetDefinition } from "./testing/fixtures.ts";
 
 void describe("codec", () => {
@@ -22,5 +22,22 @@ void describe("codec", () => {
     assert.deepEqual(JSON.parse(encode(def, obj)), { apiVersion: "demo.io/v1", kind: "Widget", metadata: { name: "w" } });
     assert.equal(obj.apiVersion, "demo.io/v0");
     assert.equal(obj.kind, undefined);
+  });
+
+  void it("watchers of a create in flight share the created object instead of decoding its value", () => {
+    const obj: KubeObject = { apiVersion: "demo.io/v1", kind: "Widget", metadata: { name: "w", uid: "u1" }, spec: { a: 1 } };
+    const value = encode(def, obj);
+    const withdraw = offerDecoded(def, value, obj);
+    const kv = { key: "k", value, createRevision: 5, modRevision: 5 };
+    const shared = decodeShared(def, kv);
+    assert.equal(shared, obj);
+    assert.equal(obj.metadata.resourceVersion, "5");
+    assert.deepEqual(shared, decode(def, kv), "the same as decoding");
+    const other = decodeShared({ ...def, version: "v2" }, kv);
+    assert.notEqual(other, obj, "another version decodes for itself");
+    withdraw();
+    const later = decodeShared(def, { ...kv });
+    assert.notEqual(later, obj, "after the create settled, values are decoded again");
+    assert.deepEqual(later, obj);
   });
 });

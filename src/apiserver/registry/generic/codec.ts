@@ -55,6 +55,9 @@ export function decode(def: ResourceDefinition, kv: KeyValue, revision: number =
 
 const sharedDecodes = new WeakMap<KeyValue, Map<string, KubeObject>>();
 
+/** Objects being created, by the value stored for them (see offerDecoded). */
+const offered = new Map<string, { type: string; obj: KubeObject }>();
+
 /**
  * Like decode, but memoized per storage value: every watcher of one change gets the same object
  * (the watch cache hands all of them the same KeyValue). Callers must not mutate the result.
@@ -62,10 +65,31 @@ const sharedDecodes = new WeakMap<KeyValue, Map<string, KubeObject>>();
 export function decodeShared(def: ResourceDefinition, kv: KeyValue, revision: number = kv.modRevision): KubeObject {
   let byDef = sharedDecodes.get(kv);
   if (!byDef) sharedDecodes.set(kv, (byDef = new Map()));
-  const key = `${groupVersionOf(def)}/${def.kind}@${revision}`;
+  const type = `${groupVersionOf(def)}/${def.kind}`;
+  const key = `${type}@${revision}`;
   let obj = byDef.get(key);
-  if (!obj) byDef.set(key, (obj = decode(def, kv, revision)));
+  if (!obj) byDef.set(key, (obj = offeredDecode(type, kv, revision) ?? decode(def, kv, revision)));
   return obj;
+}
+
+function offeredDecode(type: string, kv: KeyValue, revision: number): KubeObject | undefined {
+  const o = offered.get(kv.value);
+  if (!o || o.type !== type || revision !== kv.modRevision) return undefined;
+  o.obj.metadata.resourceVersion = String(revision);
+  return o.obj;
+}
+
+/**
+ * While a create of obj (stored as `value`, its encode) is in flight, its change's watchers may
+ * share obj instead of decoding the value: the creator promises not to change obj any more but to
+ * set the same resourceVersion. Returns the withdrawal, to call once the create settled.
+ */
+export function offerDecoded(def: ResourceDefinition, value: string, obj: KubeObject): () => void {
+  const entry = { type: `${groupVersionOf(def)}/${def.kind}`, obj };
+  offered.set(value, entry);
+  return () => {
+    if (offered.get(value) === entry) offered.delete(value);
+  };
 }
 
 /** Drops empty optional metadata fields so that `labels: {}` and no labels compare (and store) alike. */

@@ -4,7 +4,7 @@ import type { KubeObject } from "../../../apis/meta/v1/types.ts";
 import { newAlreadyExists, newBadRequest, newGenerateNameConflict } from "../../../apimachinery/errors.ts";
 import { StorageError } from "../../storage/interface.ts";
 import type { RequestContext } from "../types.ts";
-import { encode, objectKey } from "./codec.ts";
+import { encode, objectKey, offerDecoded } from "./codec.ts";
 import { admit, type StoreCore } from "./core.ts";
 import type { WriteOptions, WriteResult } from "./interface.ts";
 import { decodeBody, prepareCreate, settleNamespace, validateCreate } from "./prepare.ts";
@@ -57,6 +57,8 @@ export async function createDecoded(
       if (await getKey(core, key)) throw newAlreadyExists(core.gr, name);
       return { object: obj, warnings, created: true };
     }
+    // A handed-over body is ours alone: the change's watchers may share it instead of decoding the value.
+    const withdraw = options.bodyOwned ? offerDecoded(def, value, obj) : undefined;
     try {
       const kv = await core.storage.create(key, value);
       // What the stored value decodes to, without decoding it: obj is this create's own copy.
@@ -67,6 +69,8 @@ export async function createDecoded(
       if (!generated) throw newAlreadyExists(core.gr, name);
       if (attempt >= MAX_NAME_GENERATION_ATTEMPTS) throw newGenerateNameConflict(core.gr, name, 1);
       obj.metadata.name = core.generateName(base!);
+    } finally {
+      withdraw?.();
     }
   }
 }
