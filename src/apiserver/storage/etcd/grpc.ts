@@ -48,11 +48,11 @@ export const maxResponseBytes = 256 * 1024 * 1024;
 export class GrpcStatus {
   code: number | undefined;
   message = "";
-  readonly read = (h: Record<string, unknown>): void => {
+  read(h: Record<string, unknown>): void {
     if (h["grpc-status"] === undefined) return;
     this.code = Number(h["grpc-status"]);
     this.message = decodeURIComponent(String(h["grpc-message"] ?? ""));
-  };
+  }
 }
 
 /** gRPC's length-prefixed message: one flag byte (0, uncompressed) and a big-endian length. */

@@ -4,6 +4,7 @@
 // load-balancer or retry policy objects per call, which is where the etcd3/grpc-js path spent a
 // third of the etcd-backed API server's CPU (docs/high-availability.md).
 import { connect, constants, type ClientHttp2Session, type ClientHttp2Stream } from "node:http2";
+import { Deadlines } from "./deadlines.ts";
 import { requestStream } from "./http2-request.ts";
 import { EtcdCallError, frame, GrpcCode, GrpcStatus, maxResponseBytes, types, type Int64, type KvMessage } from "./grpc.ts";
 import { openWatchStream, type WatchCreate, type WatchResponse, type WatchStream } from "./watch-stream.ts";
@@ -58,12 +59,14 @@ export class EtcdKvClient {
   /** Streams open per session: a session keeps the process alive only while it has some. */
   private readonly inFlight = new Map<ClientHttp2Session, number>();
   private closed = false;
+  private readonly deadlines: Deadlines<ClientHttp2Stream>;
 
   constructor(
     private readonly endpoints: string[],
     private readonly timeoutMs: number,
   ) {
     if (endpoints.length === 0) throw new Error("etcd: no endpoints");
+    this.deadlines = new Deadlines(timeoutMs);
   }
 
   range(req: RangeRequest): Promise<RangeResponse> {
@@ -92,6 +95,7 @@ export class EtcdKvClient {
 
   close(): void {
     this.closed = true;
+    this.deadlines.clear();
     for (const s of this.sessions.values()) s.close();
     this.sessions.clear();
   }
@@ -153,7 +157,7 @@ export class EtcdKvClient {
       let size = 0;
       let httpStatus = 0;
       const grpc = new GrpcStatus();
-      stream.setTimeout(this.timeoutMs, () => {
+      this.deadlines.add(stream, () => {
         stream.close(constants.NGHTTP2_CANCEL);
         reject(new EtcdCallError(GrpcCode.DeadlineExceeded, `${endpoint}: deadline of ${this.timeoutMs} ms exceeded`));
       });
@@ -161,7 +165,7 @@ export class EtcdKvClient {
         httpStatus = Number(h[constants.HTTP2_HEADER_STATUS]);
         grpc.read(h);
       });
-      stream.on("trailers", grpc.read);
+      stream.on("trailers", (h) => grpc.read(h));
       stream.on("data", (c: Buffer) => {
         size += c.length;
         if (size > maxResponseBytes) {
@@ -176,6 +180,7 @@ export class EtcdKvClient {
       this.inFlight.set(session, open + 1);
       if (open === 0) session.ref();
       stream.on("close", () => {
+        this.deadlines.delete(stream);
         const left = (this.inFlight.get(session) ?? 1) - 1;
         if (left > 0) this.inFlight.set(session, left);
         else {

@@ -56,8 +56,8 @@ export function openWatchStream(
   }
   let pending: Buffer = Buffer.alloc(0);
   const grpc = new GrpcStatus();
-  stream.on("response", grpc.read);
-  stream.on("trailers", grpc.read);
+  stream.on("response", (h) => grpc.read(h));
+  stream.on("trailers", (h) => grpc.read(h));
   stream.on("data", (c: Buffer) => {
     pending = pending.length ? Buffer.concat([pending, c]) : c;
     while (pending.length >= 5) {
