@@ -15,6 +15,7 @@ import { fieldPE, type PE } from "./pathelement.ts";
 import { resourceSchema } from "./schema.ts";
 import { toFieldSet } from "./tofieldset.ts";
 import { applyOwnership, ConflictsError, updateOwnership, type UpdaterOptions } from "./updater.ts";
+import { compare } from "./compare.ts";
 
 export interface FieldManagerScope {
   /** The resource's whole-object schema. */
@@ -88,10 +89,17 @@ function startingManaged(live: KubeObject | undefined, next: KubeObject, s: Fiel
 export function managedFieldsAfterUpdate(live: KubeObject | undefined, next: KubeObject, manager: string, s: FieldManagerScope): ManagedFieldsEntry[] | undefined {
   const managed = startingManaged(live, next, s);
   const o = options(s);
-  updateOwnership(stripManaged(live, s), stripManaged(next, s), managed.sets, CURRENT_OPERATION, o);
-  const current = managed.sets.get(CURRENT_OPERATION);
-  managed.sets.delete(CURRENT_OPERATION);
-  const set = current?.set.difference(STRIPPED);
+  let set: FieldSet | undefined;
+  if (managed.sets.size === 0) {
+    // Nobody owns anything yet (a create, or an object without managedFields): the writer takes
+    // what changed, and there is nobody to take it from.
+    const c = compare(stripManaged(live, s), stripManaged(next, s), o.schema);
+    set = c.added.union(c.modified).withoutTop(o.ignored).difference(STRIPPED);
+  } else {
+    updateOwnership(stripManaged(live, s), stripManaged(next, s), managed.sets, CURRENT_OPERATION, o);
+    set = managed.sets.get(CURRENT_OPERATION)?.set.difference(STRIPPED);
+    managed.sets.delete(CURRENT_OPERATION);
+  }
   if (set && !set.empty()) {
     const id = managerId({ manager, operation: "Update", apiVersion: o.apiVersion, subresource: s.subresource });
     const previous = managed.sets.get(id);

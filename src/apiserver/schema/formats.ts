@@ -17,11 +17,17 @@ function validDate(y: number, m: number, d: number): boolean {
   return d <= days;
 }
 
+/** The last valid date-time seen: every write stamps the current second (creationTimestamp, managedFields) and validates it. */
+let lastDateTime = "";
+
 function isDateTime(s: string): boolean {
+  if (s === lastDateTime) return true;
   const m = dateTimeRe.exec(s);
   if (!m) return false;
   const [hh, mm, ss] = [Number(m[4]), Number(m[5]), Number(m[6])];
-  return validDate(Number(m[1]), Number(m[2]), Number(m[3])) && hh < 24 && mm < 60 && ss < 61;
+  const valid = validDate(Number(m[1]), Number(m[2]), Number(m[3])) && hh < 24 && mm < 60 && ss < 61;
+  if (valid) lastDateTime = s;
+  return valid;
 }
 
 function isCIDR(s: string): boolean {
