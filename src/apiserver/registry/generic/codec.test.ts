@@ -35,9 +35,30 @@ void describe("codec", () => {
     assert.deepEqual(shared, decode(def, kv), "the same as decoding");
     const other = decodeShared({ ...def, version: "v2" }, kv);
     assert.notEqual(other, obj, "another version decodes for itself");
-    withdraw();
-    const later = decodeShared(def, { ...kv });
-    assert.notEqual(later, obj, "after the create settled, values are decoded again");
-    assert.deepEqual(later, obj);
+    withdraw(true);
+    const again = decodeShared(def, { ...kv, modRevision: 6 });
+    assert.notEqual(again, obj, "only the create's own change gets the object");
+    assert.equal(obj.metadata.resourceVersion, "5");
+  });
+
+  void it("a create's change that comes after the answer still shares the object; a failed create withdraws it", () => {
+    const made = (uid: string): KubeObject => ({ apiVersion: "demo.io/v1", kind: "Widget", metadata: { name: "w", uid } });
+    const late = made("u2");
+    const lateValue = encode(def, late);
+    offerDecoded(def, lateValue, late)(true);
+    assert.equal(decodeShared(def, { key: "k", value: lateValue, createRevision: 7, modRevision: 7 }), late);
+    const failed = made("u3");
+    const failedValue = encode(def, failed);
+    offerDecoded(def, failedValue, failed)(false);
+    assert.notEqual(decodeShared(def, { key: "k", value: failedValue, createRevision: 8, modRevision: 8 }), failed);
+    // Only the last few hundred answered creates keep their offer.
+    const first = made("u-first");
+    const firstValue = encode(def, first);
+    offerDecoded(def, firstValue, first)(true);
+    for (let i = 0; i < 300; i++) {
+      const o = made(`u-${i}`);
+      offerDecoded(def, encode(def, o), o)(true);
+    }
+    assert.notEqual(decodeShared(def, { key: "k", value: firstValue, createRevision: 9, modRevision: 9 }), first);
   });
 });

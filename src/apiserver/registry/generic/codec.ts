@@ -55,8 +55,12 @@ export function decode(def: ResourceDefinition, kv: KeyValue, revision: number =
 
 const sharedDecodes = new WeakMap<KeyValue, Map<string, KubeObject>>();
 
-/** Objects being created, by the value stored for them (see offerDecoded). */
+/** Objects of creates, by the value stored for them (see offerDecoded); each serves one change at most. */
 const offered = new Map<string, { type: string; obj: KubeObject }>();
+/** Values of creates that succeeded, oldest first: their change may reach the watch cache after the answer (etcd). */
+const settled: string[] = [];
+/** How many succeeded creates keep their offer for a change still on its way. */
+const SETTLED_OFFERS = 256;
 
 /**
  * Like decode, but memoized per storage value: every watcher of one change gets the same object
@@ -75,20 +79,27 @@ export function decodeShared(def: ResourceDefinition, kv: KeyValue, revision: nu
 function offeredDecode(type: string, kv: KeyValue, revision: number): KubeObject | undefined {
   const o = offered.get(kv.value);
   if (!o || o.type !== type || revision !== kv.modRevision) return undefined;
+  // The create's own change is the first with this value (it holds a fresh uid): only it gets obj.
+  offered.delete(kv.value);
   o.obj.metadata.resourceVersion = String(revision);
   return o.obj;
 }
 
 /**
- * While a create of obj (stored as `value`, its encode) is in flight, its change's watchers may
- * share obj instead of decoding the value: the creator promises not to change obj any more but to
- * set the same resourceVersion. Returns the withdrawal, to call once the create settled.
+ * Until the change of a create of obj (stored as `value`, its encode) reached the watch cache, its
+ * watchers may share obj instead of decoding the value: the creator promises not to change obj
+ * any more but to set the same resourceVersion. Returns the withdrawal, to call once the create
+ * settled: a failed create withdraws at once, a successful one keeps the offer a little longer, as
+ * its change may come after the answer (etcd's watch), among the last SETTLED_OFFERS.
  */
-export function offerDecoded(def: ResourceDefinition, value: string, obj: KubeObject): () => void {
+export function offerDecoded(def: ResourceDefinition, value: string, obj: KubeObject): (succeeded: boolean) => void {
   const entry = { type: `${groupVersionOf(def)}/${def.kind}`, obj };
   offered.set(value, entry);
-  return () => {
-    if (offered.get(value) === entry) offered.delete(value);
+  return (succeeded) => {
+    if (offered.get(value) !== entry) return;
+    if (!succeeded) return void offered.delete(value);
+    settled.push(value);
+    if (settled.length > SETTLED_OFFERS) offered.delete(settled.shift()!);
   };
 }
 

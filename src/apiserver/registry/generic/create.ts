@@ -59,18 +59,20 @@ export async function createDecoded(
     }
     // A handed-over body is ours alone: the change's watchers may share it instead of decoding the value.
     const withdraw = options.bodyOwned ? offerDecoded(def, value, obj) : undefined;
+    let created = false;
     try {
       const kv = await core.storage.create(key, value);
+      created = true;
       // What the stored value decodes to, without decoding it: obj is this create's own copy.
       obj.metadata.resourceVersion = String(kv.modRevision);
-      return { object: obj, warnings, created: true };
+      return { object: obj, warnings, created };
     } catch (err) {
       if (!(err instanceof StorageError && err.code === "KeyExists")) throw storageToStatus(err);
       if (!generated) throw newAlreadyExists(core.gr, name);
       if (attempt >= MAX_NAME_GENERATION_ATTEMPTS) throw newGenerateNameConflict(core.gr, name, 1);
       obj.metadata.name = core.generateName(base!);
     } finally {
-      withdraw?.();
+      withdraw?.(created);
     }
   }
 }
