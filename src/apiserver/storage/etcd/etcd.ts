@@ -5,7 +5,7 @@ import type { KeyValue, ListOptions, ListResult, Storage, StorageEvent, WatchHan
 import { StorageError } from "../interface.ts";
 import { normalizePrefix, rangeStart } from "../keys.ts";
 import { toStorageError } from "./errors.ts";
-import type { KvMessage } from "./grpc.ts";
+import { int64, type KvMessage } from "./grpc.ts";
 import { EtcdKvClient, Result, Target, type Compare, type RequestOp, type TxnResponse } from "./kv-client.ts";
 import { SharedReads } from "./shared-reads.ts";
 import { byteRangeEnd, watchEtcd } from "./watch.ts";
@@ -45,7 +45,7 @@ export class EtcdStorage implements Storage {
     const res = await this.call("current revision", () =>
       this.kv.range({ key: this.probeKey(), count_only: true }),
     );
-    return Number(res.header.revision);
+    return int64(res.header.revision);
   }
 
   /**
@@ -94,12 +94,12 @@ export class EtcdStorage implements Storage {
       const res = await this.call(`list ${p}`, () =>
         this.kv.range({ key: this.probeKey(), count_only: true, revision }),
       );
-      return { items: [], revision: revision || Number(res.header.revision), more: false };
+      return { items: [], revision: revision || int64(res.header.revision), more: false };
     }
     const res = await this.call(`list ${p}`, () =>
       this.kv.range({ key: start, range_end: end, revision, limit }),
     );
-    return { items: res.kvs.map((kv) => this.toKeyValue(kv)), revision: revision || Number(res.header.revision), more: res.more };
+    return { items: res.kvs.map((kv) => this.toKeyValue(kv)), revision: revision || int64(res.header.revision), more: res.more };
   }
 
   /**
@@ -124,7 +124,7 @@ export class EtcdStorage implements Storage {
         ],
       }),
     );
-    const live = Number(res.responses[0]?.response_range?.count ?? 0);
+    const live = int64(res.responses[0]?.response_range?.count ?? 0);
     const changed = (res.responses[1]?.response_range?.kvs.length ?? 0) > 0;
     return { live, changed };
   }
@@ -133,7 +133,7 @@ export class EtcdStorage implements Storage {
     const res = await this.txn(`create ${key}`, key, [this.cmp(key, Target.Create, Result.Equal, 0)], {
       request_put: { key: this.full(key), value: Buffer.from(value) },
     });
-    const rev = Number(res.header.revision);
+    const rev = int64(res.header.revision);
     if (!res.succeeded) {
       throw new StorageError("KeyExists", `key ${key} already exists`, { key, current: this.currentOf(res) });
     }
@@ -146,8 +146,8 @@ export class EtcdStorage implements Storage {
     });
     if (!res.succeeded) throw this.preconditionError(key, res, expectedModRevision);
     const prev = res.responses[0]?.response_put?.prev_kv;
-    const rev = Number(res.header.revision);
-    return { key, value, createRevision: prev ? Number(prev.create_revision) : rev, modRevision: rev };
+    const rev = int64(res.header.revision);
+    return { key, value, createRevision: prev ? int64(prev.create_revision) : rev, modRevision: rev };
   }
 
   async delete(key: string, expectedModRevision?: number): Promise<KeyValue> {
@@ -157,7 +157,7 @@ export class EtcdStorage implements Storage {
     if (!res.succeeded) throw this.preconditionError(key, res, expectedModRevision);
     const prev = res.responses[0]?.response_delete_range?.prev_kvs[0];
     if (!prev) throw new StorageError("NotFound", `key ${key} not found`, { key });
-    return { ...this.toKeyValue(prev), modRevision: Number(res.header.revision) };
+    return { ...this.toKeyValue(prev), modRevision: int64(res.header.revision) };
   }
 
   watch(
@@ -210,8 +210,8 @@ export class EtcdStorage implements Storage {
     return {
       key: kv.key.toString().slice(this.prefix.length),
       value: kv.value.toString(),
-      createRevision: Number(kv.create_revision),
-      modRevision: Number(kv.mod_revision),
+      createRevision: int64(kv.create_revision),
+      modRevision: int64(kv.mod_revision),
     };
   }
 

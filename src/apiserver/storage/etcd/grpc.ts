@@ -18,8 +18,13 @@ export const types = {
   WatchResponse: root.lookupType("etcdserverpb.WatchResponse"),
 };
 
-/** int64 fields decode to Long (or number when small); `Number(x)` handles both. */
-export type Int64 = number | { toString(): string };
+/** int64 fields decode to Long (or number when small); int64() turns either into a number. */
+export type Int64 = number | { toString(): string; toNumber?(): number };
+
+/** An int64 field as a number (revisions stay far below 2^53). Long's own conversion, not Number(), which formats it in base 10 first. */
+export function int64(x: Int64): number {
+  return typeof x === "number" ? x : typeof x.toNumber === "function" ? x.toNumber() : Number(x.toString());
+}
 
 export interface KvMessage {
   key: Buffer;

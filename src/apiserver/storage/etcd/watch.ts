@@ -2,7 +2,7 @@
 // values, events in revision order, no duplicates after the client's reconnects.
 import type { KeyValue, StorageEvent, WatchHandle } from "../interface.ts";
 import { StorageError } from "../interface.ts";
-import type { KvMessage } from "./grpc.ts";
+import { int64, type KvMessage } from "./grpc.ts";
 import type { EtcdKvClient } from "./kv-client.ts";
 import type { WatchResponse, WatchStream } from "./watch-stream.ts";
 
@@ -52,8 +52,8 @@ export function watchEtcd(
   const toKeyValue = (kv: KvMessage): KeyValue => ({
     key: kv.key.toString().slice(keyPrefix.length),
     value: kv.value.toString(),
-    createRevision: Number(kv.create_revision),
-    modRevision: Number(kv.mod_revision),
+    createRevision: int64(kv.create_revision),
+    modRevision: int64(kv.mod_revision),
   });
 
   const fail = (err: StorageError): void => {
@@ -67,7 +67,7 @@ export function watchEtcd(
     if (stopped) return;
     if (res.created) delay = RETRY_FIRST_MS;
     if (res.canceled) {
-      const compacted = Number(res.compact_revision);
+      const compacted = int64(res.compact_revision);
       fail(
         new StorageError("Compacted", `etcd canceled the watch on ${prefix} after revision ${last}${compacted > 0 ? ` (compacted at ${compacted})` : ""}: ${res.cancel_reason}`, {
           currentRevision: last,
@@ -77,7 +77,7 @@ export function watchEtcd(
     }
     const events: StorageEvent[] = [];
     for (const ev of res.events) {
-      const rev = Number(ev.kv.mod_revision);
+      const rev = int64(ev.kv.mod_revision);
       if (rev <= last) continue;
       const prev = ev.prev_kv ? toKeyValue(ev.prev_kv) : undefined;
       if (ev.type === 1) {
