@@ -66,7 +66,8 @@ function isEmptyValue(v: unknown): boolean {
 function stripManaged(obj: KubeObject | undefined, s: FieldManagerScope): KubeObject {
   if (!obj) return { apiVersion: apiVersionOf(s), kind: s.kind, metadata: {} };
   const meta: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(obj.metadata ?? {})) if (k !== "managedFields" && !isEmptyValue(v)) meta[k] = v;
+  const live = (obj.metadata ?? {}) as Record<string, unknown>;
+  for (const k of Object.keys(live)) if (k !== "managedFields" && !isEmptyValue(live[k])) meta[k] = live[k];
   return { ...obj, metadata: meta };
 }
 

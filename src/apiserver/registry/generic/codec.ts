@@ -105,15 +105,20 @@ export function offerDecoded(def: ResourceDefinition, value: string, obj: KubeOb
 
 /** Drops empty optional metadata fields so that `labels: {}` and no labels compare (and store) alike. */
 export function normalizeMeta(meta: ObjectMeta): ObjectMeta {
-  const out: ObjectMeta = {};
-  for (const [k, v] of Object.entries(meta) as [keyof ObjectMeta, unknown][]) {
-    if (v === undefined || v === null || v === "") continue;
-    if (Array.isArray(v) && v.length === 0) continue;
-    if (typeof v === "object" && !Array.isArray(v) && Object.keys(v).length === 0) continue;
-    (out as Record<string, unknown>)[k] = v;
+  const out: Record<string, unknown> = {};
+  const from = meta as Record<string, unknown>;
+  for (const k of Object.keys(from)) {
+    const v = from[k];
+    if (v === undefined || v === null || v === "" || k === "selfLink") continue;
+    if (Array.isArray(v) ? v.length === 0 : typeof v === "object" && !hasKeys(v)) continue;
+    out[k] = v;
   }
-  delete out.selfLink;
-  return out;
+  return out as ObjectMeta;
+}
+
+function hasKeys(o: object): boolean {
+  for (const _ in o) return true;
+  return false;
 }
 
 /** Structural equality of JSON values (key order does not matter). */
