@@ -19,7 +19,8 @@ export function pruneNonNullableNulls(node: SchemaNode | undefined, value: unkno
   if (Array.isArray(value)) {
     for (const item of value) pruneNonNullableNulls(node.items, item);
   } else if (isRecord(value)) {
-    for (const [k, v] of Object.entries(value)) {
+    for (const k of Object.keys(value)) {
+      const v = value[k];
       const sub = fieldSchema(node, k);
       if (isNonNullableNull(v, sub) && !sub.hasDefault) delete value[k];
       else pruneNonNullableNulls(sub, v);

@@ -128,7 +128,8 @@ function validateArray(node: SchemaNode, a: unknown[], path: string, errs: Field
 
 function validateObject(node: SchemaNode, o: Record<string, unknown>, path: string, errs: FieldError[], resource: ResourceKind): void {
   objectConstraints(node, o, path, errs, resource);
-  for (const [k, v] of Object.entries(o)) {
+  for (const k of Object.keys(o)) {
+    const v = o[k];
     if (v !== undefined) validateProperty(node, k, v, path, errs, resource);
   }
 }
@@ -145,6 +146,7 @@ function objectConstraints(node: SchemaNode, o: Record<string, unknown>, path: s
       if (o[k] === undefined && !node.schema.required?.includes(k)) errs.push(required(childPath(path, k), "must not be empty"));
     }
   }
+  if (maxProperties === undefined && minProperties === undefined) return;
   const count = Object.keys(o).length;
   if (maxProperties !== undefined && count > maxProperties) {
     errs.push({ type: "FieldValueTooMany", field: path, value: count, detail: `must have at most ${maxProperties} items` });
