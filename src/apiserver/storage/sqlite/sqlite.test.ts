@@ -164,6 +164,29 @@ void describe("SQLiteStorage durability (fsync before the answer, group commit)"
     await s.close();
   });
 
+  void it("writes in consecutive event-loop turns share one group; a turn without writes commits it", async () => {
+    const s = new SQLiteStorage({ path: nextPath() });
+    const turn = () => new Promise((r) => setImmediate(r));
+    const first = [s.create("/t/ns/a", "1")];
+    await turn();
+    first.push(s.create("/t/ns/b", "2"));
+    await turn();
+    first.push(s.create("/t/ns/c", "3"));
+    assert.deepEqual((await Promise.all(first)).map((kv) => kv.modRevision), [1, 2, 3]);
+    assert.equal(s.groups, 1);
+    await s.create("/t/ns/d", "4");
+    assert.equal(s.groups, 2, "a write after a quiet turn is a group of its own");
+    // Writes in every turn do not keep a group open for ever: it commits after a few turns.
+    const busy = [];
+    for (let i = 0; i < 6; i++) {
+      busy.push(s.create(`/t/ns/e${i}`, "5"));
+      await turn();
+    }
+    assert.equal(s.groups, 3, "the busy group committed while writes kept coming");
+    await Promise.all(busy);
+    await s.close();
+  });
+
   void it("a watch from an older revision replays only durable commits, then the rest live", async () => {
     const s = new SQLiteStorage({ path: nextPath() });
     const first = await s.create("/r2/ns/a", "1");

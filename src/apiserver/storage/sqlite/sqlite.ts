@@ -3,9 +3,9 @@
 // One synchronous writer: every write is one IMMEDIATE transaction whose log row id is the new
 // revision, so revisions are assigned in commit order and there are no gaps to wait for.
 // Durability (ADR 0007): a write is acknowledged, and its event reaches watchers, only once the WAL
-// holding it was fdatasync'ed. Group commit: the writes of one event-loop turn share one SQLite
-// transaction, committed at the end of the turn (a SQLite error in one write fails the group); commits share one
-// fdatasync, which runs off the event loop (group-sync.ts). Reads never show a commit before it is durable: the current revision
+// holding it was fdatasync'ed. Group commit: writes that come together share one SQLite
+// transaction, committed once an event-loop turn adds no write (a SQLite error in one write fails
+// the group); commits share one fdatasync, which runs off the event loop (group-sync.ts). Reads never show a commit before it is durable: the current revision
 // is the durable one, lists read at it, and a get of a key with a commit still syncing waits for it.
 import Database from "better-sqlite3";
 import type {
@@ -44,6 +44,9 @@ interface Commit {
   reject(err: unknown): void;
 }
 
+/** Event-loop turns a group transaction stays open for at most while writes keep joining it. */
+const MAX_GROUP_TURNS = 4;
+
 /** Rows read per replay step of a watch, and revisions per compaction transaction. */
 const BATCH = 1000;
 
@@ -65,6 +68,7 @@ export class SQLiteStorage implements Storage {
   private batchBase = 0;
   /** The open group waits for the running sync to complete before it commits. */
   private commitAfterSync = false;
+  private committedGroups = 0;
   private readonly writeTx: Database.Transaction<(key: string, apply: Apply) => { result: KeyValue; event: StorageEvent }>;
   private compacted: number;
   private closed = false;
@@ -267,6 +271,11 @@ export class SQLiteStorage implements Storage {
     return this.sync?.syncs ?? 0;
   }
 
+  /** Group transactions committed so far (0 without fsync: then every write commits alone). */
+  get groups(): number {
+    return this.committedGroups;
+  }
+
   /** Rows in the history log and live keys (for metrics and tests). */
   stats(): { logRows: number; liveKeys: number } {
     this.checkOpen();
@@ -313,14 +322,23 @@ export class SQLiteStorage implements Storage {
   }
 
   /**
-   * Opens the group transaction of this event-loop turn. It commits when the turn ends, or, if a
-   * sync is running then, when that sync completes: its writes could not be made durable any
-   * sooner, and later turns' writes join it, so one COMMIT serves what one sync makes durable.
+   * Opens a group transaction. It stays open while writes keep coming: it commits at the end of
+   * the first event-loop turn that added none (the requests whose data arrived meanwhile join it),
+   * or after MAX_GROUP_TURNS turns. If a sync is running then, it commits when that sync completes:
+   * its writes could not be made durable any sooner, and later turns' writes join it too.
    */
   private beginBatch(): void {
     this.db.exec("BEGIN IMMEDIATE");
     this.batchBase = this.rev;
+    this.endTurn(0, 0);
+  }
+
+  /** At the end of each turn of the open group: another turn if this one added writes, else commit. */
+  private endTurn(turns: number, writesBefore: number): void {
     setImmediate(() => {
+      if (!this.db.inTransaction) return;
+      const grew = this.batch.length > writesBefore;
+      if (grew && turns + 1 < MAX_GROUP_TURNS) return this.endTurn(turns + 1, this.batch.length);
       if (this.sync?.syncing) this.commitAfterSync = true;
       else this.commitBatch();
     });
@@ -343,6 +361,7 @@ export class SQLiteStorage implements Storage {
       return;
     }
     this.batch = [];
+    this.committedGroups++;
     this.sync.addNow(batch.map((c) => ({ rev: c.result.modRevision, value: c })));
   }
 
