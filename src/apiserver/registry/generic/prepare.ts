@@ -23,8 +23,9 @@ export interface Decoded {
 }
 
 /**
- * A deep copy of the body as an object of this resource: depth and size bounded, type meta checked, unknown fields
- * dropped (fieldValidation=Strict: 400 listing all of them; Warn or unset: warnings), defaults applied.
+ * A deep copy of the body (the body itself when `owned`: the caller handed it over) as an object of this resource:
+ * depth and size bounded, type meta checked, unknown fields dropped (fieldValidation=Strict: 400 listing all of them;
+ * Warn or unset: warnings), defaults applied.
  */
 export function decodeBody(core: StoreCore, body: unknown, fieldValidation: WriteOptions["fieldValidation"], owned = false): Decoded {
   if (!isRecord(body)) throw newBadRequest(`the object provided is not a JSON object of kind ${core.def.kind}`);
