@@ -43,21 +43,20 @@ export class CertificateSigning implements AdmissionPlugin {
 export class CertificateSubjectRestriction implements AdmissionPlugin {
   readonly name = "CertificateSubjectRestriction";
 
-  validate(attrs: AdmissionAttributes): Promise<void> {
-    if (!isCSR(attrs) || attrs.operation !== "CREATE" || attrs.subresource !== "") return Promise.resolve();
+  validate(attrs: AdmissionAttributes): void {
+    if (!isCSR(attrs) || attrs.operation !== "CREATE" || attrs.subresource !== "") return;
     const csr = attrs.object as CertificateSigningRequest | undefined;
-    if (csr?.spec?.signerName !== SIGNER_APISERVER_CLIENT) return Promise.resolve();
+    if (csr?.spec?.signerName !== SIGNER_APISERVER_CLIENT) return;
     let organizations: string[];
     try {
       organizations = parseCSRObject(csr).organizations;
     } catch (err) {
       // Validation reports the unparseable request (422).
-      if (err instanceof CSRParseError) return Promise.resolve();
+      if (err instanceof CSRParseError) return;
       throw err;
     }
     if (organizations.includes(GROUP_MASTERS)) {
-      return Promise.reject(newForbidden(GR, attrs.name, `use of ${SIGNER_APISERVER_CLIENT} signer with ${GROUP_MASTERS} group is not allowed`));
+      throw newForbidden(GR, attrs.name, `use of ${SIGNER_APISERVER_CLIENT} signer with ${GROUP_MASTERS} group is not allowed`);
     }
-    return Promise.resolve();
   }
 }

@@ -16,9 +16,9 @@ function tolerates(tolerations: Toleration[], key: string): boolean {
 export class PodDefaultsAdmission implements AdmissionPlugin {
   readonly name = "DefaultTolerationSeconds,Priority";
 
-  admit(attrs: AdmissionAttributes): Promise<void> {
+  admit(attrs: AdmissionAttributes): void {
     const spec = (attrs.object as Pod | undefined)?.spec;
-    if (!isPodCreate(attrs) || !spec || typeof spec !== "object") return Promise.resolve();
+    if (!isPodCreate(attrs) || !spec || typeof spec !== "object") return;
     const tolerations = Array.isArray(spec.tolerations) ? spec.tolerations : [];
     const added = TAINTS.filter((key) => !tolerates(tolerations, key)).map(
       (key): Toleration => ({ key, operator: "Exists", effect: "NoExecute", tolerationSeconds: DEFAULT_TOLERATION_SECONDS }),
@@ -26,6 +26,5 @@ export class PodDefaultsAdmission implements AdmissionPlugin {
     if (added.length) spec.tolerations = [...tolerations, ...added];
     if (spec.priority === undefined && !spec.priorityClassName) spec.priority = 0;
     spec.preemptionPolicy ??= "PreemptLowerPriority";
-    return Promise.resolve();
   }
 }
