@@ -12,6 +12,8 @@ CREATE TABLE IF NOT EXISTS log (
   created INTEGER NOT NULL,
   deleted INTEGER NOT NULL,
   create_revision INTEGER NOT NULL,
+  -- The row of the key's previous version (0 for a create; rows written before 2026-11-28 point
+  -- a create at the delete row of the key's earlier incarnation, which compaction removes either way).
   prev_revision INTEGER NOT NULL
 );
 CREATE INDEX IF NOT EXISTS log_key_id ON log (key, id);
@@ -64,7 +66,6 @@ export function prepareStatements(db: Database.Database) {
     latestGet: db.prepare<[string], KvRow>(
       "SELECT l.key, l.value, l.create_revision, l.id FROM latest t JOIN log l ON l.id = t.id WHERE t.key = ?",
     ),
-    lastRowId: db.prepare<[string], { id: number }>("SELECT MAX(id) AS id FROM log WHERE key = ?"),
     insert: db.prepare<[number, string, string, number, number, number, number]>(
       "INSERT INTO log (id, key, value, created, deleted, create_revision, prev_revision) VALUES (?, ?, ?, ?, ?, ?, ?)",
     ),

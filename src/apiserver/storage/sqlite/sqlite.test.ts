@@ -67,6 +67,19 @@ void describe("SQLiteStorage", () => {
     await s.close();
   });
 
+  void it("compaction leaves only the live version of a key deleted and created again", async () => {
+    const s = new SQLiteStorage({ path: nextPath() });
+    const first = await s.create("/r/ns/k", "1");
+    await s.delete("/r/ns/k", first.modRevision);
+    const again = await s.create("/r/ns/k", "2");
+    assert.equal(again.createRevision, again.modRevision, "a new incarnation");
+    const updated = await s.update("/r/ns/k", "3", again.modRevision);
+    await s.compact(updated.modRevision);
+    assert.deepEqual(s.stats(), { logRows: 1, liveKeys: 1 });
+    assert.deepEqual(await s.get("/r/ns/k"), { key: "/r/ns/k", value: "3", createRevision: again.modRevision, modRevision: updated.modRevision });
+    await s.close();
+  });
+
   void it("a watch replaying a long history switches to live delivery without gap or duplicate", async () => {
     const s = new SQLiteStorage({ path: ":memory:" });
     for (let i = 0; i < 2500; i++) await s.create(`/long/ns/k${i}`, "x");

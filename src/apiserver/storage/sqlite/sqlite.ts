@@ -154,7 +154,8 @@ export class SQLiteStorage implements Storage {
     return this.write(key, (cur) => {
       if (cur) throw new StorageError("KeyExists", `key ${key} already exists`, { key, current: toKeyValue(cur) });
       const rev = this.rev + 1;
-      this.st.insert.run(rev, key, value, 1, 0, rev, this.st.lastRowId.get(key)?.id ?? 0);
+      // A create has no previous version (an earlier incarnation's delete row is compacted as a delete).
+      this.st.insert.run(rev, key, value, 1, 0, rev, 0);
       this.st.latestSet.run(key, rev);
       const kv: KeyValue = { key, value, createRevision: rev, modRevision: rev };
       return { result: kv, event: { type: "put", kv } };
