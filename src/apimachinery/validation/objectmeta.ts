@@ -120,8 +120,10 @@ export function validateNoNewFinalizers(newF: string[] | undefined, oldF: string
 
 const MANAGED_FIELDS = META.child("managedFields");
 
-/** Printable characters and spaces only (Go's unicode.IsPrint), checked whole before the search for the culprit. */
-const PRINTABLE = /^[\p{L}\p{M}\p{N}\p{P}\p{S} ]*$/u;
+/** A printable character or a space (Go's unicode.IsPrint); a whole string of them is checked first, then each character. */
+const PRINTABLE_CHAR = "[\\p{L}\\p{M}\\p{N}\\p{P}\\p{S} ]";
+const PRINTABLE = new RegExp(`^${PRINTABLE_CHAR}*$`, "u");
+const PRINTABLE_ONE = new RegExp(`^${PRINTABLE_CHAR}$`, "u");
 
 /** Short and printable: valid without counting bytes (every write validates its managedFields). */
 function plainManager(manager: string): boolean {
@@ -130,12 +132,11 @@ function plainManager(manager: string): boolean {
 
 /** Printable characters only (Go's unicode.IsPrint), at most 128 bytes. */
 export function validateFieldManager(manager: string, path: Path): FieldError[] {
-  if (plainManager(manager)) return [];
   const errs: FieldError[] = [];
   if (bytes(manager) > FIELD_MANAGER_MAX_LENGTH) errs.push(tooLong(path, undefined, `may not be more than ${FIELD_MANAGER_MAX_LENGTH} bytes`));
   let at = 0;
   for (const ch of manager) {
-    if (!/^[\p{L}\p{M}\p{N}\p{P}\p{S} ]$/u.test(ch)) {
+    if (!PRINTABLE_ONE.test(ch)) {
       const code = ch.codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0");
       errs.push(invalid(path, manager, `invalid character U+${code} (at position ${at})`));
     }
@@ -149,7 +150,8 @@ export function validateManagedFields(entries: ManagedFieldsEntry[] | undefined,
   (entries ?? []).forEach((e, i) => {
     if (e.operation !== "Apply" && e.operation !== "Update") errs.push(invalid(path.index(i).child("operation"), e.operation ?? "", "must be `Apply` or `Update`"));
     if (e.fieldsType && e.fieldsType !== "FieldsV1") errs.push(invalid(path.index(i).child("fieldsType"), e.fieldsType, "must be `FieldsV1`"));
-    if (!plainManager(e.manager ?? "")) errs.push(...validateFieldManager(e.manager ?? "", path.index(i).child("manager")));
+    const manager = e.manager ?? "";
+    if (!plainManager(manager)) errs.push(...validateFieldManager(manager, path.index(i).child("manager")));
   });
   return errs;
 }

@@ -16,6 +16,7 @@ import { resourceSchema } from "./schema.ts";
 import { toFieldSet } from "./tofieldset.ts";
 import { applyOwnership, ConflictsError, updateOwnership, type UpdaterOptions } from "./updater.ts";
 import { compare } from "./compare.ts";
+import { isEmptyValue } from "../../utils/guards.ts";
 
 export interface FieldManagerScope {
   /** The resource's whole-object schema. */
@@ -54,12 +55,6 @@ function options(s: FieldManagerScope): UpdaterOptions {
   const status = fieldPE("status");
   const ignored: (pe: PE) => boolean = !s.hasStatus ? () => false : s.subresource === "status" ? (pe) => pe !== status : (pe) => pe === status;
   return { schema: resourceSchema(s.schema), apiVersion: apiVersionOf(s), ignored };
-}
-
-function isEmptyValue(v: unknown): boolean {
-  if (v === undefined || v === null || v === "") return true;
-  if (Array.isArray(v)) return v.length === 0;
-  return typeof v === "object" && Object.keys(v).length === 0;
 }
 
 /** The object as the ownership logic sees it: without managedFields, and without empty metadata fields (the store drops them). */

@@ -5,6 +5,7 @@ import type { KubeObject, ObjectMeta } from "../../../apis/meta/v1/types.ts";
 import { newBadRequest } from "../../../apimachinery/errors.ts";
 import type { KeyValue } from "../../storage/interface.ts";
 import { groupVersionOf, type ResourceDefinition } from "../types.ts";
+import { isEmptyValue } from "../../../utils/guards.ts";
 
 /** The prefix of every key of this group/resource (shared by all versions), ending in "/". */
 export function resourcePrefix(def: Pick<ResourceDefinition, "group" | "plural">): string {
@@ -69,11 +70,16 @@ const SETTLED_OFFERS = 256;
 export function decodeShared(def: ResourceDefinition, kv: KeyValue, revision: number = kv.modRevision): KubeObject {
   let byDef = sharedDecodes.get(kv);
   if (!byDef) sharedDecodes.set(kv, (byDef = new Map()));
-  const type = `${groupVersionOf(def)}/${def.kind}`;
+  const type = typeOf(def);
   const key = `${type}@${revision}`;
   let obj = byDef.get(key);
   if (!obj) byDef.set(key, (obj = offeredDecode(type, kv, revision) ?? decode(def, kv, revision)));
   return obj;
+}
+
+/** The API version and kind objects of `def` decode to. */
+function typeOf(def: ResourceDefinition): string {
+  return `${groupVersionOf(def)}/${def.kind}`;
 }
 
 function offeredDecode(type: string, kv: KeyValue, revision: number): KubeObject | undefined {
@@ -93,7 +99,7 @@ function offeredDecode(type: string, kv: KeyValue, revision: number): KubeObject
  * its change may come after the answer (etcd's watch), among the last SETTLED_OFFERS.
  */
 export function offerDecoded(def: ResourceDefinition, value: string, obj: KubeObject): (succeeded: boolean) => void {
-  const entry = { type: `${groupVersionOf(def)}/${def.kind}`, obj };
+  const entry = { type: typeOf(def), obj };
   offered.set(value, entry);
   return (succeeded) => {
     if (offered.get(value) !== entry) return;
@@ -109,16 +115,9 @@ export function normalizeMeta(meta: ObjectMeta): ObjectMeta {
   const from = meta as Record<string, unknown>;
   for (const k of Object.keys(from)) {
     const v = from[k];
-    if (v === undefined || v === null || v === "" || k === "selfLink") continue;
-    if (Array.isArray(v) ? v.length === 0 : typeof v === "object" && !hasKeys(v)) continue;
-    out[k] = v;
+    if (k !== "selfLink" && !isEmptyValue(v)) out[k] = v;
   }
   return out as ObjectMeta;
-}
-
-function hasKeys(o: object): boolean {
-  for (const _ in o) return true;
-  return false;
 }
 
 /** Structural equality of JSON values (key order does not matter). */
