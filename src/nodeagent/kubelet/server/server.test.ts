@@ -11,6 +11,7 @@ import { V4_PROTOCOL, V5_PROTOCOL, decodeFrame, decodeStatus, encodeClose, encod
 import type { ContainerStream } from "../../../host/containers.ts";
 import type { ContainerStatus, Pod, PodRuntimeStatus } from "../runtime/types.ts";
 import { startKubeletServer, type KubeletServer } from "./server.ts";
+import { CLIENT_SETTLE_MS } from "./streams.ts";
 import { pollFor } from "../../../utils/poll.ts";
 
 interface FakeExec {
@@ -194,6 +195,21 @@ describe("kubelet server", () => {
     const g = execs.at(-1)!;
     gone.ws.close();
     await until(() => g.closed);
+  });
+
+  test("a command that ends at once: a client that sends nothing gets its output and status only after the settle time", async () => {
+    // kubectl 1.30-1.33 read before they create their streams; what came first was dropped.
+    const before = execs.length;
+    const t0 = performance.now();
+    const s = open("/exec/ns/p/c?command=true&stdout=1&stderr=1");
+    let statusAt = 0;
+    s.ws.on("message", (d: Buffer) => (d[0] === 3 ? (statusAt = performance.now()) : undefined));
+    await until(() => execs.length === before + 1);
+    execs.at(-1)!.finish(0);
+    assert.equal(await s.closed, 1000);
+    assert.ok(statusAt - t0 >= CLIENT_SETTLE_MS, `status ${(statusAt - t0).toFixed(1)} ms after the request`);
+    assert.deepEqual(s.frames.map((f) => f.channel).sort(), [1, 1, 2, 3], "the ready frame, the output, the status: nothing dropped");
+    assert.deepEqual(s.frames[0], { channel: 1, text: "" });
   });
 
   test("refusals before anything runs: SPDY, no common protocol, no stream, no command, unknown pod or container, a container not running", async () => {

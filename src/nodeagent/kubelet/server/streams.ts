@@ -1,6 +1,7 @@
 // Exec and attach over WebSocket, server side: the channel protocol (src/apimachinery/remotecommand/)
 // over a container stream of the runtime. After the upgrade an empty frame on the lowest writable
-// channel says "ready"; output goes to channels 1 and 2 (paused while the client is behind), channel 0
+// channel says "ready"; output goes to channels 1 and 2 (from the client's first frame or 50 ms after
+// the upgrade, see clientSettled; paused while the client is behind), channel 0
 // is the process's input, channel 4 resizes its terminal, v5's CLOSE of channel 0 ends its input. When
 // the process ends, its output is flushed, the exit status goes to channel 3 and the socket closes with
 // 1000. A client that goes away detaches (attach) or kills the command (exec).
@@ -39,6 +40,8 @@ const HIGH_WATER = 1024 * 1024;
 const LOW_WATER = 256 * 1024;
 /** How long the output may trail the exit status before the status is sent anyway. */
 const FLUSH_MS = 5000;
+/** How long output and the exit status wait for a client that sends nothing (see clientSettled). */
+export const CLIENT_SETTLE_MS = 50;
 const MAX_COMMAND_BYTES = 64 * 1024;
 
 /** Go's strconv.ParseBool truths, as the kubelet and the API server read "stdin=1" or "stdin=true". */
@@ -110,6 +113,28 @@ export function firstResize(ws: WebSocket, ms: number): Promise<{ size?: { width
 }
 
 /**
+ * Resolves once the client has shown that its streams exist (its first frame), once it has gone, or
+ * after `ms`. kubectl 1.30-1.33 (client-go's WebSocket executor) read the socket before creating their
+ * streams and drop what comes first: a command that ended at once lost its exit status and kubectl
+ * failed with "closed all streams" (kubernetes/kubernetes#131189, fixed in 1.34). Output and the status
+ * wait for this; the ready frame does not. A client that sends nothing pays up to `ms`, and only for
+ * what its command wrote or how it ended within `ms` of the upgrade.
+ */
+export function clientSettled(ws: Pick<WebSocket, "once" | "off">, ms: number): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      ws.off("message", done);
+      ws.off("close", done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    ws.once("message", done);
+    ws.once("close", done);
+  });
+}
+
+/**
  * Runs the channel protocol on an upgraded socket until the process ends or the client goes. With
  * `started`, the ready frame went out already and `started.early` are frames received before the
  * stream existed (see firstResize), handled first.
@@ -117,15 +142,32 @@ export function firstResize(ws: WebSocket, ms: number): Promise<{ size?: { width
 export function bridge(ws: WebSocket, protocol: string, stream: ContainerStream, o: StreamOptions, kind: "exec" | "attach", started?: { early: Buffer[] }): Promise<void> {
   const paused = new Set<Readable>();
   let finished = false;
+  // Frames held until the client is settled (see clientSettled); a client that sent its terminal's
+  // size (`started`) has its streams. Output is read at once all the same: a child process's unread
+  // output is thrown away when it exits.
+  let held: Buffer[] | null = started ? null : [];
+  let heldBytes = 0;
   const resumeIfDrained = () => {
     if (ws.bufferedAmount > LOW_WATER) return;
     for (const r of paused) r.resume();
     paused.clear();
   };
-  const send = (frame: Buffer) => {
+  const sendNow = (frame: Buffer) => {
     if (ws.readyState === ws.OPEN) ws.send(frame, { binary: true }, resumeIfDrained);
   };
+  const send = (frame: Buffer) => {
+    if (!held) return sendNow(frame);
+    held.push(frame);
+    heldBytes += frame.length;
+  };
   if (!started) sendReady(ws, o);
+  const settled = (held ? clientSettled(ws, CLIENT_SETTLE_MS) : Promise.resolve()).then(() => {
+    const frames = held ?? [];
+    held = null;
+    heldBytes = 0;
+    for (const frame of frames) send(frame);
+    resumeIfDrained();
+  });
 
   const outputs: Promise<void>[] = [];
   const forward = (r: Readable | null, channel: number, wanted: boolean) => {
@@ -140,7 +182,7 @@ export function bridge(ws: WebSocket, protocol: string, stream: ContainerStream,
     r.on("data", (chunk: Buffer) => {
       if (!wanted) return;
       send(encodeFrame(channel, chunk));
-      if (ws.bufferedAmount > HIGH_WATER) {
+      if (ws.bufferedAmount + heldBytes > HIGH_WATER) {
         r.pause();
         paused.add(r);
       }
@@ -172,7 +214,8 @@ export function bridge(ws: WebSocket, protocol: string, stream: ContainerStream,
         if (decodeClose(payload) === STDIN) endStdin();
       }
     } catch (err) {
-      send(encodeStatus(failureStatus(err instanceof Error ? err.message : String(err), "BadRequest")));
+      // The client's own frame: its streams exist, and the socket closes now.
+      sendNow(encodeStatus(failureStatus(err instanceof Error ? err.message : String(err), "BadRequest")));
       ws.close(1002, "protocol error");
     }
   };
@@ -187,6 +230,7 @@ export function bridge(ws: WebSocket, protocol: string, stream: ContainerStream,
     });
     stream.exit.then(
       async (code) => {
+        await settled;
         let timer: NodeJS.Timeout | undefined;
         await Promise.race([Promise.all(outputs), new Promise((r) => (timer = setTimeout(r, FLUSH_MS)))]);
         clearTimeout(timer);
@@ -194,7 +238,8 @@ export function bridge(ws: WebSocket, protocol: string, stream: ContainerStream,
         send(encodeStatus(kind === "exec" ? exitStatus(code, o.command) : exitStatus(code)));
         ws.close(1000);
       },
-      (err: unknown) => {
+      async (err: unknown) => {
+        await settled;
         if (finished) return;
         finished = true;
         endWithFailure(ws, kind, err);
