@@ -70,6 +70,8 @@ export function prepareStatements(db: Database.Database) {
       "INSERT INTO log (id, key, value, created, deleted, create_revision, prev_revision) VALUES (?, ?, ?, ?, ?, ?, ?)",
     ),
     latestSet: db.prepare<[string, number]>("INSERT OR REPLACE INTO latest (key, id) VALUES (?, ?)"),
+    // A create's: fails (SQLITE_CONSTRAINT_PRIMARYKEY, this statement undone) when the key is live.
+    latestAdd: db.prepare<[string, number]>("INSERT INTO latest (key, id) VALUES (?, ?)"),
     latestDelete: db.prepare<[string]>("DELETE FROM latest WHERE key = ?"),
     // Current state of a key range, in key order; LIMIT -1 means no limit.
     listLatest: db.prepare<[string, string, number], KvRow>(

@@ -34,7 +34,8 @@ export interface SQLiteStorageOptions {
   fsync?: boolean;
 }
 
-type Apply = (cur: KvRow | undefined) => { result: KeyValue; event: StorageEvent };
+/** One write inside a transaction; `current` reads the key's live row (a create reads it only on conflict). */
+type Apply = (current: () => KvRow | undefined) => { result: KeyValue; event: StorageEvent };
 
 interface Commit {
   key: string;
@@ -82,7 +83,7 @@ export class SQLiteStorage implements Storage {
     this.st = prepareStatements(this.db);
     this.rev = this.st.sequence.get()?.seq ?? 0;
     this.durableRev = this.rev;
-    this.writeTx = this.db.transaction((key: string, apply: Apply) => apply(this.st.latestGet.get(key)));
+    this.writeTx = this.db.transaction((key: string, apply: Apply) => apply(() => this.st.latestGet.get(key)));
     const onDisk = options.path !== ":memory:" && options.path !== "";
     if (onDisk && options.fsync !== false) {
       GroupSync.syncFileAndDir(options.path);
@@ -151,20 +152,26 @@ export class SQLiteStorage implements Storage {
   }
 
   async create(key: string, value: string): Promise<KeyValue> {
-    return this.write(key, (cur) => {
-      if (cur) throw new StorageError("KeyExists", `key ${key} already exists`, { key, current: toKeyValue(cur) });
+    return this.write(key, (current) => {
       const rev = this.rev + 1;
+      // The live-key row first: a key that exists fails it, and nothing was written. No read before.
+      try {
+        this.st.latestAdd.run(key, rev);
+      } catch (err) {
+        const cur = isKeyConflict(err) ? current() : undefined;
+        if (cur) throw new StorageError("KeyExists", `key ${key} already exists`, { key, current: toKeyValue(cur) });
+        throw err;
+      }
       // A create has no previous version (an earlier incarnation's delete row is compacted as a delete).
       this.st.insert.run(rev, key, value, 1, 0, rev, 0);
-      this.st.latestSet.run(key, rev);
       const kv: KeyValue = { key, value, createRevision: rev, modRevision: rev };
       return { result: kv, event: { type: "put", kv } };
     });
   }
 
   async update(key: string, value: string, expectedModRevision: number): Promise<KeyValue> {
-    return this.write(key, (cur) => {
-      const prev = this.precondition(key, cur, expectedModRevision);
+    return this.write(key, (current) => {
+      const prev = this.precondition(key, current(), expectedModRevision);
       const rev = this.rev + 1;
       this.st.insert.run(rev, key, value, 0, 0, prev.createRevision, prev.modRevision);
       this.st.latestSet.run(key, rev);
@@ -174,8 +181,8 @@ export class SQLiteStorage implements Storage {
   }
 
   async delete(key: string, expectedModRevision?: number): Promise<KeyValue> {
-    return this.write(key, (cur) => {
-      const prev = this.precondition(key, cur, expectedModRevision);
+    return this.write(key, (current) => {
+      const prev = this.precondition(key, current(), expectedModRevision);
       const rev = this.rev + 1;
       this.st.insert.run(rev, key, prev.value, 0, 1, prev.createRevision, prev.modRevision);
       this.st.latestDelete.run(key);
@@ -304,7 +311,7 @@ export class SQLiteStorage implements Storage {
     let out: { result: KeyValue; event: StorageEvent };
     try {
       if (sync && !this.db.inTransaction) this.beginBatch();
-      out = sync ? apply(this.st.latestGet.get(key)) : this.writeTx.immediate(key, apply);
+      out = sync ? apply(() => this.st.latestGet.get(key)) : this.writeTx.immediate(key, apply);
     } catch (err) {
       // A refused write (a StorageError) changed nothing; a SQLite error may have left half a
       // write in the group transaction, so the whole group is rolled back and fails with it.
@@ -449,4 +456,9 @@ function mapSqliteError(err: unknown): unknown {
     return new StorageError("Unavailable", "database is locked", {}, { cause: err });
   }
   return err;
+}
+
+/** A create's INSERT into `latest` hit a live key. */
+function isKeyConflict(err: unknown): boolean {
+  return (err as { code?: unknown }).code === "SQLITE_CONSTRAINT_PRIMARYKEY";
 }
