@@ -15,6 +15,7 @@ import { DEFAULT_VERSION_INFO, metricVerb, type MetricLabels, RequestMetrics } f
 import { OpenAPIService } from "./openapi.ts";
 import { admit, type AdmitHooks } from "./pipeline.ts";
 import { isHttp2, protocolOf } from "./connection.ts";
+import { parseRequestUrl, type RequestUrl } from "./request-url.ts";
 import { parseRequestInfo, type RequestInfo } from "./requestinfo.ts";
 import { serveResource } from "./resource.ts";
 import { writeError } from "./responses.ts";
@@ -34,7 +35,7 @@ export interface ApiHandler {
 /** Per-request state shared by the pipeline steps. */
 export interface RequestState {
   id: string;
-  url: URL;
+  url: RequestUrl;
   info: RequestInfo;
   labels: MetricLabels;
   user?: UserInfo;
@@ -87,7 +88,7 @@ export function createHandler(deps: HandlerDeps): ApiHandler {
   const upgrades = new UpgradeHandler(deps, metrics, watches, watchBudget);
 
   function begin(req: IncomingMessage): RequestState {
-    const url = new URL(req.url ?? "/", "https://apiserver.local");
+    const url = parseRequestUrl(req.url ?? "/");
     const info = parseRequestInfo(req.method ?? "GET", url);
     const headerId = req.headers["x-request-id"];
     const id = typeof headerId === "string" && headerId.length <= 128 ? headerId : randomUUID();

@@ -3,6 +3,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Clock } from "../../utils/clock.ts";
 import type { ObjectStore } from "../registry/generic/interface.ts";
 import type { RequestContext, ResourceDefinition } from "../registry/types.ts";
+import type { RequestUrl } from "./request-url.ts";
 import type { RequestInfo } from "./requestinfo.ts";
 import type { WatchTracker } from "./watch.ts";
 import type { WatchBudget } from "./watch-budget.ts";
@@ -10,7 +11,7 @@ import type { WatchBudget } from "./watch-budget.ts";
 export interface ResourceRequest {
   req: IncomingMessage;
   res: ServerResponse;
-  url: URL;
+  url: RequestUrl;
   info: RequestInfo;
   def: ResourceDefinition;
   store: ObjectStore;

@@ -1,5 +1,6 @@
 // Parses a request URL and method into the attributes authorization and routing use, as
 // k8s.io/apiserver/pkg/endpoints/request/requestinfo.go does.
+import { parseRequestUrl, type RequestUrl } from "./request-url.ts";
 
 export interface RequestInfo {
   /** True for /api/<v>/... and /apis/<g>/<v>/... paths with at least a resource. */
@@ -89,8 +90,8 @@ export function exactFieldMatch(selector: string, field: string): string | undef
   return undefined;
 }
 
-export function parseRequestInfo(method: string, url: URL | string): RequestInfo {
-  const u = typeof url === "string" ? new URL(url, "https://localhost") : url;
+export function parseRequestInfo(method: string, url: RequestUrl | string): RequestInfo {
+  const u = typeof url === "string" ? parseRequestUrl(url) : url;
   const path = u.pathname;
   const info: RequestInfo = {
     isResourceRequest: false,

@@ -6,6 +6,7 @@ import { aggregatedDiscovery, apiGroup, apiGroupList, apiResourceList, apiVersio
 import { negotiateOutput, parseAccept } from "./negotiation.ts";
 import { type HealthChecks, renderHealth, type RequestMetrics, type VersionInfo } from "./nonresource.ts";
 import { OPENAPI_V2_PROTOBUF_TYPE, type OpenAPIService, type Served } from "./openapi.ts";
+import type { RequestUrl } from "./request-url.ts";
 import { writeObject, writeText } from "./responses.ts";
 
 export interface NonResourceDeps {
@@ -28,7 +29,7 @@ export function methodNotAllowed(): StatusError {
   return new StatusError(405, "MethodNotAllowed", "the server does not allow this method on the requested resource");
 }
 
-export async function serveNonResource(d: NonResourceDeps, req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
+export async function serveNonResource(d: NonResourceDeps, req: IncomingMessage, res: ServerResponse, url: RequestUrl): Promise<void> {
   const method = (req.method ?? "GET").toUpperCase();
   const path = url.pathname.length > 1 ? url.pathname.replace(/\/+$/, "") : url.pathname;
   const segs = path.split("/").filter(Boolean);
@@ -71,7 +72,7 @@ function rootPaths(d: NonResourceDeps): string[] {
   return [...out].sort();
 }
 
-async function serveHealth(d: NonResourceDeps, res: ServerResponse, url: URL, endpoint: string, check?: string): Promise<void> {
+async function serveHealth(d: NonResourceDeps, res: ServerResponse, url: RequestUrl, endpoint: string, check?: string): Promise<void> {
   const results = await d.healthChecks();
   if (endpoint === "readyz") results.push({ name: "shutdown", ok: !d.shuttingDown(), message: "server is shutting down" });
   const out = renderHealth(endpoint, results, url.searchParams, check);
@@ -124,7 +125,7 @@ function writeServed(req: IncomingMessage, res: ServerResponse, served: Served, 
   res.end(req.method === "HEAD" ? undefined : served.json);
 }
 
-function serveOpenAPI(d: NonResourceDeps, req: IncomingMessage, res: ServerResponse, url: URL, segs: string[]): void {
+function serveOpenAPI(d: NonResourceDeps, req: IncomingMessage, res: ServerResponse, url: RequestUrl, segs: string[]): void {
   if (segs[1] === "v2") {
     if (wantsProtobuf(req.headers.accept)) {
       const pb = d.openapi.v2Protobuf();
