@@ -68,3 +68,58 @@ export function frame(message: Uint8Array): Buffer {
   out.set(message, 5);
   return out;
 }
+
+/**
+ * Splits a stream of chunks into gRPC messages. Chunks are kept as they come and joined once per
+ * message, so a large message costs one copy however many chunks it arrives in (joining each
+ * chunk onto the rest would copy a 1 MB message some 60 times).
+ */
+export class GrpcFrames {
+  private chunks: Buffer[] = [];
+  private buffered = 0;
+  /** Length of the message whose header has been read, or -1 before that. */
+  private want = -1;
+
+  /** Appends a chunk and returns the messages it completes (empty if none). Throws on a message over `max` bytes. */
+  push(chunk: Buffer, max = maxResponseBytes): Buffer[] {
+    this.chunks.push(chunk);
+    this.buffered += chunk.length;
+    const out: Buffer[] = [];
+    for (;;) {
+      if (this.want < 0) {
+        if (this.buffered < 5) return out;
+        const head = this.take(5);
+        this.want = head.readUInt32BE(1);
+        if (this.want > max) throw new Error(`message of ${this.want} bytes is larger than ${max} bytes`);
+      }
+      if (this.buffered < this.want) return out;
+      out.push(this.take(this.want));
+      this.want = -1;
+    }
+  }
+
+  /** Removes the first n buffered bytes (n <= buffered) and returns them as one Buffer. */
+  private take(n: number): Buffer {
+    this.buffered -= n;
+    const first = this.chunks[0];
+    if (!first) return Buffer.alloc(0);
+    if (first.length >= n) {
+      if (first.length === n) this.chunks.shift();
+      else this.chunks[0] = first.subarray(n);
+      return first.subarray(0, n);
+    }
+    const out = Buffer.allocUnsafe(n);
+    let at = 0;
+    let used = 0;
+    while (at < n) {
+      const c = this.chunks[used]!;
+      const k = Math.min(c.length, n - at);
+      c.copy(out, at, 0, k);
+      at += k;
+      if (k === c.length) used++;
+      else this.chunks[used] = c.subarray(k);
+    }
+    this.chunks.splice(0, used);
+    return out;
+  }
+}

@@ -3,7 +3,7 @@
 // framed until the stream ends. Reconnecting and de-duplicating is watch.ts's job.
 import { constants, type ClientHttp2Session, type ClientHttp2Stream } from "node:http2";
 import { requestStream } from "./http2-request.ts";
-import { EtcdCallError, frame, GrpcCode, GrpcStatus, maxResponseBytes, types, type Int64, type KvMessage } from "./grpc.ts";
+import { EtcdCallError, frame, GrpcCode, GrpcFrames, GrpcStatus, types, type Int64, type KvMessage } from "./grpc.ts";
 
 export interface WatchCreate {
   key: Buffer;
@@ -54,23 +54,19 @@ export function openWatchStream(
     queueMicrotask(() => end(new EtcdCallError(GrpcCode.Unavailable, `${endpoint}: ${(err as Error).message}`)));
     return { close: () => (ended = true) };
   }
-  let pending: Buffer = Buffer.alloc(0);
+  const frames = new GrpcFrames();
   const grpc = new GrpcStatus();
   stream.on("response", (h) => grpc.read(h));
   stream.on("trailers", (h) => grpc.read(h));
   stream.on("data", (c: Buffer) => {
-    pending = pending.length ? Buffer.concat([pending, c]) : c;
-    while (pending.length >= 5) {
-      const len = pending.readUInt32BE(1);
-      if (len > maxResponseBytes) {
-        stream.close(constants.NGHTTP2_CANCEL);
-        return end(new EtcdCallError(GrpcCode.Internal, `${endpoint}: watch response larger than ${maxResponseBytes} bytes`));
-      }
-      if (pending.length < 5 + len) break;
-      const msg = pending.subarray(5, 5 + len);
-      pending = pending.subarray(5 + len);
-      if (!ended) onResponse(types.WatchResponse.decode(msg) as unknown as WatchResponse);
+    let messages: Buffer[];
+    try {
+      messages = frames.push(c);
+    } catch (err) {
+      stream.close(constants.NGHTTP2_CANCEL);
+      return end(new EtcdCallError(GrpcCode.Internal, `${endpoint}: watch ${(err as Error).message}`));
     }
+    for (const msg of messages) if (!ended) onResponse(types.WatchResponse.decode(msg) as unknown as WatchResponse);
   });
   stream.on("error", (err) => end(new EtcdCallError(GrpcCode.Unavailable, `${endpoint}: ${err.message}`)));
   stream.on("close", () =>
