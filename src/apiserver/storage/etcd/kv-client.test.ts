@@ -13,10 +13,13 @@ describe("etcd kv client", () => {
   let server: Http2Server;
   let endpoint = "";
   let behaviour: "silent" | "not-grpc" | "grpc-error" | "short-body" = "silent";
+  /** The receive windows the client had announced when its last call arrived. */
+  let windows = { stream: 0, session: 0 };
 
   before(async () => {
     server = createServer();
     server.on("stream", (stream) => {
+      windows = { stream: stream.session?.remoteSettings.initialWindowSize ?? 0, session: stream.session?.state.remoteWindowSize ?? 0 };
       stream.on("data", () => undefined);
       stream.on("error", () => undefined);
       if (behaviour === "silent") return;
@@ -97,5 +100,12 @@ describe("etcd kv client", () => {
     assert.equal((await failure(new EtcdKvClient([endpoint], 2000))).code, GrpcCode.Unavailable);
     behaviour = "short-body";
     assert.equal((await failure(new EtcdKvClient([endpoint], 2000))).code, GrpcCode.Internal);
+  });
+
+  it("announces receive windows that take a 1 MB watch event or answer without waiting for window updates", async () => {
+    behaviour = "short-body";
+    await failure(new EtcdKvClient([endpoint], 2000));
+    assert.ok(windows.stream >= 4 * 1024 * 1024, `stream window ${windows.stream}`);
+    assert.ok(windows.session >= 16 * 1024 * 1024, `session window ${windows.session}`);
   });
 });
