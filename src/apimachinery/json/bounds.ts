@@ -23,14 +23,26 @@ export function depthMessage(limit = MAX_NESTING_DEPTH): string {
 export function jsonTextDepth(text: string, limit = MAX_NESTING_DEPTH): number {
   let depth = 0;
   let max = 0;
-  let inString = false;
+  // Inside a string only its end matters: jump to the next quote with indexOf (native, far faster
+  // than a loop over a long value), stepping over escaped characters. `backslash` is the next
+  // backslash at or after the position it was searched from (Infinity: none left).
+  let backslash = -1;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
-    if (inString) {
-      if (c === 0x5c) i++; // backslash: skip the escaped character
-      else if (c === 0x22) inString = false;
-    } else if (c === 0x22) {
-      inString = true;
+    if (c === 0x22) {
+      for (i++; ; ) {
+        const quote = text.indexOf('"', i);
+        if (quote < 0) return max; // unterminated: JSON.parse reports it
+        if (backslash < i) {
+          const b = text.indexOf("\\", i);
+          backslash = b < 0 ? Infinity : b;
+        }
+        if (backslash > quote) {
+          i = quote;
+          break;
+        }
+        i = backslash + 2; // the escaped character (maybe a quote) is part of the string
+      }
     } else if (c === 0x5b || c === 0x7b) {
       if (++depth > max && (max = depth) > limit) return max;
     } else if (c === 0x5d || c === 0x7d) {
