@@ -60,6 +60,15 @@ export interface WatchHandle {
   stop(): void;
 }
 
+export interface WatchOptions {
+  /**
+   * The caller keeps every watched key's last value itself (the watch cache) and fills previous
+   * values in from it: put events may come without prev and a delete's kv and prev may hold only
+   * its key and revisions. Over etcd this halves what an update's event carries.
+   */
+  prevKnown?: boolean;
+}
+
 export interface GetOptions {
   /**
    * A cache in front of the storage may answer from what it has seen so far, without first
@@ -96,6 +105,7 @@ export interface Storage {
     afterRevision: number,
     onEvents: (events: StorageEvent[]) => void,
     onError: (err: StorageError) => void,
+    options?: WatchOptions,
   ): WatchHandle;
   /** Drops history at and below revision (never the latest version of a live key). */
   compact(revision: number): Promise<void>;

@@ -219,18 +219,29 @@ export class Cacher implements Storage {
       this.rev,
       (events) => epoch === this.epoch && this.apply(events),
       (err) => epoch === this.epoch && this.onInnerError(err),
+      { prevKnown: true },
     );
   }
 
   private apply(events: StorageEvent[]): void {
-    const fresh = events.filter((e) => e.kv.modRevision > this.rev);
+    const fresh: StorageEvent[] = [];
+    for (const ev of events) {
+      if (ev.kv.modRevision <= this.rev) continue;
+      // The inner watch may leave previous values out (prevKnown): they are the cache's own.
+      const known = this.store.get(ev.kv.key);
+      let full = ev;
+      if (ev.type === "delete") {
+        if (known) full = { type: "delete", kv: { ...known, modRevision: ev.kv.modRevision }, prev: known };
+        this.store.remove(ev.kv.key);
+      } else {
+        if (!ev.prev && known && known.createRevision === ev.kv.createRevision) full = { type: "put", kv: ev.kv, prev: known };
+        this.store.put(ev.kv);
+      }
+      this.history.push(full);
+      fresh.push(full);
+    }
     const last = fresh[fresh.length - 1];
     if (!last) return;
-    for (const ev of fresh) {
-      if (ev.type === "put") this.store.put(ev.kv);
-      else this.store.remove(ev.kv.key);
-      this.history.push(ev);
-    }
     this.rev = last.kv.modRevision;
     this.retryDelay = RETRY_MIN_MS; // the inner watch works again
     this.watchers.dispatch(fresh, (key) => this.store.bucketName(key));

@@ -1,6 +1,6 @@
 // Test double: a Storage decorator that counts reads and can hold back or break its watches, to
 // play a slow or failing inner storage (like etcd) under a Cacher.
-import type { GetOptions, KeyValue, ListOptions, ListResult, Storage, StorageError, StorageEvent, WatchHandle } from "../interface.ts";
+import type { GetOptions, KeyValue, ListOptions, ListResult, Storage, StorageError, StorageEvent, WatchHandle, WatchOptions } from "../interface.ts";
 
 interface ActiveWatch {
   handle: WatchHandle;
@@ -77,6 +77,7 @@ export class ControlledStorage implements Storage {
     afterRevision: number,
     onEvents: (events: StorageEvent[]) => void,
     onError: (err: StorageError) => void,
+    options?: WatchOptions,
   ): WatchHandle {
     this.calls.watch++;
     const handle = this.inner.watch(
@@ -87,6 +88,7 @@ export class ControlledStorage implements Storage {
         this.active.delete(active);
         onError(err);
       },
+      options,
     );
     const active: ActiveWatch = { handle, onError };
     this.active.add(active);

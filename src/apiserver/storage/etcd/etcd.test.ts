@@ -8,6 +8,7 @@ import { etcdAvailable, freePort, startEtcd, type RunningEtcd } from "../../../h
 import { Cacher } from "../cacher/cacher.ts";
 import { runStorageConformance } from "../conformance.ts";
 import { expectStorageError, WatchRecorder } from "../testing.ts";
+import type { StorageEvent } from "../interface.ts";
 import { EtcdStorage } from "./etcd.ts";
 
 const skip = etcdAvailable() ? false : "/usr/bin/etcd is missing: run `npm run setup` to install etcd-server";
@@ -58,6 +59,27 @@ void describe("etcd", { skip }, () => {
       } finally {
         await a.close();
         await b.close();
+      }
+    });
+
+    void it("a watch with prevKnown leaves previous values out: puts come without prev, a delete with its key and revision only", async () => {
+      const s = storage();
+      const events: StorageEvent[] = [];
+      const handle = s.watch("/p", await s.currentRevision(), (evs) => events.push(...evs), () => undefined, { prevKnown: true });
+      try {
+        const a1 = await s.create("/p/a", "1");
+        const a2 = await s.update("/p/a", "2", a1.modRevision);
+        const del = await s.delete("/p/a");
+        while (events.length < 3) await new Promise((r) => setTimeout(r, 10));
+        assert.deepEqual(events.slice(0, 2), [
+          { type: "put", kv: a1 },
+          { type: "put", kv: a2 },
+        ]);
+        const gone = { key: "/p/a", value: "", createRevision: 0, modRevision: del.modRevision };
+        assert.deepEqual(events[2], { type: "delete", kv: gone, prev: gone });
+      } finally {
+        handle.stop();
+        await s.close();
       }
     });
 

@@ -1,7 +1,7 @@
 // Storage on etcd v3, through our own gRPC client (kv-client.ts). Writes are the apiserver's transactions: "if the key's
 // mod (or create) revision is X then put/delete, else get", so a failed precondition reports the
 // current value in the same round trip. int64 fields arrive as strings and are turned into numbers.
-import type { KeyValue, ListOptions, ListResult, Storage, StorageEvent, WatchHandle } from "../interface.ts";
+import type { KeyValue, ListOptions, ListResult, Storage, StorageEvent, WatchHandle, WatchOptions } from "../interface.ts";
 import { StorageError } from "../interface.ts";
 import { normalizePrefix, rangeStart } from "../keys.ts";
 import { toStorageError } from "./errors.ts";
@@ -165,11 +165,20 @@ export class EtcdStorage implements Storage {
     afterRevision: number,
     onEvents: (events: StorageEvent[]) => void,
     onError: (err: StorageError) => void,
+    options: WatchOptions = {},
   ): WatchHandle {
-    const handle = watchEtcd(this.kv, this.prefix, normalizePrefix(prefix), afterRevision, onEvents, (err) => {
-      this.watches.delete(handle);
-      onError(err);
-    });
+    const handle = watchEtcd(
+      this.kv,
+      this.prefix,
+      normalizePrefix(prefix),
+      afterRevision,
+      onEvents,
+      (err) => {
+        this.watches.delete(handle);
+        onError(err);
+      },
+      !options.prevKnown,
+    );
     this.watches.add(handle);
     return {
       stop: () => {

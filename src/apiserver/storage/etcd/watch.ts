@@ -1,5 +1,6 @@
 // An etcd watch on a key prefix, as the Storage contract wants it: from a revision, with previous
-// values, events in revision order, no duplicates after the client's reconnects.
+// values unless the caller keeps them itself, events in revision order, no duplicates after the
+// client's reconnects.
 import type { KeyValue, StorageEvent, WatchHandle } from "../interface.ts";
 import { StorageError } from "../interface.ts";
 import { int64, type KvMessage } from "./grpc.ts";
@@ -39,6 +40,8 @@ export function watchEtcd(
   afterRevision: number,
   onEvents: (events: StorageEvent[]) => void,
   onError: (err: StorageError) => void,
+  /** Ask etcd for previous values (prev_kv); without them a put has no prev and a delete only its key and revision. */
+  withPrev = true,
 ): WatchHandle {
   let last = afterRevision;
   let stopped = false;
@@ -95,7 +98,7 @@ export function watchEtcd(
   const open = (): void => {
     retryTimer = undefined;
     if (stopped) return;
-    stream = client.watch({ key, range_end: rangeEnd, start_revision: last + 1, prev_kv: true }, onResponse, () => {
+    stream = client.watch({ key, range_end: rangeEnd, start_revision: last + 1, prev_kv: withPrev }, onResponse, () => {
       stream = undefined;
       if (stopped) return;
       retryTimer = setTimeout(open, delay);
