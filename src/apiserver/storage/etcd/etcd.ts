@@ -141,13 +141,17 @@ export class EtcdStorage implements Storage {
   }
 
   async update(key: string, value: string, expectedModRevision: number): Promise<KeyValue> {
-    const res = await this.txn(`update ${key}`, key, this.preconditions(key, expectedModRevision), {
-      request_put: { key: this.full(key), value: Buffer.from(value), prev_kv: true },
-    });
+    // The key's create revision comes from a keys-only read after the put, in the same Txn: the
+    // put's prev_kv would carry the whole previous value back just for it.
+    const full = this.full(key);
+    const res = await this.txn(`update ${key}`, key, this.preconditions(key, expectedModRevision), [
+      { request_put: { key: full, value: Buffer.from(value) } },
+      { request_range: { key: full, keys_only: true } },
+    ]);
     if (!res.succeeded) throw this.preconditionError(key, res, expectedModRevision);
-    const prev = res.responses[0]?.response_put?.prev_kv;
+    const kv = res.responses[1]?.response_range?.kvs[0];
     const rev = int64(res.header.revision);
-    return { key, value, createRevision: prev ? int64(prev.create_revision) : rev, modRevision: rev };
+    return { key, value, createRevision: kv ? int64(kv.create_revision) : rev, modRevision: rev };
   }
 
   async delete(key: string, expectedModRevision?: number): Promise<KeyValue> {
@@ -236,9 +240,9 @@ export class EtcdStorage implements Storage {
     return [exists, this.cmp(key, Target.Mod, Result.Equal, expectedModRevision)];
   }
 
-  private txn(what: string, key: string, compare: Compare[], success: RequestOp): Promise<TxnResponse> {
+  private txn(what: string, key: string, compare: Compare[], success: RequestOp | RequestOp[]): Promise<TxnResponse> {
     return this.call(what, () =>
-      this.kv.txn({ compare, success: [success], failure: [{ request_range: { key: this.full(key) } }] }),
+      this.kv.txn({ compare, success: Array.isArray(success) ? success : [success], failure: [{ request_range: { key: this.full(key) } }] }),
     );
   }
 
