@@ -1,8 +1,10 @@
 // The slow-watcher phase: watchers that never read (raw TLS connections that send their request
 // and stop reading, spread over a few users) while one large object is written again and again.
 // Measures the server's RSS (peak, sampled from /proc) and the latency other clients see (small
-// GETs, sequential per client) during the writes.
+// GETs, sequential per client) during the writes. Its reference: raw etcd's own reads while the
+// same writes go to etcd directly (a consistent read of the etcd-backed server asks etcd first).
 import { readFileSync } from "node:fs";
+import type { Etcd3 } from "etcd3";
 import { request } from "node:https";
 import { connect, type TLSSocket } from "node:tls";
 import type { ApiServerProcess } from "../../test/support/apiserver.ts";
@@ -126,4 +128,39 @@ export async function measureSlowWatchers(server: ApiServerProcess, o: SlowWatch
     for (const s of sockets) s.destroy();
     c.close();
   }
+}
+
+export interface RawReadFigures {
+  p50Ms: number;
+  p99Ms: number;
+  maxMs: number;
+  reads: number;
+}
+
+/**
+ * The reference for the etcd-backed server's others' latency: 4 clients reading (a linearizable
+ * count of a prefix, the read a consistent GET of ours starts with), each one after the other,
+ * while o.writes puts of an o.objectBytes value go to etcd directly.
+ */
+export async function measureRawEtcdReads(client: Etcd3, o: SlowWatcherOptions): Promise<RawReadFigures> {
+  const value = "x".repeat(o.objectBytes);
+  const latencies: number[] = [];
+  let writing = true;
+  const readers = Array.from({ length: 4 }, async () => {
+    while (writing) {
+      const t = performance.now();
+      await client.getAll().prefix("/raw-slow/").count();
+      latencies.push(performance.now() - t);
+      await new Promise((r) => setTimeout(r, 5));
+    }
+  });
+  try {
+    for (let n = 0; n < o.writes; n++) await client.put("/raw-slow/big").value(value);
+  } finally {
+    writing = false;
+    await Promise.all(readers);
+  }
+  await client.delete().prefix("/raw-slow/");
+  const s = summarize(latencies);
+  return { p50Ms: s.p50, p99Ms: s.p99, maxMs: s.max, reads: s.n };
 }
