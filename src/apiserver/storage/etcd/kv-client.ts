@@ -50,7 +50,6 @@ export interface TxnResponse {
   }[];
 }
 
-/** Codes after which the call may be sent to the next endpoint (the connection, not etcd, failed). */
 /**
  * Receive windows of the sessions to etcd (node's default is 64 KiB for both). With 64 KiB a 1 MB
  * watch event or Txn answer takes some 16 window updates, each waiting for a turn of our busy event
@@ -59,6 +58,7 @@ export interface TxnResponse {
 const STREAM_WINDOW_BYTES = 4 * 1024 * 1024;
 const SESSION_WINDOW_BYTES = 16 * 1024 * 1024;
 
+/** Codes after which the call may be sent to the next endpoint (the connection, not etcd, failed). */
 const connectionCodes: ReadonlySet<number> = new Set([GrpcCode.Unavailable]);
 
 export class EtcdKvClient {
