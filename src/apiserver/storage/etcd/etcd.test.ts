@@ -8,6 +8,7 @@ import { etcdAvailable, freePort, startEtcd, type RunningEtcd } from "../../../h
 import { Cacher } from "../cacher/cacher.ts";
 import { runStorageConformance } from "../conformance.ts";
 import { expectStorageError, WatchRecorder } from "../testing.ts";
+import { StorageError } from "../interface.ts";
 import type { StorageEvent } from "../interface.ts";
 import { EtcdStorage } from "./etcd.ts";
 
@@ -59,6 +60,29 @@ void describe("etcd", { skip }, () => {
       } finally {
         await a.close();
         await b.close();
+      }
+    });
+
+    void it("creates made together share one Txn: one revision, one watch batch; an existing key among them gets KeyExists, the others are created", async () => {
+      const s = storage();
+      try {
+        const old = await s.create("/together/x", "old");
+        const w = new WatchRecorder(s, "/together", old.modRevision);
+        const settle = <T>(p: Promise<T>) => p.then((v) => ({ v }), (e: unknown) => ({ e }));
+        const [a, x, c, again] = await Promise.all(
+          [s.create("/together/a", "a"), s.create("/together/x", "new"), s.create("/together/c", "c"), s.create("/together/a", "a2")].map(settle),
+        );
+        assert.ok("v" in a! && "v" in c!, "a and c are created");
+        assert.equal(a.v.modRevision, c.v.modRevision, "one Txn, one revision");
+        for (const [r, current] of [[x, old], [again, "v" in a ? a.v : undefined]] as const) {
+          assert.ok(r && "e" in r && r.e instanceof StorageError && r.e.code === "KeyExists", JSON.stringify(r));
+          assert.deepEqual(r.e.extra?.current, current);
+        }
+        await w.waitForEvents(2);
+        assert.deepEqual(w.batches, [[{ type: "put", kv: a.v }, { type: "put", kv: c.v }]], "both events of the revision, in one batch");
+        w.stop();
+      } finally {
+        await s.close();
       }
     });
 

@@ -1,9 +1,11 @@
 // Storage on etcd v3, through our own gRPC client (kv-client.ts). Writes are the apiserver's transactions: "if the key's
 // mod (or create) revision is X then put/delete, else get", so a failed precondition reports the
-// current value in the same round trip. int64 fields arrive as strings and are turned into numbers.
+// current value in the same round trip; creates that arrive together share one such transaction
+// (create-batch.ts). int64 fields arrive as strings and are turned into numbers.
 import type { KeyValue, ListOptions, ListResult, Storage, StorageEvent, WatchHandle, WatchOptions } from "../interface.ts";
 import { StorageError } from "../interface.ts";
 import { normalizePrefix, rangeStart } from "../keys.ts";
+import { CreateBatcher, type CreateOutcome, type CreateRequest } from "./create-batch.ts";
 import { toStorageError } from "./errors.ts";
 import { int64, type KvMessage } from "./grpc.ts";
 import { EtcdKvClient, Result, Target, type Compare, type RequestOp, type TxnResponse } from "./kv-client.ts";
@@ -26,6 +28,7 @@ export class EtcdStorage implements Storage {
   private readonly watches = new Set<WatchHandle>();
   private readonly revisions = new SharedReads<number>();
   private readonly changes = new SharedReads<{ live: number; changed: boolean }>();
+  private readonly creates = new CreateBatcher<KeyValue>((batch) => this.createBatch(batch));
 
   constructor(options: EtcdStorageOptions) {
     const timeout = options.callTimeoutMs ?? 10_000;
@@ -129,15 +132,28 @@ export class EtcdStorage implements Storage {
     return { live, changed };
   }
 
-  async create(key: string, value: string): Promise<KeyValue> {
-    const res = await this.txn(`create ${key}`, key, [this.cmp(key, Target.Create, Result.Equal, 0)], {
-      request_put: { key: this.full(key), value: Buffer.from(value) },
-    });
+  create(key: string, value: string): Promise<KeyValue> {
+    return this.creates.create(key, value);
+  }
+
+  /** One batch of creates as one Txn (create-batch.ts): all keys absent, or the present ones read. */
+  private async createBatch(batch: CreateRequest[]): Promise<CreateOutcome<KeyValue>[]> {
+    const what = batch.length === 1 ? `create ${batch[0]!.key}` : `create of ${batch.length} keys`;
+    const fulls = batch.map((c) => this.full(c.key));
+    const res = await this.call(what, () =>
+      this.kv.txn({
+        compare: fulls.map((key) => ({ key, target: Target.Create, result: Result.Equal, create_revision: 0 })),
+        success: batch.map((c, i) => ({ request_put: { key: fulls[i]!, value: Buffer.from(c.value) } })),
+        failure: fulls.map((key) => ({ request_range: { key } })),
+      }),
+    );
     const rev = int64(res.header.revision);
-    if (!res.succeeded) {
-      throw new StorageError("KeyExists", `key ${key} already exists`, { key, current: this.currentOf(res) });
-    }
-    return { key, value, createRevision: rev, modRevision: rev };
+    if (res.succeeded) return batch.map(({ key, value }) => ({ done: { key, value, createRevision: rev, modRevision: rev } }));
+    return batch.map(({ key }, i) => {
+      const kv = res.responses[i]?.response_range?.kvs[0];
+      if (!kv && batch.length > 1) return "again";
+      return { error: new StorageError("KeyExists", `key ${key} already exists`, { key, current: kv && this.toKeyValue(kv) }) };
+    });
   }
 
   async update(key: string, value: string, expectedModRevision: number): Promise<KeyValue> {

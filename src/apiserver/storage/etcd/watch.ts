@@ -79,9 +79,12 @@ export function watchEtcd(
       return;
     }
     const events: StorageEvent[] = [];
+    // One Txn's events share a revision (and one response): compare with the revision delivered
+    // before this response, not with the event before.
+    const delivered = last;
     for (const ev of res.events) {
       const rev = int64(ev.kv.mod_revision);
-      if (rev <= last) continue;
+      if (rev <= delivered) continue;
       const prev = ev.prev_kv ? toKeyValue(ev.prev_kv) : undefined;
       if (ev.type === 1) {
         const base = prev ?? toKeyValue(ev.kv);
