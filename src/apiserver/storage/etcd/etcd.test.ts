@@ -86,6 +86,33 @@ void describe("etcd", { skip }, () => {
       }
     });
 
+    void it("updates and deletes made together share one Txn; those whose own precondition fails get Conflict or NotFound, the others are done", async () => {
+      const s = storage();
+      try {
+        const [a, b, c] = await Promise.all(["a", "b", "c", "d"].map((k) => s.create(`/mixed/${k}`, k)));
+        const b2 = await s.update("/mixed/b", "b2", b!.modRevision);
+        const settle = <T>(p: Promise<T>) => p.then((v) => ({ v }), (e: unknown) => ({ e }));
+        const [ua, ub, dc, dx, dd] = await Promise.all([
+          settle(s.update("/mixed/a", "a2", a!.modRevision)),
+          settle(s.update("/mixed/b", "b3", b!.modRevision)), // stale: b2 came after
+          settle(s.delete("/mixed/c", c!.modRevision)),
+          settle(s.delete("/mixed/x")), // never existed
+          settle(s.delete("/mixed/d")),
+        ]);
+        assert.ok("v" in ua! && "v" in dc! && "v" in dd!, JSON.stringify([ua, dc, dd]));
+        assert.equal(ua.v.createRevision, a!.createRevision, "an update keeps the create revision");
+        assert.equal(dc.v.value, "c", "a delete answers the last value");
+        assert.deepEqual([dc.v.modRevision, dd.v.modRevision], [ua.v.modRevision, ua.v.modRevision], "one Txn, one revision");
+        for (const [r, code] of [[ub, "Conflict"], [dx, "NotFound"]] as const) {
+          assert.ok(r && "e" in r && r.e instanceof StorageError && r.e.code === code, JSON.stringify(r));
+        }
+        assert.deepEqual((ub as { e: StorageError }).e.extra?.current, b2);
+        assert.deepEqual((await s.list("/mixed")).items.map((kv) => kv.value), ["a2", "b2"]);
+      } finally {
+        await s.close();
+      }
+    });
+
     void it("a watch with prevKnown leaves previous values out: puts come without prev, a delete with its key and revision only", async () => {
       const s = storage();
       const events: StorageEvent[] = [];

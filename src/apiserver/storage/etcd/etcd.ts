@@ -1,11 +1,11 @@
 // Storage on etcd v3, through our own gRPC client (kv-client.ts). Writes are the apiserver's transactions: "if the key's
 // mod (or create) revision is X then put/delete, else get", so a failed precondition reports the
-// current value in the same round trip; creates that arrive together share one such transaction
-// (create-batch.ts). int64 fields arrive as strings and are turned into numbers.
+// current value in the same round trip; writes that arrive together share one such transaction
+// (write-batch.ts). int64 fields arrive as strings and are turned into numbers.
 import type { KeyValue, ListOptions, ListResult, Storage, StorageEvent, WatchHandle, WatchOptions } from "../interface.ts";
 import { StorageError } from "../interface.ts";
 import { normalizePrefix, rangeStart } from "../keys.ts";
-import { CreateBatcher, type CreateOutcome, type CreateRequest } from "./create-batch.ts";
+import { WriteBatcher, type BatchedWrite, type WriteOutcome } from "./write-batch.ts";
 import { toStorageError } from "./errors.ts";
 import { int64, type KvMessage } from "./grpc.ts";
 import { EtcdKvClient, Result, Target, type Compare, type RequestOp, type TxnResponse } from "./kv-client.ts";
@@ -21,6 +21,17 @@ export interface EtcdStorageOptions {
   callTimeoutMs?: number;
 }
 
+/** A create, update or delete as one part of a batch's Txn. */
+interface EtcdWrite extends BatchedWrite {
+  full: Buffer;
+  compares: Compare[];
+  ops: RequestOp[];
+  /** Its outcome from its operations' responses, once the batch was done. */
+  done(responses: TxnResponse["responses"], revision: number): WriteOutcome<KeyValue>;
+  /** Its outcome from its key's current version, once the batch was refused. */
+  refused(current: KeyValue | undefined): WriteOutcome<KeyValue>;
+}
+
 export class EtcdStorage implements Storage {
   readonly kind = "etcd" as const;
   private readonly kv: EtcdKvClient;
@@ -28,7 +39,7 @@ export class EtcdStorage implements Storage {
   private readonly watches = new Set<WatchHandle>();
   private readonly revisions = new SharedReads<number>();
   private readonly changes = new SharedReads<{ live: number; changed: boolean }>();
-  private readonly creates = new CreateBatcher<KeyValue>((batch) => this.createBatch(batch));
+  private readonly writes = new WriteBatcher<EtcdWrite, KeyValue>((batch) => this.sendWrites(batch));
 
   constructor(options: EtcdStorageOptions) {
     const timeout = options.callTimeoutMs ?? 10_000;
@@ -133,51 +144,88 @@ export class EtcdStorage implements Storage {
   }
 
   create(key: string, value: string): Promise<KeyValue> {
-    return this.creates.create(key, value);
+    const full = this.full(key);
+    return this.writes.submit({
+      key,
+      full,
+      bytes: value.length,
+      weight: 1,
+      compares: [{ key: full, target: Target.Create, result: Result.Equal, create_revision: 0 }],
+      ops: [{ request_put: { key: full, value: Buffer.from(value) } }],
+      done: (_, rev) => ({ done: { key, value, createRevision: rev, modRevision: rev } }),
+      refused: (current) => (current ? { error: new StorageError("KeyExists", `key ${key} already exists`, { key, current }) } : "again"),
+    });
   }
 
-  /** One batch of creates as one Txn (create-batch.ts): all keys absent, or the present ones read. */
-  private async createBatch(batch: CreateRequest[]): Promise<CreateOutcome<KeyValue>[]> {
-    const what = batch.length === 1 ? `create ${batch[0]!.key}` : `create of ${batch.length} keys`;
-    const fulls = batch.map((c) => this.full(c.key));
+  update(key: string, value: string, expectedModRevision: number): Promise<KeyValue> {
+    const full = this.full(key);
+    return this.writes.submit({
+      key,
+      full,
+      bytes: value.length,
+      weight: 2,
+      compares: this.preconditions(full, expectedModRevision),
+      // The key's create revision comes from a keys-only read after the put: the put's prev_kv
+      // would carry the whole previous value back just for it.
+      ops: [{ request_put: { key: full, value: Buffer.from(value) } }, { request_range: { key: full, keys_only: true } }],
+      done: (responses, rev) => {
+        const kv = responses[1]?.response_range?.kvs[0];
+        return { done: { key, value, createRevision: kv ? int64(kv.create_revision) : rev, modRevision: rev } };
+      },
+      refused: (current) => this.preconditionFailed(key, current, expectedModRevision),
+    });
+  }
+
+  delete(key: string, expectedModRevision?: number): Promise<KeyValue> {
+    const full = this.full(key);
+    return this.writes.submit({
+      key,
+      full,
+      bytes: 0,
+      weight: expectedModRevision === undefined ? 1 : 2,
+      compares: this.preconditions(full, expectedModRevision),
+      ops: [{ request_delete_range: { key: full, prev_kv: true } }],
+      done: (responses, rev) => {
+        const prev = responses[0]?.response_delete_range?.prev_kvs[0];
+        if (!prev) return { error: new StorageError("NotFound", `key ${key} not found`, { key }) };
+        return { done: { ...this.toKeyValue(prev), modRevision: rev } };
+      },
+      refused: (current) => this.preconditionFailed(key, current, expectedModRevision),
+    });
+  }
+
+  /** One batch of writes as one Txn (write-batch.ts): every precondition holds and all are done, or every key is read. */
+  private async sendWrites(batch: EtcdWrite[]): Promise<WriteOutcome<KeyValue>[]> {
+    const what = batch.length === 1 ? `write ${batch[0]!.key}` : `write of ${batch.length} keys`;
     const res = await this.call(what, () =>
       this.kv.txn({
-        compare: fulls.map((key) => ({ key, target: Target.Create, result: Result.Equal, create_revision: 0 })),
-        success: batch.map((c, i) => ({ request_put: { key: fulls[i]!, value: Buffer.from(c.value) } })),
-        failure: fulls.map((key) => ({ request_range: { key } })),
+        compare: batch.flatMap((w) => w.compares),
+        success: batch.flatMap((w) => w.ops),
+        failure: batch.map((w) => ({ request_range: { key: w.full } })),
       }),
     );
     const rev = int64(res.header.revision);
-    if (res.succeeded) return batch.map(({ key, value }) => ({ done: { key, value, createRevision: rev, modRevision: rev } }));
-    return batch.map(({ key }, i) => {
-      const kv = res.responses[i]?.response_range?.kvs[0];
-      if (!kv && batch.length > 1) return "again";
-      return { error: new StorageError("KeyExists", `key ${key} already exists`, { key, current: kv && this.toKeyValue(kv) }) };
+    if (!res.succeeded) {
+      return batch.map((w, i) => {
+        const kv = res.responses[i]?.response_range?.kvs[0];
+        return w.refused(kv && this.toKeyValue(kv));
+      });
+    }
+    let at = 0;
+    return batch.map((w) => {
+      const outcome = w.done(res.responses.slice(at, at + w.ops.length), rev);
+      at += w.ops.length;
+      return outcome;
     });
   }
 
-  async update(key: string, value: string, expectedModRevision: number): Promise<KeyValue> {
-    // The key's create revision comes from a keys-only read after the put, in the same Txn: the
-    // put's prev_kv would carry the whole previous value back just for it.
-    const full = this.full(key);
-    const res = await this.txn(`update ${key}`, key, this.preconditions(key, expectedModRevision), [
-      { request_put: { key: full, value: Buffer.from(value) } },
-      { request_range: { key: full, keys_only: true } },
-    ]);
-    if (!res.succeeded) throw this.preconditionError(key, res, expectedModRevision);
-    const kv = res.responses[1]?.response_range?.kvs[0];
-    const rev = int64(res.header.revision);
-    return { key, value, createRevision: kv ? int64(kv.create_revision) : rev, modRevision: rev };
-  }
-
-  async delete(key: string, expectedModRevision?: number): Promise<KeyValue> {
-    const res = await this.txn(`delete ${key}`, key, this.preconditions(key, expectedModRevision), {
-      request_delete_range: { key: this.full(key), prev_kv: true },
-    });
-    if (!res.succeeded) throw this.preconditionError(key, res, expectedModRevision);
-    const prev = res.responses[0]?.response_delete_range?.prev_kvs[0];
-    if (!prev) throw new StorageError("NotFound", `key ${key} not found`, { key });
-    return { ...this.toKeyValue(prev), modRevision: int64(res.header.revision) };
+  /** Why a write's own preconditions failed on the key's current version, or "again" if they hold. */
+  private preconditionFailed(key: string, current: KeyValue | undefined, expected: number | undefined): WriteOutcome<KeyValue> {
+    if (!current) return { error: new StorageError("NotFound", `key ${key} not found`, { key }) };
+    if (expected !== undefined && current.modRevision !== expected) {
+      return { error: new StorageError("Conflict", `key ${key} was modified: expected revision ${expected}, found ${current.modRevision}`, { key, current }) };
+    }
+    return "again";
   }
 
   watch(
@@ -244,37 +292,11 @@ export class EtcdStorage implements Storage {
     };
   }
 
-  private cmp(key: string, target: number, result: number, value: number): Compare {
-    const field = target === Target.Create ? "create_revision" : "mod_revision";
-    return { key: this.full(key), target, result, [field]: value };
-  }
-
   /** The key must exist (create revision > 0) and, when given, have the expected mod revision. */
-  private preconditions(key: string, expectedModRevision: number | undefined): Compare[] {
-    const exists = this.cmp(key, Target.Create, Result.Greater, 0);
+  private preconditions(full: Buffer, expectedModRevision: number | undefined): Compare[] {
+    const exists: Compare = { key: full, target: Target.Create, result: Result.Greater, create_revision: 0 };
     if (expectedModRevision === undefined) return [exists];
-    return [exists, this.cmp(key, Target.Mod, Result.Equal, expectedModRevision)];
-  }
-
-  private txn(what: string, key: string, compare: Compare[], success: RequestOp | RequestOp[]): Promise<TxnResponse> {
-    return this.call(what, () =>
-      this.kv.txn({ compare, success: Array.isArray(success) ? success : [success], failure: [{ request_range: { key: this.full(key) } }] }),
-    );
-  }
-
-  private currentOf(res: TxnResponse): KeyValue | undefined {
-    const kv = res.responses[0]?.response_range?.kvs[0];
-    return kv && this.toKeyValue(kv);
-  }
-
-  private preconditionError(key: string, res: TxnResponse, expected: number | undefined): StorageError {
-    const current = this.currentOf(res);
-    if (!current) return new StorageError("NotFound", `key ${key} not found`, { key });
-    return new StorageError(
-      "Conflict",
-      `key ${key} was modified: expected revision ${expected}, found ${current.modRevision}`,
-      { key, current },
-    );
+    return [exists, { key: full, target: Target.Mod, result: Result.Equal, mod_revision: expectedModRevision }];
   }
 
   private async call<T>(what: string, fn: () => Promise<T>): Promise<T> {
