@@ -23,6 +23,7 @@ export interface EtcdStorageOptions {
 
 /** A create, update or delete as one part of a batch's Txn. */
 interface EtcdWrite extends BatchedWrite {
+  verb: "create" | "update" | "delete";
   full: Buffer;
   compares: Compare[];
   ops: RequestOp[];
@@ -146,6 +147,7 @@ export class EtcdStorage implements Storage {
   create(key: string, value: string): Promise<KeyValue> {
     const full = this.full(key);
     return this.writes.submit({
+      verb: "create",
       key,
       full,
       bytes: value.length,
@@ -160,6 +162,7 @@ export class EtcdStorage implements Storage {
   update(key: string, value: string, expectedModRevision: number): Promise<KeyValue> {
     const full = this.full(key);
     return this.writes.submit({
+      verb: "update",
       key,
       full,
       bytes: value.length,
@@ -179,6 +182,7 @@ export class EtcdStorage implements Storage {
   delete(key: string, expectedModRevision?: number): Promise<KeyValue> {
     const full = this.full(key);
     return this.writes.submit({
+      verb: "delete",
       key,
       full,
       bytes: 0,
@@ -196,14 +200,17 @@ export class EtcdStorage implements Storage {
 
   /** One batch of writes as one Txn (write-batch.ts): every precondition holds and all are done, or every key is read. */
   private async sendWrites(batch: EtcdWrite[]): Promise<WriteOutcome<KeyValue>[]> {
-    const what = batch.length === 1 ? `write ${batch[0]!.key}` : `write of ${batch.length} keys`;
-    const res = await this.call(what, () =>
-      this.kv.txn({
+    let res: TxnResponse;
+    try {
+      res = await this.kv.txn({
         compare: batch.flatMap((w) => w.compares),
         success: batch.flatMap((w) => w.ops),
         failure: batch.map((w) => ({ request_range: { key: w.full } })),
-      }),
-    );
+      });
+    } catch (err) {
+      // Each write fails with its own key in the message.
+      return batch.map((w) => ({ error: toStorageError(err, `${w.verb} ${w.key}`) }));
+    }
     const rev = int64(res.header.revision);
     if (!res.succeeded) {
       return batch.map((w, i) => {
