@@ -146,12 +146,11 @@ export class EtcdStorage implements Storage {
 
   create(key: string, value: string): Promise<KeyValue> {
     const full = this.full(key);
-    return this.writes.submit({
+    return this.submit({
       verb: "create",
       key,
       full,
       bytes: value.length,
-      weight: 1,
       compares: [{ key: full, target: Target.Create, result: Result.Equal, create_revision: 0 }],
       ops: [{ request_put: { key: full, value: Buffer.from(value) } }],
       done: (_, rev) => ({ done: { key, value, createRevision: rev, modRevision: rev } }),
@@ -161,12 +160,11 @@ export class EtcdStorage implements Storage {
 
   update(key: string, value: string, expectedModRevision: number): Promise<KeyValue> {
     const full = this.full(key);
-    return this.writes.submit({
+    return this.submit({
       verb: "update",
       key,
       full,
       bytes: value.length,
-      weight: 2,
       compares: this.preconditions(full, expectedModRevision),
       // The key's create revision comes from a keys-only read after the put: the put's prev_kv
       // would carry the whole previous value back just for it.
@@ -181,12 +179,11 @@ export class EtcdStorage implements Storage {
 
   delete(key: string, expectedModRevision?: number): Promise<KeyValue> {
     const full = this.full(key);
-    return this.writes.submit({
+    return this.submit({
       verb: "delete",
       key,
       full,
       bytes: 0,
-      weight: expectedModRevision === undefined ? 1 : 2,
       compares: this.preconditions(full, expectedModRevision),
       ops: [{ request_delete_range: { key: full, prev_kv: true } }],
       done: (responses, rev) => {
@@ -196,6 +193,11 @@ export class EtcdStorage implements Storage {
       },
       refused: (current) => this.preconditionFailed(key, current, expectedModRevision),
     });
+  }
+
+  /** Hands a write to the batcher; its share of the Txn's operations follows from its compares and operations. */
+  private submit(w: Omit<EtcdWrite, "weight">): Promise<KeyValue> {
+    return this.writes.submit({ ...w, weight: Math.max(w.compares.length, w.ops.length) });
   }
 
   /** One batch of writes as one Txn (write-batch.ts): every precondition holds and all are done, or every key is read. */
