@@ -227,14 +227,16 @@ export class Cacher implements Storage {
     const fresh: StorageEvent[] = [];
     for (const ev of events) {
       if (ev.kv.modRevision <= this.rev) continue;
-      // The inner watch may leave previous values out (prevKnown): they are the cache's own.
-      const known = this.store.get(ev.kv.key);
+      // The inner watch may leave previous values out (prevKnown): they are the cache's own. A put
+      // that brings its previous value needs no lookup.
       let full = ev;
       if (ev.type === "delete") {
+        const known = this.store.get(ev.kv.key);
         if (known) full = { type: "delete", kv: { ...known, modRevision: ev.kv.modRevision }, prev: known };
         this.store.remove(ev.kv.key);
       } else {
-        if (!ev.prev && known && known.createRevision === ev.kv.createRevision) full = { type: "put", kv: ev.kv, prev: known };
+        const known = ev.prev ? undefined : this.store.get(ev.kv.key);
+        if (known && known.createRevision === ev.kv.createRevision) full = { type: "put", kv: ev.kv, prev: known };
         this.store.put(ev.kv);
       }
       this.history.push(full);
