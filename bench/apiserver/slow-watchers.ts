@@ -45,6 +45,30 @@ export function writeSlowWatcherTokens(path: string, users: number): string {
   );
 }
 
+/**
+ * Four readers, each one `read` after the other (5 ms apart), until stop(): the latency other
+ * clients see while the phase's writes go on. stop() resolves with every read's latency in ms.
+ */
+function readersDuring(read: () => Promise<void>): { stop(): Promise<number[]> } {
+  const latencies: number[] = [];
+  let reading = true;
+  const readers = Array.from({ length: 4 }, async () => {
+    while (reading) {
+      const t = performance.now();
+      await read();
+      latencies.push(performance.now() - t);
+      await new Promise((r) => setTimeout(r, 5));
+    }
+  });
+  return {
+    stop: async () => {
+      reading = false;
+      await Promise.all(readers);
+      return latencies;
+    },
+  };
+}
+
 function rssMiB(pid: number): number {
   const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
   return m ? Number(m[1]) / 1024 : 0;
@@ -97,17 +121,11 @@ export async function measureSlowWatchers(server: ApiServerProcess, o: SlowWatch
     const path = `/api/v1/namespaces/${NS}/configmaps?watch=true&resourceVersion=${rv}&timeoutSeconds=3600`;
     for (let i = 0; i < o.watchers; i++) sockets.push(await stalledWatch(server, tokenOf(i % o.users), path));
 
-    // Others: 4 clients, each one small GET after the other, for as long as the writes go on.
-    const latencies: number[] = [];
-    let writing = true;
-    const others = Array.from({ length: 4 }, async () => {
-      while (writing) {
-        const t = performance.now();
-        expectStatus(await c.call("GET", `/api/v1/namespaces/${NS}/configmaps/small`), [200], "bystander get");
-        latencies.push(performance.now() - t);
-        await new Promise((r) => setTimeout(r, 5));
-      }
+    // Others: small GETs for as long as the writes go on.
+    const others = readersDuring(async () => {
+      expectStatus(await c.call("GET", `/api/v1/namespaces/${NS}/configmaps/small`), [200], "bystander get");
     });
+    let latencies: number[] = [];
     const started = performance.now();
     try {
       for (let n = 1; n <= o.writes; n++) {
@@ -116,8 +134,7 @@ export async function measureSlowWatchers(server: ApiServerProcess, o: SlowWatch
         rv = (r.json.metadata as { resourceVersion: string }).resourceVersion;
       }
     } finally {
-      writing = false;
-      await Promise.all(others);
+      latencies = await others.stop();
       clearInterval(sampler);
     }
     const writeSeconds = (performance.now() - started) / 1000;
@@ -144,21 +161,12 @@ export interface RawReadFigures {
  */
 export async function measureRawEtcdReads(client: Etcd3, o: SlowWatcherOptions): Promise<RawReadFigures> {
   const value = "x".repeat(o.objectBytes);
-  const latencies: number[] = [];
-  let writing = true;
-  const readers = Array.from({ length: 4 }, async () => {
-    while (writing) {
-      const t = performance.now();
-      await client.getAll().prefix("/raw-slow/").count();
-      latencies.push(performance.now() - t);
-      await new Promise((r) => setTimeout(r, 5));
-    }
-  });
+  const readers = readersDuring(async () => void (await client.getAll().prefix("/raw-slow/").count()));
+  let latencies: number[] = [];
   try {
     for (let n = 0; n < o.writes; n++) await client.put("/raw-slow/big").value(value);
   } finally {
-    writing = false;
-    await Promise.all(readers);
+    latencies = await readers.stop();
   }
   await client.delete().prefix("/raw-slow/");
   const s = summarize(latencies);
