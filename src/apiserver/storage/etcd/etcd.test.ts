@@ -30,6 +30,9 @@ function storage(prefix = `/test-${n++}`): EtcdStorage {
   return new EtcdStorage({ endpoints: [etcd.endpoint], prefix });
 }
 
+/** A promise's value or error, so several writes' outcomes can be awaited together. */
+const settle = <T>(p: Promise<T>) => p.then((v) => ({ v }), (e: unknown) => ({ e }));
+
 void describe("etcd", { skip }, () => {
   runStorageConformance("etcd", async () => {
     const s = storage();
@@ -68,7 +71,6 @@ void describe("etcd", { skip }, () => {
       try {
         const old = await s.create("/together/x", "old");
         const w = new WatchRecorder(s, "/together", old.modRevision);
-        const settle = <T>(p: Promise<T>) => p.then((v) => ({ v }), (e: unknown) => ({ e }));
         const [a, x, c, again] = await Promise.all(
           [s.create("/together/a", "a"), s.create("/together/x", "new"), s.create("/together/c", "c"), s.create("/together/a", "a2")].map(settle),
         );
@@ -91,7 +93,6 @@ void describe("etcd", { skip }, () => {
       try {
         const [a, b, c] = await Promise.all(["a", "b", "c", "d"].map((k) => s.create(`/mixed/${k}`, k)));
         const b2 = await s.update("/mixed/b", "b2", b!.modRevision);
-        const settle = <T>(p: Promise<T>) => p.then((v) => ({ v }), (e: unknown) => ({ e }));
         const [ua, ub, dc, dx, dd] = await Promise.all([
           settle(s.update("/mixed/a", "a2", a!.modRevision)),
           settle(s.update("/mixed/b", "b3", b!.modRevision)), // stale: b2 came after
