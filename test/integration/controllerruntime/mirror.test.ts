@@ -10,6 +10,8 @@ import { Manager } from "../../../src/controllerruntime/manager.ts";
 import { addMirrorController, finalizer, mirrorName, sourceConfigMap } from "./sample.ts";
 import { type StorageKind, type TestServer, ensureNamespace, eventually, startTestServer, storageAvailable } from "./support.ts";
 import { unlessNotFound } from "../../../src/client/helpers.ts";
+import { isExpired } from "../../../src/apimachinery/errors.ts";
+import { type Clock, FakeClock } from "../../../src/utils/clock.ts";
 
 function getOrUndefined(client: Client, namespace: string, name: string): Promise<ConfigMap | undefined> {
   return unlessNotFound(client.get(ConfigMaps, { namespace, name }));
@@ -35,9 +37,9 @@ function write<T>(what: string, fn: () => Promise<T>): Promise<T> {
   });
 }
 
-function startManager(ts: TestServer, backoff = { initialMs: 200, maxMs: 2000 }): { mgr: Manager; client: Client } {
+function startManager(ts: TestServer, backoff = { initialMs: 200, maxMs: 2000 }, clock?: Clock): { mgr: Manager; client: Client } {
   const client = Client.fromKubeconfigFile(ts.kubeconfig, { fieldManager: "mirror-controller" });
-  const mgr = new Manager({ client, cache: { backoff }, defaultMetrics: false });
+  const mgr = new Manager({ client, cache: { backoff, ...(clock ? { clock } : {}) }, defaultMetrics: false });
   return { mgr, client };
 }
 
@@ -163,20 +165,35 @@ describe("mirror controller when its resourceVersion is compacted away", () => {
     const c = ts.client;
     await ensureNamespace(c, ns);
     for (const n of ["a", "b"]) await c.create(ConfigMaps, sourceConfigMap(ns, n, { v: "1" }));
-    // The informer retries only every 10 s: the restart, the writes below and a compaction (every 1 s)
-    // all happen before it is back, even on a loaded machine, so it can only get 410 and relist.
-    const { mgr, client } = startManager(ts, { initialMs: 10_000, maxMs: 10_000 });
+    // The informers' reconnect backoff runs on a fake clock: the informer comes back only when the
+    // test moves it, after the restart, the writes below and a compaction past everything it saw.
+    const backoff = new FakeClock();
+    const { mgr, client } = startManager(ts, { initialMs: 1000, maxMs: 1000 }, backoff);
     addMirrorController(mgr);
     await mgr.start();
     try {
       for (const n of ["a", "b"]) await mirrorHas(c, ns, n, { v: "1" });
       assert.equal(await metricValue(mgr, "informer_relists_total", 'resource="configmaps"'), 1);
       await ts.server.kill("SIGKILL");
+      // Its reconnect failed while the server was down: it waits on the fake clock.
+      await eventually("the informer to back off", async () => backoff.pending() > 0 || undefined);
       await ts.server.restart();
-      await write("update a", () => c.patch(ConfigMaps, { namespace: ns, name: "a" }, { type: "merge", body: { data: { v: "2" } } }));
+      // The informer saw nothing as new as this first write after the restart.
+      const updated = await write("update a", () => c.patch(ConfigMaps, { namespace: ns, name: "a" }, { type: "merge", body: { data: { v: "2" } } }));
       await write("delete b", () => c.delete(ConfigMaps, { namespace: ns, name: "b" }));
       await write("create c", () => c.create(ConfigMaps, sourceConfigMap(ns, "c", { v: "new" })));
       for (let i = 0; i < 20; i++) await c.create(ConfigMaps, { metadata: { namespace: ns, name: `filler-${i}` }, data: { i: String(i) } });
+      const seen = updated.metadata.resourceVersion!;
+      await eventually(`compaction past resourceVersion ${seen}`, async () => {
+        try {
+          await c.list(ConfigMaps, { namespace: ns, resourceVersion: seen, resourceVersionMatch: "Exact" });
+          return undefined;
+        } catch (err) {
+          if (isExpired(err)) return true;
+          throw err;
+        }
+      });
+      backoff.step(1000);
 
       await mirrorHas(c, ns, "a", { v: "2" });
       await mirrorHas(c, ns, "c", { v: "new" });
