@@ -31,6 +31,7 @@ const args = benchArgs(
   {
     "duration-ms": { type: "string", default: "5000", help: "length of each measured phase (ms), split into --slices" },
     slices: { type: "string", default: "5", help: "slices of creates alternating with slices of raw etcd puts" },
+    "warmup-ms": { type: "string", default: "6000", help: "unmeasured creates against each fresh server (and raw etcd puts) before its measured slices: a fresh server's JIT needs seconds of load" },
     watchers: { type: "string", default: "500", help: "watchers for the watch delivery latency" },
     clients: { type: "string", default: "16", help: "concurrent clients (also the raw etcd reference's)" },
     "watch-writes": { type: "string", default: "100", help: "writes whose delivery to every watcher is timed" },
@@ -53,6 +54,7 @@ const slow: SlowWatcherOptions = {
 const opts: PhaseOptions = {
   durationMs: args.count("duration-ms", 1),
   slices: args.count("slices", 1),
+  warmupMs: args.count("warmup-ms"),
   watchers: args.count("watchers"),
   clients: args.count("clients", 1),
   watchWrites: args.count("watch-writes"),
@@ -192,6 +194,7 @@ async function main(): Promise<void> {
     const add = (label: string, key: keyof ServerFigures, withRatio: boolean) =>
       rows.push([label, sqlite[key], etcdBacked[key], withRatio ? ratio(sqlite[key], sqlite.rawPutsPerSec) : "", withRatio ? ratio(etcdBacked[key], etcdBacked.rawPutsPerSec) : ""]);
     add("raw etcd puts/s (reference)", "rawPutsPerSec", false);
+    add(`creates/s during the ${opts.warmupMs} ms warm-up (unmeasured)`, "warmupCreatesPerSec", true);
     add("creates/s", "createsPerSec", true);
     add("server CPU ms per create", "cpuMsPerCreate", false);
     add("updates/s", "updatesPerSec", true);

@@ -16,6 +16,8 @@ export interface ServerFigures {
   rawPutsPerSec: number;
   /** The server process's CPU per create, in ms: moves less with other load on the machine than the rates. */
   cpuMsPerCreate: number;
+  /** Creates/s during the unmeasured warm-up (a fresh server's JIT compiles as it goes). */
+  warmupCreatesPerSec: number;
   updatesPerSec: number;
   getsPerSec: number;
   listsPerSec: number;
@@ -29,6 +31,8 @@ export interface PhaseOptions {
   durationMs: number;
   /** The create phase alternates this many slices of raw etcd puts and of the server's creates. */
   slices: number;
+  /** Unmeasured creates (and raw etcd puts) before the measured slices: the JIT reaches its steady state. */
+  warmupMs: number;
   watchers: number;
   watchWrites: number;
   /**
@@ -87,9 +91,9 @@ async function interleavedCreates(c: BenchClient, serverPid: number | undefined,
     expectStatus(r, [201], "create");
     onCreated(i, rvOf(r.json));
   });
-  // One unmeasured half slice of each first: JIT and connections warm on both sides.
-  await reference(o.durationMs / o.slices / 2);
-  await creates(o.durationMs / o.slices / 2);
+  // Unmeasured first: JIT and connections warm on both sides (a fresh server needs seconds of load).
+  await reference(o.warmupMs);
+  const warm = await creates(o.warmupMs);
   const raw = { ops: 0, ms: 0 };
   const own = { ops: 0, ms: 0, cpuMs: 0 };
   for (let s = 0; s < o.slices; s++) {
@@ -102,7 +106,12 @@ async function interleavedCreates(c: BenchClient, serverPid: number | undefined,
     own.ops += mine.ops;
     own.ms += mine.ms;
   }
-  return { createsPerSec: (own.ops * 1000) / own.ms, rawPutsPerSec: (raw.ops * 1000) / raw.ms, cpuMsPerCreate: own.cpuMs / Math.max(1, own.ops) };
+  return {
+    createsPerSec: (own.ops * 1000) / own.ms,
+    rawPutsPerSec: (raw.ops * 1000) / raw.ms,
+    cpuMsPerCreate: own.cpuMs / Math.max(1, own.ops),
+    warmupCreatesPerSec: (warm.ops * 1000) / warm.ms,
+  };
 }
 
 export async function measureServer(kubeconfig: string, serverPid: number, o: PhaseOptions, reference: Slice): Promise<ServerFigures> {
@@ -110,7 +119,7 @@ export async function measureServer(kubeconfig: string, serverPid: number, o: Ph
   try {
     await namespace(c, "bench");
     const versions: string[] = [];
-    const { createsPerSec, rawPutsPerSec, cpuMsPerCreate } = await interleavedCreates(c, serverPid, o, reference, (i, rv) => (versions[i] = rv));
+    const { createsPerSec, rawPutsPerSec, cpuMsPerCreate, warmupCreatesPerSec } = await interleavedCreates(c, serverPid, o, reference, (i, rv) => (versions[i] = rv));
     const created = versions.length;
     // Each client updates its own slice of the objects, so PUTs with resourceVersion never conflict.
     const cursor = Array.from({ length: o.clients }, (_, w) => w);
@@ -132,14 +141,19 @@ export async function measureServer(kubeconfig: string, serverPid: number, o: Ph
       expectStatus(await c.call("GET", cmPath("bench-list")), [200], "list");
     });
     const watch = await measureWatch(c, o);
-    return { createsPerSec, rawPutsPerSec, cpuMsPerCreate, updatesPerSec, getsPerSec, listsPerSec, watchP50Ms: watch.p50, watchP99Ms: watch.p99, watchEvents: watch.n };
+    return { createsPerSec, rawPutsPerSec, cpuMsPerCreate, warmupCreatesPerSec, updatesPerSec, getsPerSec, listsPerSec, watchP50Ms: watch.p50, watchP99Ms: watch.p99, watchEvents: watch.n };
   } finally {
     c.close();
   }
 }
 
 /** Creates/s alone, interleaved with raw etcd puts as in measureServer (for a server run that measures nothing else). */
-export async function measureCreates(kubeconfig: string, o: PhaseOptions, reference: Slice, serverPid?: number): Promise<{ createsPerSec: number; rawPutsPerSec: number; cpuMsPerCreate: number }> {
+export async function measureCreates(
+  kubeconfig: string,
+  o: PhaseOptions,
+  reference: Slice,
+  serverPid?: number,
+): Promise<{ createsPerSec: number; rawPutsPerSec: number; cpuMsPerCreate: number; warmupCreatesPerSec: number }> {
   const c = phaseClient(kubeconfig, o);
   try {
     await namespace(c, "bench");
@@ -171,7 +185,7 @@ export async function measureProtocols(kubeconfig: string, serverPid: number, o:
         expectStatus(await c.call("POST", cmPath("bench-protocols"), configMap(`p-${i}`, { k: "v" })), [201], "create");
       }),
     );
-    for (const s of slices) await s(o.durationMs / o.slices / 2);
+    for (const s of slices) await s(o.warmupMs / slices.length);
     const sums = protocols.map(() => ({ ops: 0, ms: 0, cpuMs: 0 }));
     for (let n = 0; n < o.slices; n++) {
       // Each round starts with the other protocol, so neither always follows the same one.
