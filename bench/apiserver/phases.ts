@@ -110,7 +110,7 @@ async function interleavedCreates(c: BenchClient, serverPid: number | undefined,
     createsPerSec: (own.ops * 1000) / own.ms,
     rawPutsPerSec: (raw.ops * 1000) / raw.ms,
     cpuMsPerCreate: own.cpuMs / Math.max(1, own.ops),
-    warmupCreatesPerSec: (warm.ops * 1000) / warm.ms,
+    warmupCreatesPerSec: warm.ops > 0 ? (warm.ops * 1000) / warm.ms : 0,
   };
 }
 
