@@ -157,14 +157,19 @@ export class WatchBudget {
     this.backlogged.delete(a);
   }
 
-  /** Evicts the largest backlogs among candidates while over() holds. */
+  /**
+   * Evicts the largest backlogs among candidates while over() holds: one sort by size, then the
+   * largest first (an eviction changes no other watch's backlog), so a burst that ends many
+   * watches costs n log n, not a scan of all candidates per eviction.
+   */
   private shed(candidates: Set<WatchAccount>, over: () => boolean): void {
-    while (over()) {
-      let largest: WatchAccount | undefined;
-      for (const c of candidates) if (this.backlogged.has(c) && (!largest || c.bytes > largest.bytes)) largest = c;
-      if (!largest) return;
+    if (!over()) return;
+    const largestFirst = [...candidates].filter((c) => this.backlogged.has(c)).sort((a, b) => b.bytes - a.bytes);
+    for (const c of largestFirst) {
+      if (!over()) return;
+      if (c.closed || !this.backlogged.has(c)) continue;
       this.evictions++;
-      largest.runEvict();
+      c.runEvict();
     }
   }
 }
