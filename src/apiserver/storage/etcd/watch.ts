@@ -23,6 +23,14 @@ export function byteRangeEnd(prefix: Buffer): Buffer {
 /** Reconnect delays after a watch stream ended: doubling from the first to the last. */
 const RETRY_FIRST_MS = 50;
 const RETRY_MAX_MS = 2000;
+/** After a response with this many bytes of values, the next one waits for the next event-loop turn. */
+const YIELD_BYTES = 256 * 1024;
+
+function valueBytes(events: StorageEvent[]): number {
+  let n = 0;
+  for (const e of events) n += e.kv.value.length + (e.prev?.value.length ?? 0);
+  return n;
+}
 
 /**
  * Watches keyPrefix + prefix for events after afterRevision. keyPrefix is stripped from keys.
@@ -32,6 +40,10 @@ const RETRY_MAX_MS = 2000;
  * on the next endpoint, after a short backoff; events at or below that revision are dropped. A
  * server-side cancel (etcd cancels a watch whose start revision was compacted) ends the watch
  * with Compacted.
+ *
+ * Each response's events are delivered together (a revision is never split), but after a response
+ * carrying large values (YIELD_BYTES) the next waits for the next event-loop turn: several 1 MB
+ * events arriving together then do not hold other requests for all of their handling at once.
  */
 export function watchEtcd(
   client: EtcdKvClient,
@@ -48,6 +60,9 @@ export function watchEtcd(
   let stream: WatchStream | undefined;
   let retryTimer: NodeJS.Timeout | undefined;
   let delay = RETRY_FIRST_MS;
+  /** Responses received but not delivered yet, and whether a turn to deliver them is scheduled. */
+  const queue: StorageEvent[][] = [];
+  let scheduled = false;
   const full = Buffer.from(keyPrefix + prefix);
   const key = full.length > 0 ? full : Buffer.from([0]);
   const rangeEnd = byteRangeEnd(full);
@@ -95,7 +110,21 @@ export function watchEtcd(
       }
       last = rev;
     }
-    if (events.length > 0) onEvents(events);
+    if (events.length === 0) return;
+    queue.push(events);
+    if (!scheduled) deliver();
+  };
+
+  const deliver = (): void => {
+    scheduled = false;
+    for (let events = queue.shift(); events && !stopped; events = queue.shift()) {
+      onEvents(events);
+      if (valueBytes(events) >= YIELD_BYTES) {
+        scheduled = true;
+        setImmediate(deliver);
+        return;
+      }
+    }
   };
 
   const open = (): void => {
