@@ -133,8 +133,7 @@ export class WatchBudget {
     // An event after the peer caught up is always taken (a reader keeps up with any object size);
     // a backlog that grows past the bound is a watcher not keeping up.
     if (delta > 0 && !caughtUp && bytes > this.limits.perWatchBytes) {
-      this.evictions++;
-      a.runEvict();
+      this.evict(a);
       return false;
     }
     if (delta > 0 || stalled) {
@@ -158,18 +157,27 @@ export class WatchBudget {
   }
 
   /**
-   * Evicts the largest backlogs among candidates while over() holds: one sort by size, then the
-   * largest first (an eviction changes no other watch's backlog), so a burst that ends many
-   * watches costs n log n, not a scan of all candidates per eviction.
+   * Evicts the largest backlogs among candidates while over() holds. Usually one eviction brings
+   * the total back under: one scan for the largest. If not (a burst), the rest are sorted once and
+   * ended largest first (an eviction changes no other watch's backlog): n log n for the burst, not
+   * a scan of every candidate for each watch it ends.
    */
   private shed(candidates: Set<WatchAccount>, over: () => boolean): void {
+    if (!over()) return;
+    let largest: WatchAccount | undefined;
+    for (const c of candidates) if (this.backlogged.has(c) && (!largest || c.bytes > largest.bytes)) largest = c;
+    if (!largest) return;
+    this.evict(largest);
     if (!over()) return;
     const largestFirst = [...candidates].filter((c) => this.backlogged.has(c)).sort((a, b) => b.bytes - a.bytes);
     for (const c of largestFirst) {
       if (!over()) return;
-      if (c.closed || !this.backlogged.has(c)) continue;
-      this.evictions++;
-      c.runEvict();
+      if (!c.closed && this.backlogged.has(c)) this.evict(c);
     }
+  }
+
+  private evict(a: WatchAccount): void {
+    this.evictions++;
+    a.runEvict();
   }
 }
