@@ -48,3 +48,18 @@ test("responses of small values are delivered as they come; after one with large
   assert.deepEqual(got.at(-1), [6]);
   assert.equal(got.length, 6);
 });
+
+test("what waits for its turn is bounded: past 16 MiB of values everything waiting is delivered at once", () => {
+  const { client, respond } = fakeClient();
+  const got: number[] = [];
+  const h = watchEtcd(client, "", "/k/", 0, (events: StorageEvent[]) => got.push(...events.map((e) => e.kv.modRevision)), () => assert.fail("no error"));
+  const mb = 1024 * 1024;
+  respond(response(put(1, "/k/a", 6 * mb)));
+  respond(response(put(2, "/k/b", 6 * mb)));
+  respond(response(put(3, "/k/c", 6 * mb)));
+  assert.deepEqual(got, [1], "12 MiB wait for their turns");
+  respond(response(put(4, "/k/d", 6 * mb)));
+  assert.deepEqual(got, [1, 2, 3, 4], "18 MiB would wait: all of it is delivered now, in order");
+  h.stop();
+});
+

@@ -25,6 +25,8 @@ const RETRY_FIRST_MS = 50;
 const RETRY_MAX_MS = 2000;
 /** After a response with this many bytes of values, the next one waits for the next event-loop turn. */
 const YIELD_BYTES = 256 * 1024;
+/** Bytes of values waiting for their turn beyond which everything waiting is delivered at once (as before the yield). */
+const MAX_WAITING_BYTES = 16 * 1024 * 1024;
 
 function valueBytes(events: StorageEvent[]): number {
   let n = 0;
@@ -44,6 +46,8 @@ function valueBytes(events: StorageEvent[]): number {
  * Each response's events are delivered together (a revision is never split), but after a response
  * carrying large values (YIELD_BYTES) the next waits for the next event-loop turn: several 1 MB
  * events arriving together then do not hold other requests for all of their handling at once.
+ * What waits is bounded (MAX_WAITING_BYTES): past it, all of it is delivered at once, so a server
+ * that cannot keep up lets etcd's flow control hold the rest, as without the yield.
  */
 export function watchEtcd(
   client: EtcdKvClient,
@@ -62,6 +66,7 @@ export function watchEtcd(
   let delay = RETRY_FIRST_MS;
   /** Responses received but not delivered yet, and whether a turn to deliver them is scheduled. */
   const queue: StorageEvent[][] = [];
+  let waitingBytes = 0;
   let scheduled = false;
   const full = Buffer.from(keyPrefix + prefix);
   const key = full.length > 0 ? full : Buffer.from([0]);
@@ -112,14 +117,19 @@ export function watchEtcd(
     }
     if (events.length === 0) return;
     queue.push(events);
+    waitingBytes += valueBytes(events);
     if (!scheduled) deliver();
+    else if (waitingBytes > MAX_WAITING_BYTES) deliver(true);
   };
 
-  const deliver = (): void => {
+  /** Delivers what waits, up to and including the first response with large values (all: everything). */
+  const deliver = (all = false): void => {
     scheduled = false;
     for (let events = queue.shift(); events && !stopped; events = queue.shift()) {
+      const bytes = valueBytes(events);
+      waitingBytes -= bytes;
       onEvents(events);
-      if (valueBytes(events) >= YIELD_BYTES) {
+      if (bytes >= YIELD_BYTES && !all) {
         scheduled = true;
         setImmediate(deliver);
         return;
