@@ -172,7 +172,8 @@ export class WatchBudget {
     const largestFirst = [...candidates].filter((c) => this.backlogged.has(c)).sort((a, b) => b.bytes - a.bytes);
     for (const c of largestFirst) {
       if (!over()) return;
-      if (!c.closed && this.backlogged.has(c)) this.evict(c);
+      // An ended watch has left the backlogged set.
+      if (this.backlogged.has(c)) this.evict(c);
     }
   }
 

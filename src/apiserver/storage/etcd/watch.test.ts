@@ -62,4 +62,3 @@ test("what waits for its turn is bounded: past 16 MiB of values everything waiti
   assert.deepEqual(got, [1, 2, 3, 4], "18 MiB would wait: all of it is delivered now, in order");
   h.stop();
 });
-

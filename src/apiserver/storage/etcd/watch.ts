@@ -64,8 +64,8 @@ export function watchEtcd(
   let stream: WatchStream | undefined;
   let retryTimer: NodeJS.Timeout | undefined;
   let delay = RETRY_FIRST_MS;
-  /** Responses received but not delivered yet, and whether a turn to deliver them is scheduled. */
-  const queue: StorageEvent[][] = [];
+  /** Responses received but not delivered yet (with their values' bytes), and whether a turn to deliver them is scheduled. */
+  const queue: { events: StorageEvent[]; bytes: number }[] = [];
   let waitingBytes = 0;
   let scheduled = false;
   const full = Buffer.from(keyPrefix + prefix);
@@ -116,8 +116,9 @@ export function watchEtcd(
       last = rev;
     }
     if (events.length === 0) return;
-    queue.push(events);
-    waitingBytes += valueBytes(events);
+    const bytes = valueBytes(events);
+    queue.push({ events, bytes });
+    waitingBytes += bytes;
     if (!scheduled) deliver();
     else if (waitingBytes > MAX_WAITING_BYTES) deliver(true);
   };
@@ -125,8 +126,8 @@ export function watchEtcd(
   /** Delivers what waits, up to and including the first response with large values (all: everything). */
   const deliver = (all = false): void => {
     scheduled = false;
-    for (let events = queue.shift(); events && !stopped; events = queue.shift()) {
-      const bytes = valueBytes(events);
+    for (let next = queue.shift(); next && !stopped; next = queue.shift()) {
+      const { events, bytes } = next;
       waitingBytes -= bytes;
       onEvents(events);
       if (bytes >= YIELD_BYTES && !all) {
