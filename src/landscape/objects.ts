@@ -5,11 +5,12 @@
 import type { CustomResourceDefinition } from "../apis/apiextensions/v1/types.ts";
 import type { KubeObject } from "../apis/meta/v1/types.ts";
 import type { ProjectMember, Shoot } from "../apis/gardencore/v1beta1/types.ts";
-import { isAlreadyExists, isConflict } from "../apimachinery/errors.ts";
+import { isAlreadyExists } from "../apimachinery/errors.ts";
 import { readExtensionCRDs } from "../api/extensions/crds.ts";
 import { ConfigMaps, Namespaces, Secrets } from "../client/builtins.ts";
 import { CA_CLIENT_NAMESPACE, caClientSecretName, caClusterConfigMapName } from "../api/gardencore/shootcredentials.ts";
 import type { Client } from "../client/client.ts";
+import { retryOnConflict } from "../client/helpers.ts";
 import { Projects, Seeds, Shoots } from "../client/garden.ts";
 import { type ResourceType, resourceType } from "../client/resource.ts";
 import { Clusters } from "../extensions/resources.ts";
@@ -50,21 +51,20 @@ export async function createGardenObjects(garden: Client): Promise<void> {
     },
   });
   // A Project of an earlier run gets the member's roles it lacks; other members stay as they are. The
-  // project controller writes the Project meanwhile (finalizer), so a conflict reads it again.
-  for (let attempt = 1; ; attempt++) {
-    const project = await garden.get(Projects, { name: PROJECT });
-    const members = project.spec?.members ?? [];
-    const current = members.find((m) => m.kind === "User" && m.name === MEMBER_USER);
-    const roles = [current?.role, ...(current?.roles ?? [])];
-    if (current && [LANDSCAPE_MEMBER.role, ...LANDSCAPE_MEMBER.roles].every((r) => roles.includes(r))) return;
-    const others = members.filter((m) => m !== current);
-    try {
+  // project controller writes the Project meanwhile (finalizer, status, several writes in a row), so a
+  // conflict reads it again after a pause.
+  await retryOnConflict(
+    async () => {
+      const project = await garden.get(Projects, { name: PROJECT });
+      const members = project.spec?.members ?? [];
+      const current = members.find((m) => m.kind === "User" && m.name === MEMBER_USER);
+      const roles = [current?.role, ...(current?.roles ?? [])];
+      if (current && [LANDSCAPE_MEMBER.role, ...LANDSCAPE_MEMBER.roles].every((r) => roles.includes(r))) return;
+      const others = members.filter((m) => m !== current);
       await garden.update(Projects, { ...project, spec: { ...project.spec, members: [...others, LANDSCAPE_MEMBER] } });
-      return;
-    } catch (err) {
-      if (!isConflict(err) || attempt >= 10) throw err;
-    }
-  }
+    },
+    { backoff: { steps: 10, durationMs: 10, factor: 1.5, jitter: 0.1 } },
+  );
 }
 
 /** The Shoot (scheduled to seed local, nodes in `nodeCidr`, pods in `podCidr`), its technicalID, seed namespace and Cluster. */
