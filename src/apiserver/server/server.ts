@@ -178,7 +178,9 @@ export async function startApiServer(o: ApiServerOptions, deps: StartDeps = {}):
   try {
     const audit = await startAudit(o, logger, deps.worker?.auditSink);
     cleanups.push(() => audit.close());
-    const stack = await openStorage(o, clock, deps.worker?.storage);
+    const metrics = new Registry();
+    collectDefaultMetrics({ register: metrics });
+    const stack = await openStorage(o, clock, deps.worker?.storage, metrics);
     cleanups.push(() => stack.close());
     const storage = stack.storage;
 
@@ -191,8 +193,6 @@ export async function startApiServer(o: ApiServerOptions, deps: StartDeps = {}):
     const serviceRange = parseServiceRange(o.serviceClusterIPRange);
     const podAdmission = [new ServiceAccountAdmission(), new PodDefaultsAdmission(), new ServiceIPAllocation(serviceRange, clock), new PodSecurityAdmission()];
     const certificateAdmission = [new CertificateSigning(() => authz.authorizer), new CertificateSubjectRestriction()];
-    const metrics = new Registry();
-    collectDefaultMetrics({ register: metrics });
     const webhooks = webhookAdmission(metrics, logger, tls.kubelet.dial);
     // NodeRestriction is always on: it only narrows node identities (docs/node-authorization.md).
     // Admission webhooks come last: after every built-in plugin in both phases (docs/admission-webhooks.md).

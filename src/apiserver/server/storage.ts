@@ -3,12 +3,14 @@
 import { join } from "node:path";
 import type { MessagePort } from "node:worker_threads";
 import type { Logger } from "pino";
+import type { Registry } from "prom-client";
 import type { Clock, Timer } from "../../utils/clock.ts";
 import { Cacher } from "../storage/cacher/cacher.ts";
 import type { Storage } from "../storage/interface.ts";
 import { RemoteStorage } from "../storage/remote/remote.ts";
 import { SQLiteStorage } from "../storage/sqlite/sqlite.ts";
 import type { ApiServerOptions } from "./options.ts";
+import { sqliteSyncMetrics } from "./storage-metrics.ts";
 
 export interface StorageStack {
   /** What the stores use (the cache, or the backend when the cache is disabled). */
@@ -32,14 +34,14 @@ async function openEtcd(o: ApiServerOptions): Promise<Storage> {
   return new EtcdStorage({ endpoints: o.etcdServers, prefix: etcdKeyPrefix(o.etcdPrefix) });
 }
 
-/** The SQLite database at <data-dir>/state.db. */
-export function openSQLite(o: ApiServerOptions): SQLiteStorage {
-  return new SQLiteStorage({ path: join(o.dataDir, "state.db"), fsync: o.sqliteFsync });
+/** The SQLite database at <data-dir>/state.db; its syncs are measured on `metrics`. */
+export function openSQLite(o: ApiServerOptions, metrics?: Registry): SQLiteStorage {
+  return new SQLiteStorage({ path: join(o.dataDir, "state.db"), fsync: o.sqliteFsync, ...(metrics ? { onSync: sqliteSyncMetrics(metrics) } : {}) });
 }
 
 /** `remote`: a worker of --workers on SQLite reaches the database the primary owns through it. */
-export async function openStorage(o: ApiServerOptions, clock: Clock, remote?: MessagePort): Promise<StorageStack> {
-  const backend: Storage = remote ? new RemoteStorage(remote) : o.etcdServers.length > 0 ? await openEtcd(o) : openSQLite(o);
+export async function openStorage(o: ApiServerOptions, clock: Clock, remote?: MessagePort, metrics?: Registry): Promise<StorageStack> {
+  const backend: Storage = remote ? new RemoteStorage(remote) : o.etcdServers.length > 0 ? await openEtcd(o) : openSQLite(o, metrics);
   if (o.watchCacheSize === 0) return { storage: backend, backend, close: () => backend.close() };
   const cacher = new Cacher(backend, { historySize: o.watchCacheSize, clock });
   try {

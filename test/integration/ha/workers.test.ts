@@ -241,6 +241,13 @@ void describe(`gardener-apiserver --workers on ${storage}`, { skip, timeout: 120
       assert.ok(Number(watching.exec(m.body)?.[1]) >= 5, m.body.match(watching)?.[0]);
       // A metric of the process is there once, not once per worker.
       assert.equal(m.body.match(/^process_cpu_seconds_total /gm)?.length, 1);
+      // The primary's SQLite syncs (docs/kubernetes-api.md#metrics): once, counting the writes above; none on etcd.
+      const syncs = m.body.match(/^gardener_apiserver_sqlite_writes_per_fsync_count (\d+)$/gm) ?? [];
+      if (storage === "etcd") assert.deepEqual(syncs, []);
+      else {
+        assert.equal(syncs.length, 1, m.body.match(/^gardener_apiserver_sqlite.*$/gm)?.join("\n"));
+        assert.ok(Number(syncs[0]!.split(" ")[1]) > 0, syncs[0]);
+      }
     }
   });
 });

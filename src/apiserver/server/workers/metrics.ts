@@ -4,7 +4,7 @@
 // would count them. Metrics of the process itself (process_*: CPU, memory, file descriptors,
 // start time) are the same in every thread and are taken once; Node's per-thread ones (heap, event
 // loop lag) use prom-client's own rules (sums, averages).
-import { AggregatorRegistry, type MetricObjectWithValues, type MetricValue } from "prom-client";
+import { AggregatorRegistry, type MetricObjectWithValues, type MetricValue, type Registry } from "prom-client";
 
 export type WorkerMetrics = MetricObjectWithValues<MetricValue<string>>[];
 
@@ -35,7 +35,8 @@ export class MetricsGatherer {
 
   constructor(private readonly timeoutMs = 5000) {}
 
-  async gather(workers: MetricsSource[]): Promise<string> {
+  /** `own`: the primary's metrics (the SQLite database it owns), added to the workers'. */
+  async gather(workers: MetricsSource[], own?: Registry): Promise<string> {
     const id = this.nextId++;
     const got: WorkerMetrics[] = [];
     let timer: NodeJS.Timeout | undefined;
@@ -47,6 +48,7 @@ export class MetricsGatherer {
     });
     clearTimeout(timer);
     this.collections.delete(id);
+    if (own) got.push((await own.getMetricsAsJSON()) as WorkerMetrics);
     return aggregateWorkerMetrics(got);
   }
 

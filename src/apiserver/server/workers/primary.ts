@@ -10,6 +10,7 @@ import type { AuditLog } from "../../audit/log.ts";
 import type { Storage } from "../../storage/interface.ts";
 import { type StorageService, serveStorage } from "../../storage/remote/service.ts";
 import { openAuditLog } from "../audit.ts";
+import { Registry } from "prom-client";
 import { openSQLite } from "../storage.ts";
 import type { ApiServerOptions } from "../options.ts";
 import { clientHost, hostPort, loadTls } from "../tls.ts";
@@ -107,7 +108,9 @@ export async function startWorkers(o: ApiServerOptions, p: PrimaryOptions): Prom
   const url = `https://${hostPort(clientHost(o), port)}`;
   const audit: AuditLog | undefined = o.auditPolicyFile && o.auditLogPath ? await openAuditLog(o, o.auditLogPath, log) : undefined;
   // SQLite: one owner of the database (group commit, the watch hub); workers call it over a port.
-  const database: Storage | undefined = o.etcdServers.length === 0 ? openSQLite(o) : undefined;
+  // Its sync metrics join the workers' in /metrics.
+  const ownMetrics = new Registry();
+  const database: Storage | undefined = o.etcdServers.length === 0 ? openSQLite(o, ownMetrics) : undefined;
   const tsx = tsxModule();
   // The watch counts every worker shares; the metrics every worker's /metrics adds up.
   const tally = SharedTally.create(o.workers);
@@ -147,7 +150,7 @@ export async function startWorkers(o: ApiServerOptions, p: PrimaryOptions): Prom
       worker.on("message", (m: WorkerStatus) => {
         if (m.type === "gather-metrics") {
           const live = slots.flatMap((s) => (s.worker ? [s.worker] : []));
-          void gatherer.gather(live).then(
+          void gatherer.gather(live, ownMetrics).then(
             (text) => worker.postMessage({ type: "gathered-metrics", id: m.id, text } satisfies PrimaryCommand),
             (err: unknown) => log.warn({ err }, "gathering the workers' metrics failed"),
           );

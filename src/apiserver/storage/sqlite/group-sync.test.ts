@@ -69,3 +69,27 @@ void it("commits added when a sync completes go into the very next sync, which s
   assert.deepEqual(syncing, [false, false, false], "no sync runs while synced() is called");
   g.close();
 });
+
+void it("reports each successful sync with its commits and how long it took; a failed one is not reported", async () => {
+  const wal = join(dir, "observed-wal");
+  writeFileSync(wal, "x");
+  const r = recorder();
+  const seen: { seconds: number; commits: number }[] = [];
+  const g = new GroupSync(wal, { ...r.target, observed: (seconds, commits) => seen.push({ seconds, commits }) });
+  g.addNow([
+    { rev: 1, value: "a" },
+    { rev: 2, value: "b" },
+  ]);
+  g.addNow([{ rev: 3, value: "c" }]);
+  await g.drained();
+  assert.deepEqual(r.durable, [[1, 2], [3]]);
+  assert.deepEqual(seen.map((s) => s.commits), [2, 1]);
+  assert.ok(seen.every((s) => s.seconds >= 0 && s.seconds < 60), JSON.stringify(seen));
+  g.close();
+
+  const failing: number[] = [];
+  const bad = new GroupSync(join(dir, "missing-observed-wal"), { ...recorder().target, observed: (_s, commits) => failing.push(commits) });
+  bad.addNow([{ rev: 1, value: "a" }]);
+  await bad.drained();
+  assert.deepEqual(failing, []);
+});

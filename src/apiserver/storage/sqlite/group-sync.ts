@@ -22,6 +22,8 @@ export interface SyncTarget<T> {
   failed(batch: Waiting<T>[], err: Error): void;
   /** A sync completed (or failed) and the next one starts right after this call: commits added now are in it. */
   synced?(): void;
+  /** A sync succeeded: how long from its start until the event loop heard of it, and how many commits it made durable. */
+  observed?(seconds: number, commits: number): void;
 }
 
 export class GroupSync<T> {
@@ -116,16 +118,18 @@ export class GroupSync<T> {
     } catch (err) {
       return this.finish(batch, err as Error);
     }
-    fdatasync(fd, (err) => this.finish(batch, err ?? undefined));
+    const started = performance.now();
+    fdatasync(fd, (err) => this.finish(batch, err ?? undefined, started));
   }
 
-  private finish(batch: Waiting<T>[], err: Error | undefined): void {
+  private finish(batch: Waiting<T>[], err: Error | undefined, started?: number): void {
     this.running = false;
     if (err && !this.error) this.error = new Error(`fdatasync of ${this.walPath} failed: ${err.message}`, { cause: err });
     if (this.error) {
       const all = [...batch, ...this.waiting.splice(0)];
       this.target.failed(all, this.error);
     } else {
+      if (started !== undefined) this.target.observed?.((performance.now() - started) / 1000, batch.length);
       this.target.durable(batch);
     }
     this.target.synced?.();

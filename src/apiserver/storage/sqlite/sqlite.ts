@@ -32,6 +32,8 @@ export interface SQLiteStorageOptions {
    * (survives a process crash, not a power loss or kernel crash).
    */
   fsync?: boolean;
+  /** Each fdatasync of the WAL that succeeded: its duration (start to callback) and the writes it made durable. */
+  onSync?(seconds: number, writes: number): void;
 }
 
 /** One write inside a transaction; `current` reads the key's live row (a create reads it only on conflict). */
@@ -91,6 +93,7 @@ export class SQLiteStorage implements Storage {
         durable: (batch) => this.onDurable(batch.map((w) => w.value)),
         failed: (batch, err) => this.onSyncFailed(batch.map((w) => w.value), err),
         synced: () => this.commitDeferred(),
+        ...(options.onSync ? { observed: options.onSync } : {}),
       });
     }
     this.compacted = this.st.metaGet.get("compacted")?.value ?? 0;
