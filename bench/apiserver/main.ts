@@ -3,7 +3,8 @@
 // etcd puts/s measured on the same machine in the same run (the reference: each server's create
 // phase alternates --slices slices of raw etcd puts and of its creates, so that load changes on a
 // shared machine hit both sides, and each server's ratios use its own reference); every figure is
-// durable (fsync before the answer) except the extra SQLite run with --sqlite-fsync=false; then the server's
+// durable (fsync before the answer) except the extra SQLite run with --sqlite-fsync=false, and the WAL
+// fsyncs behind each figure are read from /metrics (the SQLite server's own, etcd's); then the server's
 // peak RSS and other clients' latency while 1000 watchers never read and a 1 MB object is
 // written 100 times. With --workers 1,2 (a list) each server's creates are measured again with
 // every further worker count (gardener-apiserver --workers), against its own interleaved reference.
@@ -23,6 +24,7 @@ import { rate, table } from "../support/stats.ts";
 import type { Protocol } from "./client.ts";
 import { measureCreates, measureProtocols, measureServer, processCpuMs, type PhaseOptions, type ProtocolFigures, type ServerFigures, type Slice } from "./phases.ts";
 import { measureFloor } from "./floor.ts";
+import { apiServerMetrics, ETCD_FSYNC, etcdMetrics, type FsyncFigures, FsyncMeter, SQLITE_FSYNC } from "./fsync.ts";
 import { measureRawEtcdReads, measureSlowWatchers, type RawReadFigures, type SlowWatcherFigures, type SlowWatcherOptions, writeSlowWatcherTokens } from "./slow-watchers.ts";
 
 const args = benchArgs(
@@ -62,10 +64,11 @@ const opts: PhaseOptions = {
   clientsPerSession: args.count("clients-per-session") || args.count("clients", 1),
 };
 
-/** Slices of raw etcd puts through one client; `cpu` sums etcd's CPU ms and the puts. */
-function rawEtcdPuts(client: Etcd3, etcdPid: number, cpu: { ms: number; puts: number }): Slice {
+/** Slices of raw etcd puts through one client; `cpu` sums etcd's CPU ms and the puts, `meter` etcd's WAL fsyncs. */
+function rawEtcdPuts(client: Etcd3, etcdPid: number, cpu: { ms: number; puts: number }, meter: FsyncMeter): Slice {
   const value = JSON.stringify({ apiVersion: "v1", kind: "ConfigMap", metadata: { name: "x" }, data: { k: "v" } });
   return async (durationMs) => {
+    await meter.start();
     const before = processCpuMs(etcdPid);
     const started = performance.now();
     let puts = 0;
@@ -73,9 +76,11 @@ function rawEtcdPuts(client: Etcd3, etcdPid: number, cpu: { ms: number; puts: nu
       await client.put(`/raw/${i}`).value(value);
       puts++;
     });
+    const ms = performance.now() - started;
     cpu.ms += processCpuMs(etcdPid) - before;
     cpu.puts += puts;
-    return { ops: puts, ms: performance.now() - started };
+    await meter.stop(puts);
+    return { ops: puts, ms };
   };
 }
 
@@ -138,7 +143,8 @@ async function main(): Promise<void> {
   const perWorkers: WorkerFigure[] = [];
   try {
     const rawCpu = { ms: 0, puts: 0 };
-    const reference = rawEtcdPuts(rawClient, etcd.pid, rawCpu);
+    const rawFsync = new FsyncMeter(etcdMetrics(etcd.endpoint), ETCD_FSYNC);
+    const reference = rawEtcdPuts(rawClient, etcd.pid, rawCpu, rawFsync);
     for (const storage of ["sqlite", "etcd"] as const) {
       console.error(`${storage}-backed server (creates alternating with raw etcd puts, ${opts.slices} slices each, ${opts.durationMs} ms in all) ...`);
       const [first, ...more] = workerCounts.length ? workerCounts : [1];
@@ -151,7 +157,9 @@ async function main(): Promise<void> {
       });
       try {
         const firstOpts = optsFor(first!);
-        results[storage] = await measureServer(server.kubeconfig, server.child.pid!, firstOpts, reference);
+        // The WAL fsyncs its creates wait for: the SQLite server's own, or etcd's.
+        const meter = storage === "sqlite" ? new FsyncMeter(apiServerMetrics(server.kubeconfig), SQLITE_FSYNC) : new FsyncMeter(etcdMetrics(etcd.endpoint), ETCD_FSYNC);
+        results[storage] = await measureServer(server.kubeconfig, server.child.pid!, firstOpts, reference, meter);
         perWorkers.push({ storage, workers: first!, protocol: firstOpts.protocol, ...results[storage] });
         if (storage === "etcd") {
           console.error(`raw etcd: reads while ${slow.writes} puts of ${slow.objectBytes} bytes (the reference for the etcd-backed server's slow-watcher phase) ...`);
@@ -191,12 +199,17 @@ async function main(): Promise<void> {
     const ratio = (n: number, raw: number) => `${(n / raw).toFixed(2)}x`;
     const sqlite = results.sqlite!;
     const etcdBacked = results.etcd!;
-    const add = (label: string, key: keyof ServerFigures, withRatio: boolean) =>
+    const add = (label: string, key: Exclude<keyof ServerFigures, "fsync">, withRatio: boolean) =>
       rows.push([label, sqlite[key], etcdBacked[key], withRatio ? ratio(sqlite[key], sqlite.rawPutsPerSec) : "", withRatio ? ratio(etcdBacked[key], etcdBacked.rawPutsPerSec) : ""]);
     add("raw etcd puts/s (reference)", "rawPutsPerSec", false);
     add(`creates/s during the ${opts.warmupMs} ms warm-up (unmeasured)`, "warmupCreatesPerSec", true);
     add("creates/s", "createsPerSec", true);
     add("server CPU ms per create", "cpuMsPerCreate", false);
+    const fsyncRow = (label: string, key: keyof FsyncFigures) => rows.push([label, sqlite.fsync?.[key] ?? NaN, etcdBacked.fsync?.[key] ?? NaN, "", ""]);
+    // Not the same span: etcd times the fsync call alone, the SQLite server until its event loop ran the callback.
+    fsyncRow("WAL fsync during the creates: mean ms (sqlite: call to callback; etcd: etcd's call)", "meanMs");
+    fsyncRow("WAL fsync during the creates: p99 at most, ms", "p99AtMostMs");
+    fsyncRow("creates per WAL fsync", "opsPerSync");
     add("updates/s", "updatesPerSec", true);
     add("gets/s", "getsPerSec", true);
     add("lists/s (100 items)", "listsPerSec", true);
@@ -216,6 +229,8 @@ async function main(): Promise<void> {
     console.log(`load average (1, 5, 15 min) at the start: ${loadBefore}; at the end: ${load()} (the machine's other load shares its cores with the servers and clients measured)`);
     console.log(`raw etcd puts/s (reference, ${opts.clients} clients), in ${opts.slices} slices alternating with each server's creates: ${sqlite.rawPutsPerSec.toFixed(0)} with the SQLite server, ${etcdBacked.rawPutsPerSec.toFixed(0)} with the etcd-backed server; every ratio below is against its own server's reference`);
     console.log(`etcd CPU ms per raw put: ${(rawCpu.ms / Math.max(1, rawCpu.puts)).toFixed(3)} (etcd's own process; the servers' figure below is the API server process alone)`);
+    const raw = rawFsync.figures();
+    console.log(`raw etcd's WAL fsyncs during its puts (etcd's /metrics): mean ${raw.meanMs.toFixed(2)} ms, p99 at most ${raw.p99AtMostMs} ms, ${raw.opsPerSync.toFixed(1)} puts per fsync`);
     console.log("durability: raw etcd puts and the etcd-backed server: etcd's raft log fsync'ed before the answer; sqlite: WAL fdatasync'ed before the answer (group commit)");
     console.log(`protocol: ${opts.protocol === "h2" ? `HTTP/2, ${opts.clients} clients as streams of ${Math.ceil(opts.clients / opts.clientsPerSession)} session(s) (client-go and kubectl speak HTTP/2, one session per process)` : `HTTP/1.1, a connection per client`}; raw etcd: gRPC (HTTP/2) through the etcd3 package, one channel`);
     console.log(

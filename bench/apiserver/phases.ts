@@ -2,6 +2,7 @@
 import { benchClient, expectStatus, type BenchClient, type Protocol } from "./client.ts";
 import { readFileSync } from "node:fs";
 import { rate, summarize } from "../support/stats.ts";
+import type { FsyncFigures, FsyncMeter } from "./fsync.ts";
 
 /** CPU time (user + system) a process used so far, in ms (/proc/<pid>/stat, USER_HZ = 100). */
 export function processCpuMs(pid: number): number {
@@ -24,6 +25,8 @@ export interface ServerFigures {
   watchP50Ms: number;
   watchP99Ms: number;
   watchEvents: number;
+  /** The WAL fsyncs during the measured creates (the SQLite server's, or etcd's for the etcd-backed one). */
+  fsync: FsyncFigures | undefined;
 }
 
 export interface PhaseOptions {
@@ -84,7 +87,14 @@ function slice(clients: number, next: () => number, worker: (i: number) => Promi
  * so that the load of other processes on a shared machine hits both figures alike, after an
  * unmeasured warm-up of each; the server's CPU counts during its own slices only.
  */
-async function interleavedCreates(c: BenchClient, serverPid: number | undefined, o: PhaseOptions, reference: Slice, onCreated: (i: number, rv: string) => void) {
+async function interleavedCreates(
+  c: BenchClient,
+  serverPid: number | undefined,
+  o: PhaseOptions,
+  reference: Slice,
+  onCreated: (i: number, rv: string) => void,
+  meter?: FsyncMeter,
+) {
   let seq = 0;
   const creates = slice(o.clients, () => seq++, async (i) => {
     const r = await c.call("POST", cmPath("bench"), configMap(`cm-${i}`, { k: "v" }));
@@ -100,9 +110,11 @@ async function interleavedCreates(c: BenchClient, serverPid: number | undefined,
     const ref = await reference(o.durationMs / o.slices);
     raw.ops += ref.ops;
     raw.ms += ref.ms;
+    await meter?.start();
     const cpuBefore = serverPid === undefined ? 0 : processCpuMs(serverPid);
     const mine = await creates(o.durationMs / o.slices);
     own.cpuMs += serverPid === undefined ? 0 : processCpuMs(serverPid) - cpuBefore;
+    await meter?.stop(mine.ops);
     own.ops += mine.ops;
     own.ms += mine.ms;
   }
@@ -111,15 +123,17 @@ async function interleavedCreates(c: BenchClient, serverPid: number | undefined,
     rawPutsPerSec: (raw.ops * 1000) / raw.ms,
     cpuMsPerCreate: own.cpuMs / Math.max(1, own.ops),
     warmupCreatesPerSec: warm.ops > 0 ? (warm.ops * 1000) / warm.ms : 0,
+    fsync: meter?.figures(),
   };
 }
 
-export async function measureServer(kubeconfig: string, serverPid: number, o: PhaseOptions, reference: Slice): Promise<ServerFigures> {
+/** `meter`: the WAL fsyncs behind the server's writes, taken around each measured create slice. */
+export async function measureServer(kubeconfig: string, serverPid: number, o: PhaseOptions, reference: Slice, meter?: FsyncMeter): Promise<ServerFigures> {
   const c = phaseClient(kubeconfig, o);
   try {
     await namespace(c, "bench");
     const versions: string[] = [];
-    const { createsPerSec, rawPutsPerSec, cpuMsPerCreate, warmupCreatesPerSec } = await interleavedCreates(c, serverPid, o, reference, (i, rv) => (versions[i] = rv));
+    const { createsPerSec, rawPutsPerSec, cpuMsPerCreate, warmupCreatesPerSec, fsync } = await interleavedCreates(c, serverPid, o, reference, (i, rv) => (versions[i] = rv), meter);
     const created = versions.length;
     // Each client updates its own slice of the objects, so PUTs with resourceVersion never conflict.
     const cursor = Array.from({ length: o.clients }, (_, w) => w);
@@ -141,7 +155,7 @@ export async function measureServer(kubeconfig: string, serverPid: number, o: Ph
       expectStatus(await c.call("GET", cmPath("bench-list")), [200], "list");
     });
     const watch = await measureWatch(c, o);
-    return { createsPerSec, rawPutsPerSec, cpuMsPerCreate, warmupCreatesPerSec, updatesPerSec, getsPerSec, listsPerSec, watchP50Ms: watch.p50, watchP99Ms: watch.p99, watchEvents: watch.n };
+    return { createsPerSec, rawPutsPerSec, cpuMsPerCreate, warmupCreatesPerSec, updatesPerSec, getsPerSec, listsPerSec, watchP50Ms: watch.p50, watchP99Ms: watch.p99, watchEvents: watch.n, fsync };
   } finally {
     c.close();
   }
