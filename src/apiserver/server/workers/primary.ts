@@ -6,11 +6,11 @@
 import { mkdir } from "node:fs/promises";
 import { MessageChannel, Worker } from "node:worker_threads";
 import type { Logger } from "pino";
+import { Registry } from "prom-client";
 import type { AuditLog } from "../../audit/log.ts";
 import type { Storage } from "../../storage/interface.ts";
 import { type StorageService, serveStorage } from "../../storage/remote/service.ts";
 import { openAuditLog } from "../audit.ts";
-import { Registry } from "prom-client";
 import { openSQLite } from "../storage.ts";
 import type { ApiServerOptions } from "../options.ts";
 import { clientHost, hostPort, loadTls } from "../tls.ts";
