@@ -2,7 +2,7 @@
 // (gardener_apiserver_sqlite_wal_fsync_duration_seconds, docs/kubernetes-api.md#metrics) and etcd's
 // etcd_disk_wal_fsync_duration_seconds, both with etcd's buckets (1 ms doubling). A meter takes
 // the histogram before and after each measured slice, so only the slices' syncs count.
-import { request as httpRequest } from "node:http";
+import { type IncomingMessage, request as httpRequest } from "node:http";
 import { request as httpsRequest } from "node:https";
 import { readKubeconfig } from "../../test/support/kubeconfig.ts";
 
@@ -94,7 +94,7 @@ export class FsyncMeter {
   }
 }
 
-function readAll(res: import("node:http").IncomingMessage, resolve: (s: string) => void): void {
+function readAll(res: IncomingMessage, resolve: (s: string) => void): void {
   let text = "";
   res.setEncoding("utf8");
   res.on("data", (c: string) => (text += c));

@@ -5,12 +5,12 @@
 // same writes go to etcd directly (a consistent read of the etcd-backed server asks etcd first).
 import { readFileSync } from "node:fs";
 import type { Etcd3 } from "etcd3";
-import { request } from "node:https";
 import { connect, type TLSSocket } from "node:tls";
 import type { ApiServerProcess } from "../../test/support/apiserver.ts";
-import { readKubeconfig, writeTokenAuthFile } from "../../test/support/kubeconfig.ts";
+import { writeTokenAuthFile } from "../../test/support/kubeconfig.ts";
 import { summarize } from "../support/stats.ts";
 import { benchClient, expectStatus } from "./client.ts";
+import { apiServerMetrics } from "./fsync.ts";
 
 export interface SlowWatcherOptions {
   watchers: number;
@@ -86,21 +86,10 @@ function stalledWatch(server: ApiServerProcess, token: string, path: string): Pr
 }
 
 /** Watches of configmaps the server has open (its apiserver_longrunning_requests gauge). */
-function openWatches(server: ApiServerProcess): Promise<number> {
-  const kc = readKubeconfig(server.kubeconfig);
-  return new Promise((resolve, reject) => {
-    const req = request({ host: "127.0.0.1", port: server.port, path: "/metrics", ca: kc.caPem, cert: kc.certPem, key: kc.keyPem }, (res) => {
-      let text = "";
-      res.setEncoding("utf8");
-      res.on("data", (c: string) => (text += c));
-      res.on("end", () => {
-        const line = text.split("\n").find((l) => l.startsWith("apiserver_longrunning_requests{") && l.includes('resource="configmaps"'));
-        resolve(line ? Number(line.split(" ").pop()) : 0);
-      });
-    });
-    req.on("error", reject);
-    req.end();
-  });
+async function openWatches(server: ApiServerProcess): Promise<number> {
+  const text = await apiServerMetrics(server.kubeconfig)();
+  const line = text.split("\n").find((l) => l.startsWith("apiserver_longrunning_requests{") && l.includes('resource="configmaps"'));
+  return line ? Number(line.split(" ").pop()) : 0;
 }
 
 export async function measureSlowWatchers(server: ApiServerProcess, o: SlowWatcherOptions): Promise<SlowWatcherFigures> {
