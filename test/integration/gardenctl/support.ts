@@ -33,6 +33,16 @@ export interface Env {
 
 export async function startEnv(): Promise<Env> {
   const ls = await startLandscape();
+  try {
+    return await prepareEnv(ls);
+  } catch (err) {
+    // The suite's after hook never sees a landscape whose setup failed: stop it here, or its servers keep the file alive.
+    await ls.stop();
+    throw err;
+  }
+}
+
+async function prepareEnv(ls: Env["ls"]): Promise<Env> {
   const shoot = await createShoot(ls, SHOOT);
   void shoot;
   const dir = join(ls.dir, "gardenctl");
