@@ -3,10 +3,10 @@
 // its user and address; kubectl negotiates h2;
 // HTTP/1.1 upgrades still work; a stalled watch stream is cut at its watch bound while another
 // stream of the same session goes on, and one paused within the bound resumes; an oversized header
-// list is refused without harm.
+// list is refused without harm; an answer goes out as one HEADERS and one DATA frame.
 import assert from "node:assert/strict";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { constants } from "node:http2";
+import { constants, sensitiveHeaders } from "node:http2";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { connect as tlsConnect } from "node:tls";
@@ -17,6 +17,7 @@ import { type InProcessServer, startInProcessApiServer } from "../support/inproc
 import { readKubeconfig } from "../support/kubeconfig.ts";
 import { kubectlFor, oldestKubectl, latestKubectl, skipUnlessKubectl } from "../support/kubectl.ts";
 import { h2Request, h2Session, h2Watch } from "../support/http2.ts";
+import { FLAG_END_STREAM, FRAME_DATA, FRAME_HEADERS, h2RequestFrames } from "../support/http2-frames.ts";
 import { rawClient } from "../support/http.ts";
 
 /** A watch may hold this much undelivered (the server's --watch-buffer-bytes). */
@@ -84,6 +85,65 @@ void describe("HTTP/2", () => {
     } finally {
       session.close();
     }
+  });
+
+  it("answers in one HEADERS and one DATA frame, without trailers, the Audit-Id never indexed; HEAD in HEADERS alone", async () => {
+    const kc = s.server.adminKubeconfigPath;
+    const notFound = /^apiserver_request_total\{verb="GET",group="",resource="configmaps",subresource="",code="404"\} (\d+)$/m;
+    const count404 = async () => {
+      const { session } = await h2Session(kc);
+      try {
+        return Number(notFound.exec((await h2Request(session, "GET", "/metrics")).body)?.[1] ?? 0);
+      } finally {
+        session.close();
+      }
+    };
+    const kinds = (frames: { type: number; flags: number; length: number }[]) => frames.map((f) => `${f.type === FRAME_HEADERS ? "HEADERS" : f.type === FRAME_DATA ? "DATA" : f.type}${f.flags & FLAG_END_STREAM ? "+END" : ""}`);
+
+    const created = await h2RequestFrames(kc, "POST", cms(), { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "whole" }, data: { a: "1" } });
+    assert.equal(created.status, 201, created.body);
+    assert.deepEqual(kinds(created.frames), ["HEADERS", "DATA+END"]);
+    assert.equal(created.frames[1]!.length, Buffer.byteLength(created.body));
+    assert.equal(created.headers["content-length"], String(Buffer.byteLength(created.body)));
+    assert.equal(created.headers["content-type"], "application/json");
+    assert.match(String(created.headers["audit-id"]), /^[0-9a-f-]{36}$/);
+    assert.deepEqual(created.headers[sensitiveHeaders as unknown as string], ["audit-id"]);
+
+    const head = await h2RequestFrames(kc, "HEAD", `${cms()}/whole`);
+    assert.equal(head.status, 200);
+    assert.equal(head.body, "");
+    assert.deepEqual(kinds(head.frames), ["HEADERS+END"]);
+    assert.ok(Number(head.headers["content-length"]) > 0);
+
+    // An error is a Status, sent whole as well, and counted with its code.
+    const before = await count404();
+    const missing = await h2RequestFrames(kc, "GET", `${cms()}/not-there`);
+    assert.equal(missing.status, 404);
+    assert.equal(JSON.parse(missing.body).reason, "NotFound");
+    assert.deepEqual(kinds(missing.frames), ["HEADERS", "DATA+END"]);
+    await pollFor("the 404 in the request metrics", async () => (await count404()) === before + 1);
+  });
+
+  it("answers OpenAPI's not-modified and moved whole over h2: HEADERS alone", async () => {
+    const kc = s.server.adminKubeconfigPath;
+    const { session } = await h2Session(kc);
+    let url: string;
+    try {
+      const index = (await h2Request(session, "GET", "/openapi/v3")).json<{ paths: Record<string, { serverRelativeURL: string }> }>();
+      url = index.paths["api/v1"]!.serverRelativeURL;
+    } finally {
+      session.close();
+    }
+    const doc = await h2RequestFrames(kc, "GET", url);
+    assert.equal(doc.status, 200);
+    const etag = String(doc.headers.etag);
+    const same = await h2RequestFrames(kc, "GET", url, undefined, { "if-none-match": etag });
+    assert.equal(same.status, 304);
+    assert.deepEqual(same.frames.map((f) => [f.type, f.flags & FLAG_END_STREAM]), [[FRAME_HEADERS, FLAG_END_STREAM]]);
+    const stale = await h2RequestFrames(kc, "GET", "/openapi/v3/api/v1?hash=ABC");
+    assert.equal(stale.status, 301);
+    assert.equal(stale.headers.location, url);
+    assert.deepEqual(stale.frames.map((f) => [f.type, f.flags & FLAG_END_STREAM]), [[FRAME_HEADERS, FLAG_END_STREAM]]);
   });
 
   it("authenticates the client certificate over h2, and a session without one as anonymous", async () => {

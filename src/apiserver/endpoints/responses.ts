@@ -4,6 +4,7 @@ import type { ServerResponse } from "node:http";
 import { stringify as toYaml } from "yaml";
 import { type StatusError, toStatusError } from "../../apimachinery/errors.ts";
 import { contentTypeOf, type OutputFormat } from "./negotiation.ts";
+import { sendWhole } from "./whole-response.ts";
 
 export interface WriteOptions {
   format?: OutputFormat;
@@ -20,23 +21,31 @@ export function writeObject(res: ServerResponse, status: number, body: unknown, 
   const format = opts.format ?? { kind: "json" };
   const text = encode(body, format, opts.pretty);
   const head = res.req?.method === "HEAD";
-  res.writeHead(status, {
-    ...opts.headers,
-    "Content-Type": contentTypeOf(format),
-    "Content-Length": Buffer.byteLength(text),
-    "Cache-Control": "no-cache, private",
-  });
-  res.end(head ? undefined : text);
+  sendWhole(
+    res,
+    status,
+    {
+      ...opts.headers,
+      "Content-Type": contentTypeOf(format),
+      "Content-Length": Buffer.byteLength(text),
+      "Cache-Control": "no-cache, private",
+    },
+    head ? undefined : text,
+  );
 }
 
 export function writeText(res: ServerResponse, status: number, text: string, contentType = "text/plain; charset=utf-8"): void {
-  res.writeHead(status, {
-    "Content-Type": contentType,
-    "Content-Length": Buffer.byteLength(text),
-    "Cache-Control": "no-cache, private",
-    "X-Content-Type-Options": "nosniff",
-  });
-  res.end(res.req?.method === "HEAD" ? undefined : text);
+  sendWhole(
+    res,
+    status,
+    {
+      "Content-Type": contentType,
+      "Content-Length": Buffer.byteLength(text),
+      "Cache-Control": "no-cache, private",
+      "X-Content-Type-Options": "nosniff",
+    },
+    res.req?.method === "HEAD" ? undefined : text,
+  );
 }
 
 /** Renders any error as a Status (unknown errors become 500 InternalError without stack). */

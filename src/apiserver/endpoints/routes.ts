@@ -8,6 +8,7 @@ import { type HealthChecks, renderHealth, type RequestMetrics, type VersionInfo 
 import { OPENAPI_V2_PROTOBUF_TYPE, type OpenAPIService, type Served } from "./openapi.ts";
 import type { RequestUrl } from "./request-url.ts";
 import { writeObject, writeText } from "./responses.ts";
+import { sendWhole } from "./whole-response.ts";
 
 export interface NonResourceDeps {
   registry: ResourceRegistry;
@@ -113,24 +114,22 @@ function wantsProtobuf(accept: string | undefined): boolean {
 
 function notModified(req: IncomingMessage, res: ServerResponse, etag: string, cacheControl: string): boolean {
   if (req.headers["if-none-match"] !== etag) return false;
-  res.writeHead(304, { ETag: etag, "Cache-Control": cacheControl });
-  res.end();
+  sendWhole(res, 304, { ETag: etag, "Cache-Control": cacheControl }, undefined);
   return true;
 }
 
 function writeServed(req: IncomingMessage, res: ServerResponse, served: Served, cacheControl: string): void {
   const etag = `"${served.hash}"`;
   if (notModified(req, res, etag, cacheControl)) return;
-  res.writeHead(200, { "Content-Type": "application/json", "Content-Length": Buffer.byteLength(served.json), ETag: etag, "Cache-Control": cacheControl });
-  res.end(req.method === "HEAD" ? undefined : served.json);
+  const headers = { "Content-Type": "application/json", "Content-Length": Buffer.byteLength(served.json), ETag: etag, "Cache-Control": cacheControl };
+  sendWhole(res, 200, headers, req.method === "HEAD" ? undefined : served.json);
 }
 
 function serveOpenAPI(d: NonResourceDeps, req: IncomingMessage, res: ServerResponse, url: RequestUrl, segs: string[]): void {
   if (segs[1] === "v2") {
     if (wantsProtobuf(req.headers.accept)) {
       const pb = d.openapi.v2Protobuf();
-      res.writeHead(200, { "Content-Type": OPENAPI_V2_PROTOBUF_TYPE, "Content-Length": pb.length, "Cache-Control": "no-cache, private" });
-      res.end(req.method === "HEAD" ? undefined : pb);
+      sendWhole(res, 200, { "Content-Type": OPENAPI_V2_PROTOBUF_TYPE, "Content-Length": pb.length, "Cache-Control": "no-cache, private" }, req.method === "HEAD" ? undefined : pb);
       return;
     }
     return writeServed(req, res, d.openapi.v2Json(), "no-cache, private");
@@ -143,8 +142,7 @@ function serveOpenAPI(d: NonResourceDeps, req: IncomingMessage, res: ServerRespo
   const hash = url.searchParams.get("hash");
   if (hash && hash !== served.hash) {
     // A stale hash: send the client to the current document, as kube-openapi does.
-    res.writeHead(301, { Location: `/openapi/v3/${key}?hash=${served.hash}`, "Cache-Control": "no-cache, private" });
-    res.end();
+    sendWhole(res, 301, { Location: `/openapi/v3/${key}?hash=${served.hash}`, "Cache-Control": "no-cache, private" }, undefined);
     return;
   }
   writeServed(req, res, served, hash ? "public, immutable" : "no-cache, private");
