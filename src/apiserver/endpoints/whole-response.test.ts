@@ -15,6 +15,11 @@ void describe("http2Headers", () => {
     assert.equal(http2Headers(200, {}, { te: "trailers" }).te, "trailers");
   });
 
+  it("refuses a name or value that could not be sent, as writeHead does", () => {
+    assert.throws(() => http2Headers(301, {}, { Location: "/a\r\nSet-Cookie: x=1" }), { code: "ERR_INVALID_CHAR" });
+    assert.throws(() => http2Headers(200, {}, { "bad name": "x" }), { code: "ERR_INVALID_HTTP_TOKEN" });
+  });
+
   it("marks the Audit-Id as never indexed, and nothing else", () => {
     assert.deepEqual(http2Headers(200, { "audit-id": "a1" }, {})[sensitiveHeaders], ["audit-id"]);
   });

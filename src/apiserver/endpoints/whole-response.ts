@@ -4,7 +4,7 @@
 // answer costs a further call into JavaScript and a further empty frame after the body; an answer
 // sent whole has none. The compatibility response still ends the stream, so its own state (ended,
 // the `finish` and `close` events) stays as if it had sent the headers itself.
-import type { OutgoingHttpHeaders, ServerResponse } from "node:http";
+import { type OutgoingHttpHeaders, type ServerResponse, validateHeaderName, validateHeaderValue } from "node:http";
 import { type ServerHttp2Stream, sensitiveHeaders } from "node:http2";
 
 /**
@@ -33,8 +33,16 @@ export function http2Headers(status: number, set: OutgoingHttpHeaders, headers: 
     if (value === undefined || CONNECTION_SPECIFIC.has(key) || (key === "te" && value !== "trailers")) return;
     out[key] = value;
   };
+  // The headers set before were checked by setHeader; the answer's own are checked here, as
+  // writeHead would (a name or value HTTP/1.1 could not carry throws).
   for (const name in set) add(name, set[name]);
-  for (const name in headers) add(name, headers[name]);
+  for (const name in headers) {
+    const value = headers[name]!;
+    validateHeaderName(name);
+    if (Array.isArray(value)) for (const v of value as readonly string[]) validateHeaderValue(name, v);
+    else validateHeaderValue(name, String(value));
+    add(name, value);
+  }
   out[sensitiveHeaders] = NEVER_INDEXED;
   return out;
 }
