@@ -3,6 +3,7 @@
 import { connect } from "node:http2";
 import { Duplex } from "node:stream";
 import { connect as tlsConnect } from "node:tls";
+import { h2Request, type H2Response } from "./http2.ts";
 import { readKubeconfig } from "./kubeconfig.ts";
 
 export const FRAME_DATA = 0x0;
@@ -27,6 +28,12 @@ export function parseFrames(bytes: Buffer): Frame[] {
   return frames;
 }
 
+/** Frames as "HEADERS", "DATA+END" and the like (other types by number). */
+export function frameKinds(frames: Frame[]): string[] {
+  const names: Record<number, string> = { [FRAME_DATA]: "DATA", [FRAME_HEADERS]: "HEADERS" };
+  return frames.map((f) => `${names[f.type] ?? f.type}${f.flags & FLAG_END_STREAM ? "+END" : ""}`);
+}
+
 /** Sends one request as the kubeconfig's user; returns the answer and the frames the server sent on its stream. */
 export async function h2RequestFrames(
   kubeconfigPath: string,
@@ -34,7 +41,7 @@ export async function h2RequestFrames(
   path: string,
   body?: unknown,
   headers: Record<string, string> = {},
-): Promise<{ status: number; headers: Record<string, unknown>; body: string; frames: Frame[] }> {
+): Promise<H2Response & { frames: Frame[] }> {
   const kc = readKubeconfig(kubeconfigPath);
   const url = new URL(kc.server);
   const tls = tlsConnect({ host: url.hostname, port: Number(url.port), ca: kc.caPem, cert: kc.certPem, key: kc.keyPem, ALPNProtocols: ["h2"] });
@@ -62,19 +69,9 @@ export async function h2RequestFrames(
   const session = connect(kc.server, { createConnection: () => tap });
   session.on("error", () => {});
   try {
-    const answer = await new Promise<{ status: number; headers: Record<string, unknown>; body: string; streamId: number }>((resolve, reject) => {
-      const text = body === undefined ? undefined : JSON.stringify(body);
-      const stream = session.request({ ":method": method, ":path": path, accept: "application/json", ...(text !== undefined ? { "content-type": "application/json" } : {}), ...headers });
-      let got: Record<string, unknown> = {};
-      const chunks: Buffer[] = [];
-      stream.on("response", (h) => (got = h));
-      stream.on("data", (c: Buffer) => chunks.push(c));
-      stream.on("error", reject);
-      stream.on("close", () => resolve({ status: Number(got[":status"]), headers: got, body: Buffer.concat(chunks).toString("utf8"), streamId: stream.id! }));
-      stream.end(text);
-    });
-    const frames = parseFrames(Buffer.concat(received)).filter((f) => f.streamId === answer.streamId);
-    return { status: answer.status, headers: answer.headers, body: answer.body, frames };
+    const answer = await h2Request(session, method, path, { body, headers });
+    // The session carries this one request: every frame on a stream (not 0, the session's own) is its.
+    return { ...answer, frames: parseFrames(Buffer.concat(received)).filter((f) => f.streamId !== 0) };
   } finally {
     session.destroy();
     tls.destroy();
