@@ -14,7 +14,7 @@
 // and HTTP/2 (one session for all clients), alternating slices of each; --protocols-only measures just that.
 //   npm run bench:apiserver [-- --help]
 import { mkdtempSync, rmSync } from "node:fs";
-import { loadavg, tmpdir } from "node:os";
+import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { Etcd3 } from "etcd3";
 import { startEtcd } from "../../src/host/etcd.ts";
@@ -24,6 +24,7 @@ import { rate, table } from "../support/stats.ts";
 import type { Protocol } from "./client.ts";
 import { measureCreates, measureProtocols, measureServer, processCpuMs, type PhaseOptions, type ProtocolFigures, type ServerFigures, type Slice } from "./phases.ts";
 import { measureFloor } from "./floor.ts";
+import { describeBudget } from "./cpu-budget.ts";
 import { apiServerMetrics, ETCD_FSYNC, etcdMetrics, type FsyncFigures, FsyncMeter, SQLITE_FSYNC } from "./fsync.ts";
 import { measureRawEtcdReads, measureSlowWatchers, type RawReadFigures, type SlowWatcherFigures, type SlowWatcherOptions, writeSlowWatcherTokens } from "./slow-watchers.ts";
 
@@ -89,6 +90,8 @@ const optsFor = (workers: number): PhaseOptions => (workers === 1 ? opts : { ...
 
 /** Worker counts to measure creates with; the first gets every phase. */
 const workerCounts = args.counts("workers", 1);
+/** The worker count of each server's full run (the figures of the main table). */
+const firstWorkers = workerCounts[0] ?? 1;
 
 interface WorkerFigure {
   protocol: Protocol;
@@ -147,7 +150,7 @@ async function main(): Promise<void> {
     const reference = rawEtcdPuts(rawClient, etcd.pid, rawCpu, rawFsync);
     for (const storage of ["sqlite", "etcd"] as const) {
       console.error(`${storage}-backed server (creates alternating with raw etcd puts, ${opts.slices} slices each, ${opts.durationMs} ms in all) ...`);
-      const [first, ...more] = workerCounts.length ? workerCounts : [1];
+      const [first, ...more] = workerCounts.length ? workerCounts : [firstWorkers];
       const server = await startApiServerProcess({
         storage,
         dataDir: join(work, storage),
@@ -199,7 +202,7 @@ async function main(): Promise<void> {
     const ratio = (n: number, raw: number) => `${(n / raw).toFixed(2)}x`;
     const sqlite = results.sqlite!;
     const etcdBacked = results.etcd!;
-    const add = (label: string, key: Exclude<keyof ServerFigures, "fsync">, withRatio: boolean) =>
+    const add = (label: string, key: Exclude<keyof ServerFigures, "fsync" | "cpu">, withRatio: boolean) =>
       rows.push([label, sqlite[key], etcdBacked[key], withRatio ? ratio(sqlite[key], sqlite.rawPutsPerSec) : "", withRatio ? ratio(etcdBacked[key], etcdBacked.rawPutsPerSec) : ""]);
     add("raw etcd puts/s (reference)", "rawPutsPerSec", false);
     add(`creates/s during the ${opts.warmupMs} ms warm-up (unmeasured)`, "warmupCreatesPerSec", true);
@@ -229,6 +232,12 @@ async function main(): Promise<void> {
     console.log(`load average (1, 5, 15 min) at the start: ${loadBefore}; at the end: ${load()} (the machine's other load shares its cores with the servers and clients measured)`);
     console.log(`raw etcd puts/s (reference, ${opts.clients} clients), in ${opts.slices} slices alternating with each server's creates: ${sqlite.rawPutsPerSec.toFixed(0)} with the SQLite server, ${etcdBacked.rawPutsPerSec.toFixed(0)} with the etcd-backed server; every ratio below is against its own server's reference`);
     console.log(`etcd CPU ms per raw put: ${(rawCpu.ms / Math.max(1, rawCpu.puts)).toFixed(3)} (etcd's own process; the servers' figure below is the API server process alone)`);
+    for (const storage of ["sqlite", "etcd"] as const) {
+      const f = results[storage]!;
+      // With more than one worker the main thread is the primary, not the thread serving requests.
+      const creates = firstWorkers === 1 ? f.cpu.creates : { ...f.cpu.creates, mainThreadUsPerOp: undefined };
+      console.log(`CPU budget (${storage}-backed server's create slices against their raw etcd slices): ${describeBudget(f.cpu.raw, creates, f.rawPutsPerSec, cpus().length)}`);
+    }
     const raw = rawFsync.figures();
     console.log(`raw etcd's WAL fsyncs during its puts (etcd's /metrics): mean ${raw.meanMs.toFixed(2)} ms, p99 at most ${raw.p99AtMostMs} ms, ${raw.opsPerSync.toFixed(1)} puts per fsync`);
     console.log("durability: raw etcd puts and the etcd-backed server: etcd's raft log fsync'ed before the answer; sqlite: WAL fdatasync'ed before the answer (group commit)");

@@ -3,12 +3,11 @@ import { benchClient, expectStatus, type BenchClient, type Protocol } from "./cl
 import { readFileSync } from "node:fs";
 import { rate, summarize } from "../support/stats.ts";
 import type { FsyncFigures, FsyncMeter } from "./fsync.ts";
+import { CpuTally, parseStatCpuMs, sampleCpu, type SliceCpu } from "./cpu-budget.ts";
 
 /** CPU time (user + system) a process used so far, in ms (/proc/<pid>/stat, USER_HZ = 100). */
 export function processCpuMs(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  return (Number(fields[11]) + Number(fields[12])) * 10;
+  return parseStatCpuMs(readFileSync(`/proc/${pid}/stat`, "utf8"));
 }
 
 export interface ServerFigures {
@@ -27,6 +26,8 @@ export interface ServerFigures {
   watchEvents: number;
   /** The WAL fsyncs during the measured creates (the SQLite server's, or etcd's for the etcd-backed one). */
   fsync: FsyncFigures | undefined;
+  /** The machine's CPU during the measured raw etcd puts and during the creates. */
+  cpu: { raw: SliceCpu; creates: SliceCpu };
 }
 
 export interface PhaseOptions {
@@ -106,13 +107,19 @@ async function interleavedCreates(
   const warm = await creates(o.warmupMs);
   const raw = { ops: 0, ms: 0 };
   const own = { ops: 0, ms: 0, cpuMs: 0 };
+  const rawCpu = new CpuTally();
+  const ownCpu = new CpuTally();
   for (let s = 0; s < o.slices; s++) {
+    const rawBefore = sampleCpu();
     const ref = await reference(o.durationMs / o.slices);
+    rawCpu.add(rawBefore, sampleCpu(), ref.ops, ref.ms);
     raw.ops += ref.ops;
     raw.ms += ref.ms;
     await meter?.start();
     const cpuBefore = serverPid === undefined ? 0 : processCpuMs(serverPid);
+    const ownBefore = sampleCpu(serverPid);
     const mine = await creates(o.durationMs / o.slices);
+    ownCpu.add(ownBefore, sampleCpu(serverPid), mine.ops, mine.ms);
     own.cpuMs += serverPid === undefined ? 0 : processCpuMs(serverPid) - cpuBefore;
     await meter?.stop(mine.ops);
     own.ops += mine.ops;
@@ -124,6 +131,7 @@ async function interleavedCreates(
     cpuMsPerCreate: own.cpuMs / Math.max(1, own.ops),
     warmupCreatesPerSec: warm.ops > 0 ? (warm.ops * 1000) / warm.ms : 0,
     fsync: meter?.figures(),
+    cpu: { raw: rawCpu.figures(), creates: ownCpu.figures() },
   };
 }
 
@@ -133,7 +141,7 @@ export async function measureServer(kubeconfig: string, serverPid: number, o: Ph
   try {
     await namespace(c, "bench");
     const versions: string[] = [];
-    const { createsPerSec, rawPutsPerSec, cpuMsPerCreate, warmupCreatesPerSec, fsync } = await interleavedCreates(c, serverPid, o, reference, (i, rv) => (versions[i] = rv), meter);
+    const { createsPerSec, rawPutsPerSec, cpuMsPerCreate, warmupCreatesPerSec, fsync, cpu } = await interleavedCreates(c, serverPid, o, reference, (i, rv) => (versions[i] = rv), meter);
     const created = versions.length;
     // Each client updates its own slice of the objects, so PUTs with resourceVersion never conflict.
     const cursor = Array.from({ length: o.clients }, (_, w) => w);
@@ -155,7 +163,7 @@ export async function measureServer(kubeconfig: string, serverPid: number, o: Ph
       expectStatus(await c.call("GET", cmPath("bench-list")), [200], "list");
     });
     const watch = await measureWatch(c, o);
-    return { createsPerSec, rawPutsPerSec, cpuMsPerCreate, warmupCreatesPerSec, updatesPerSec, getsPerSec, listsPerSec, watchP50Ms: watch.p50, watchP99Ms: watch.p99, watchEvents: watch.n, fsync };
+    return { createsPerSec, rawPutsPerSec, cpuMsPerCreate, warmupCreatesPerSec, updatesPerSec, getsPerSec, listsPerSec, watchP50Ms: watch.p50, watchP99Ms: watch.p99, watchEvents: watch.n, fsync, cpu };
   } finally {
     c.close();
   }
