@@ -3,13 +3,15 @@
 // (HTTP/2 through node's compatibility request and response); upgrades (pods/exec, attach,
 // port-forward, watch over WebSocket) exist only in HTTP/1.1, whose `upgrade` event goes to the
 // upgrade handler. Client certificates are requested and verified against the client CAs as before;
-// a connection without one is still accepted (bearer tokens, anonymous).
+// a connection without one is still accepted (bearer tokens, anonymous). Requests start a few per
+// event-loop turn (request-pacing.ts).
 import { maxHeaderSize, type IncomingMessage, type ServerResponse } from "node:http";
 import { createSecureServer, type Http2SecureServer, type Http2ServerRequest, type Http2ServerResponse, type ServerHttp2Session } from "node:http2";
 import type { AddressInfo } from "node:net";
 import type { Duplex } from "node:stream";
 import type { TLSSocket } from "node:tls";
 import { type Connections as RawConnections, trackConnections } from "../../utils/connections.ts";
+import { pacedPerTurn } from "./request-pacing.ts";
 
 /** kube-apiserver's `--http2-max-streams-per-connection` when 0: golang's default of 250. */
 export const DEFAULT_HTTP2_MAX_STREAMS = 250;
@@ -129,7 +131,7 @@ export function listenSecure(o: ServingOptions, port: number, host: string): Pro
       settings: http2Settings(maxStreams),
     },
     // One handler for both protocols: it reads what the two request and response kinds share.
-    (req: IncomingMessage | Http2ServerRequest, res: ServerResponse | Http2ServerResponse) => o.request(req as IncomingMessage, res as ServerResponse),
+    pacedPerTurn((req: IncomingMessage | Http2ServerRequest, res: ServerResponse | Http2ServerResponse) => o.request(req as IncomingMessage, res as ServerResponse)),
   );
   // Read by node's HTTP/1.1 connection handling, which the http2 server does not set.
   (server as unknown as { keepAliveTimeout: number }).keepAliveTimeout = HTTP1_KEEP_ALIVE_MS;

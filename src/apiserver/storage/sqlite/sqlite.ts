@@ -3,9 +3,9 @@
 // One synchronous writer: every write is one IMMEDIATE transaction whose log row id is the new
 // revision, so revisions are assigned in commit order and there are no gaps to wait for.
 // Durability (ADR 0007): a write is acknowledged, and its event reaches watchers, only once the WAL
-// holding it was fdatasync'ed. Group commit: writes that come together share one SQLite
-// transaction, committed once an event-loop turn adds no write (a SQLite error in one write fails
-// the group); commits share one fdatasync, which runs off the event loop (group-sync.ts). Reads never show a commit before it is durable: the current revision
+// holding it was fdatasync'ed. Group commit: the writes of an event-loop turn share one SQLite
+// transaction, committed at the turn's end or, while a sync runs, when it completes (a SQLite error
+// in one write fails the group); commits share one fdatasync, which runs off the event loop (group-sync.ts). Reads never show a commit before it is durable: the current revision
 // is the durable one, lists read at it, and a get of a key with a commit still syncing waits for it.
 import Database from "better-sqlite3";
 import type {
@@ -46,9 +46,6 @@ interface Commit {
   resolve(kv: KeyValue): void;
   reject(err: unknown): void;
 }
-
-/** Event-loop turns a group transaction stays open for at most while writes keep joining it. */
-const MAX_GROUP_TURNS = 4;
 
 /** Rows read per replay step of a watch, and revisions per compaction transaction. */
 const BATCH = 1000;
@@ -333,26 +330,22 @@ export class SQLiteStorage implements Storage {
   }
 
   /**
-   * Opens a group transaction. It stays open while writes keep coming: it commits at the end of
-   * the first event-loop turn that added none (the requests whose data arrived meanwhile join it),
-   * or after MAX_GROUP_TURNS turns. If a sync is running then, it commits when that sync completes:
-   * its writes could not be made durable any sooner, and later turns' writes join it too.
+   * Opens a group transaction for the writes of this event-loop turn: it commits at the turn's end,
+   * so its sync runs while the next requests are worked on (the server starts a few per turn:
+   * docs/high-availability.md#requests-paced-per-turn). If a sync is running then, it commits when
+   * that sync completes: its writes could not be made durable any sooner, and later turns' writes
+   * join it meanwhile.
    */
   private beginBatch(): void {
     this.db.exec("BEGIN IMMEDIATE");
     this.batchBase = this.rev;
-    this.endTurn(0, 0);
+    setImmediate(() => this.endGroupTurn());
   }
 
-  /** At the end of each turn of the open group: another turn if this one added writes, else commit. */
-  private endTurn(turns: number, writesBefore: number): void {
-    setImmediate(() => {
-      if (!this.db.inTransaction) return;
-      const grew = this.batch.length > writesBefore;
-      if (grew && turns + 1 < MAX_GROUP_TURNS) return this.endTurn(turns + 1, this.batch.length);
-      if (this.sync?.syncing) this.commitAfterSync = true;
-      else this.commitBatch();
-    });
+  private endGroupTurn(): void {
+    if (!this.db.inTransaction) return;
+    if (this.sync?.syncing) this.commitAfterSync = true;
+    else this.commitBatch();
   }
 
   private commitDeferred(): void {
