@@ -150,7 +150,7 @@ async function main(): Promise<void> {
     const reference = rawEtcdPuts(rawClient, etcd.pid, rawCpu, rawFsync);
     for (const storage of ["sqlite", "etcd"] as const) {
       console.error(`${storage}-backed server (creates alternating with raw etcd puts, ${opts.slices} slices each, ${opts.durationMs} ms in all) ...`);
-      const [first, ...more] = workerCounts.length ? workerCounts : [firstWorkers];
+      const [first, ...more] = workerCounts.length ? workerCounts : [1];
       const server = await startApiServerProcess({
         storage,
         dataDir: join(work, storage),
