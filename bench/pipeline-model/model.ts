@@ -3,13 +3,11 @@
 // POSTed object the way the SQLite-backed API server does, with the API work replaced by a fixed
 // busy loop: requests are started a few per event-loop turn, the objects of a turn are appended to
 // a file as one group, and each group is answered once an fdatasync of that file that began after
-// its write returned (or, as a bound, at the end of its turn with no sync). Two questions are varied: whether the work and the syncs run on the thread
-// that serves HTTP/2 or on a second thread, and how many syncs may run at once (each on its own
-// descriptor; a group is answered only after every earlier group was).
+// its write returned. Varied: whether the work and the syncs run on the thread that serves HTTP/2
+// or on a second thread, and how many syncs may run at once (each on its own descriptor; a group
+// is answered only after every earlier group was), or none at all as a bound (a turn's objects
+// answered at its end).
 import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { createCertificateAuthority, issueServingCertificate } from "../../src/apiserver/certs/issue.ts";
 import { threadCpuMs } from "../apiserver/cpu-budget.ts";
 import { expectStatus, h2Caller } from "../apiserver/client.ts";
@@ -78,10 +76,12 @@ const logic = makeLogic(workerData, (id, text) => parentPort.postMessage([id, te
 parentPort.on("message", ([id, body]) => logic(id, body));
 `;
 
+// The server owns its file's directory and removes it when its parent closes stdin or dies.
 const SERVER = `${LOGIC}
 const http2 = require("node:http2");
 const { Worker } = require("node:worker_threads");
-const o = JSON.parse(process.env.MODEL);
+const dir = fs.mkdtempSync(require("node:path").join(require("node:os").tmpdir(), "pipeline-model-"));
+const o = { ...JSON.parse(process.env.MODEL), file: dir + "/log" };
 const server = http2.createSecureServer({ key: o.key, cert: o.cert });
 const waiting = new Map();
 let next = 0;
@@ -104,7 +104,7 @@ server.on("request", (req, res) => {
   req.on("end", () => { const id = next++; waiting.set(id, res); logic(id, Buffer.concat(chunks).toString("utf8")); });
 });
 ready.then(() => server.listen(0, "127.0.0.1", () => process.stdout.write(server.address().port + " " + tid + "\\n")));
-process.stdin.on("end", () => process.exit(0));
+process.stdin.on("end", () => { fs.rmSync(dir, { recursive: true, force: true }); process.exit(0); });
 process.stdin.resume();
 `;
 
@@ -121,13 +121,11 @@ export interface ModelServer {
 export async function startModel(options: ModelOptions): Promise<ModelServer> {
   const ca = await createCertificateAuthority();
   const tls = await issueServingCertificate(ca, { hosts: ["127.0.0.1"] });
-  const dir = mkdtempSync(join(tmpdir(), "pipeline-model-"));
-  const env = { ...process.env, MODEL: JSON.stringify({ ...options, file: join(dir, "log"), key: tls.keyPem, cert: tls.certPem }) };
+  const env = { ...process.env, MODEL: JSON.stringify({ ...options, key: tls.keyPem, cert: tls.certPem }) };
   const child = spawn(process.execPath, ["-e", SERVER], { stdio: ["pipe", "pipe", "inherit"], env });
   const stop = async () => {
     child.stdin.end();
     if (child.exitCode === null) await new Promise((r) => child.once("exit", r));
-    rmSync(dir, { recursive: true, force: true });
   };
   try {
     const [port, tid] = await new Promise<number[]>((resolve, reject) => {
@@ -143,7 +141,7 @@ export async function startModel(options: ModelOptions): Promise<ModelServer> {
         const body = { apiVersion: "v1", kind: "ConfigMap", metadata: { name: `m-${seq++}`, namespace: "bench" }, data: { k: "v" } };
         expectStatus(await caller.call("POST", "/api/v1/namespaces/bench/configmaps", body), [201], "model server");
       },
-      cpu: () => ({ processMs: processCpuMs(pid), mainMs: threadCpuMs(pid), workMs: tid ? threadCpuMs(pid, tid!) : 0 }),
+      cpu: () => ({ processMs: processCpuMs(pid), mainMs: threadCpuMs(pid), workMs: tid ? threadCpuMs(pid, tid) : 0 }),
       stop: async () => {
         caller.close();
         await stop();
