@@ -79,6 +79,8 @@ describe("the project controller", { timeout: 60_000 }, () => {
   test("a new Project is Pending, then Ready with its namespace, finalizer and observedGeneration; a spec change is observed", async () => {
     await garden.admin.create(Projects, { metadata: { name: "p" }, spec: { namespace: "garden-p", members: [{ apiGroup: "rbac.authorization.k8s.io", kind: "User", name: "alice", role: "admin" }] } });
     const ready = await eventually("p Ready", () => phaseOf("p", "Ready"));
+    // A read can see the update before the watch delivers it: wait for the watch to see Ready too.
+    await eventually("p Ready in the watch", () => (phases.get("p")?.includes("Ready") ? true : undefined));
     assert.deepEqual(phases.get("p"), ["Pending", "Ready"]);
     assert.equal(ready.status?.observedGeneration, 1);
     assert.deepEqual(ready.metadata.finalizers, ["gardener"]);
