@@ -21,6 +21,8 @@ export interface StartOptions {
   tokenAuthFile?: string;
   /** Further flags passed verbatim, e.g. ["--watch-cache-size", "10"]. */
   extraArgs?: string[];
+  /** Flags for node itself, before the script, e.g. ["--cpu-prof"]. */
+  nodeArgs?: string[];
   /** Milliseconds to wait for the ready line; default 60 s. */
   startTimeoutMs?: number;
 }
@@ -58,7 +60,7 @@ interface Spawned {
 }
 
 function buildArgs(opts: StartOptions, dataDir: string, port: number): string[] {
-  const args = [apiserverBin, "--data-dir", dataDir, "--secure-port", String(port), "--bind-address", "127.0.0.1"];
+  const args = [...(opts.nodeArgs ?? []), apiserverBin, "--data-dir", dataDir, "--secure-port", String(port), "--bind-address", "127.0.0.1"];
   if (opts.storage === "etcd") {
     if (!opts.etcdEndpoint) throw new Error("startApiServerProcess: storage etcd needs etcdEndpoint");
     args.push("--etcd-servers", opts.etcdEndpoint);
