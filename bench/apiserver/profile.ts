@@ -33,24 +33,28 @@ try {
     nodeArgs: ["--cpu-prof", "--cpu-prof-dir", profDir],
     extraArgs: args.values["no-fsync"] ? ["--sqlite-fsync=false"] : [],
   });
+  let window: { from: number; to: number; creates: number };
   const c = benchClient(server.kubeconfig, clients, { protocol: "h2" });
-  let created = 0;
-  const create = async (i: number) => {
-    const r = await c.call("POST", "/api/v1/namespaces/default/configmaps", { apiVersion: "v1", kind: "ConfigMap", metadata: { name: `cm-${i}` }, data: { k: "v" } });
-    expectStatus(r, [201], "create");
-    created++;
-  };
-  let seq = 0;
-  console.error(`warming up for ${args.count("warmup-ms")} ms ...`);
-  await rate(clients, args.count("warmup-ms"), () => create(seq++));
-  console.error(`measuring for ${args.count("duration-ms", 1)} ms ...`);
-  created = 0;
-  const from = monotonicUs();
-  await rate(clients, args.count("duration-ms", 1), () => create(seq++));
-  const to = monotonicUs();
-  const creates = created;
-  c.close();
-  await server.dispose(); // SIGTERM: node writes the profile as the process exits
+  try {
+    let created = 0;
+    let seq = 0;
+    const create = async () => {
+      const r = await c.call("POST", "/api/v1/namespaces/default/configmaps", { apiVersion: "v1", kind: "ConfigMap", metadata: { name: `cm-${seq++}` }, data: { k: "v" } });
+      expectStatus(r, [201], "create");
+      created++;
+    };
+    console.error(`warming up for ${args.count("warmup-ms")} ms ...`);
+    await rate(clients, args.count("warmup-ms"), create);
+    console.error(`measuring for ${args.count("duration-ms", 1)} ms ...`);
+    created = 0;
+    const from = monotonicUs();
+    await rate(clients, args.count("duration-ms", 1), create);
+    window = { from, to: monotonicUs(), creates: created };
+  } finally {
+    c.close();
+    await server.dispose(); // SIGTERM: node writes the profile as the process exits
+  }
+  const { from, to, creates } = window;
   const files = readdirSync(profDir).filter((f) => f.endsWith(".cpuprofile")).sort();
   // The main thread's profile is the process's first; worker threads, if any, write their own.
   if (files.length === 0) throw new Error(`no CPU profile in ${profDir}: the server did not exit cleanly`);
