@@ -3,15 +3,13 @@
 // sets a uid and answers it with 201; no authentication, storage or API logic. Its rate and CPU per
 // request, measured with the phases' clients and sessions, are what an API server in Node cannot go
 // below: the rest of a create's CPU is ours to cut (docs/high-availability.md#the-floor).
-import { spawn } from "node:child_process";
-import { createCertificateAuthority, issueServingCertificate } from "../../src/apiserver/certs/issue.ts";
 import { rate } from "../support/stats.ts";
-import { expectStatus, h2Caller } from "./client.ts";
+import { startBareServer } from "./bare-server.ts";
 import { processCpuMs } from "./phases.ts";
 
 const SERVER = `
 const http2 = require("node:http2");
-const { key, cert } = JSON.parse(process.env.FLOOR_TLS);
+const { key, cert } = JSON.parse(process.env.BARE_TLS);
 const server = http2.createSecureServer({ key, cert, allowHTTP1: true });
 server.on("request", (req, res) => {
   const chunks = [];
@@ -37,36 +35,22 @@ export interface FloorFigures {
 
 /** Requests/s and CPU per request of the bare stack, `clients` in flight as streams of sessions of `clientsPerSession`. */
 export async function measureFloor(clients: number, clientsPerSession: number, durationMs: number): Promise<FloorFigures> {
-  const ca = await createCertificateAuthority();
-  const tls = await issueServingCertificate(ca, { hosts: ["127.0.0.1"] });
-  const child = spawn(process.execPath, ["-e", SERVER], { stdio: ["pipe", "pipe", "inherit"], env: { ...process.env, FLOOR_TLS: JSON.stringify({ key: tls.keyPem, cert: tls.certPem }) } });
+  const server = await startBareServer("floor server", SERVER, {}, Math.ceil(clients / clientsPerSession));
   try {
-    const port = await new Promise<number>((resolve, reject) => {
-      child.stdout.once("data", (d: Buffer) => resolve(Number(d.toString().trim())));
-      child.once("exit", (code) => reject(new Error(`floor server exited with ${code}`)));
-    });
-    const caller = h2Caller({ server: `https://127.0.0.1:${port}`, caPem: ca.certPem }, Math.ceil(clients / clientsPerSession));
-    let seq = 0;
-    const call = async () => {
-      const body = { apiVersion: "v1", kind: "ConfigMap", metadata: { name: `f-${seq++}`, namespace: "bench" }, data: { k: "v" } };
-      expectStatus(await caller.call("POST", "/api/v1/namespaces/bench/configmaps", body), [201], "floor server");
-    };
-    await rate(clients, durationMs / 4, call); // warm-up
-    const serverBefore = processCpuMs(child.pid!);
+    await rate(clients, durationMs / 4, server.call); // warm-up
+    const serverBefore = processCpuMs(server.pid);
     const clientBefore = process.cpuUsage();
     let n = 0;
     const started = performance.now();
     await rate(clients, durationMs, async () => {
-      await call();
+      await server.call();
       n++;
     });
     const ms = performance.now() - started;
     const client = process.cpuUsage(clientBefore);
-    const serverMs = processCpuMs(child.pid!) - serverBefore;
-    caller.close();
+    const serverMs = processCpuMs(server.pid) - serverBefore;
     return { requestsPerSec: (n * 1000) / ms, serverCpuMsPerRequest: serverMs / Math.max(1, n), clientCpuMsPerRequest: (client.user + client.system) / 1000 / Math.max(1, n) };
   } finally {
-    child.stdin.end();
-    if (child.exitCode === null) await new Promise((r) => child.once("exit", r));
+    await server.stop();
   }
 }

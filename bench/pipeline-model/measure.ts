@@ -1,4 +1,5 @@
 // Alternating slices of several model servers, so that the machine's other load hits each alike.
+import { rate } from "../support/stats.ts";
 import type { ModelServer } from "./model.ts";
 
 export interface ModelFigures {
@@ -17,16 +18,11 @@ export async function measureAlternating(servers: ModelServer[], clients: number
     for (const [i, server] of servers.entries()) {
       const before = server.cpu();
       const started = performance.now();
-      const end = started + sliceMs;
       let ops = 0;
-      await Promise.all(
-        Array.from({ length: clients }, async () => {
-          while (performance.now() < end) {
-            await server.call();
-            ops++;
-          }
-        }),
-      );
+      await rate(clients, sliceMs, async () => {
+        await server.call();
+        ops++;
+      });
       const after = server.cpu();
       const t = tally[i]!;
       t.ops += ops;

@@ -7,10 +7,8 @@
 // or on a second thread, and how many syncs may run at once (each on its own descriptor; a group
 // is answered only after every earlier group was), or none at all as a bound (a turn's objects
 // answered at its end).
-import { spawn } from "node:child_process";
-import { createCertificateAuthority, issueServingCertificate } from "../../src/apiserver/certs/issue.ts";
+import { startBareServer } from "../apiserver/bare-server.ts";
 import { threadCpuMs } from "../apiserver/cpu-budget.ts";
-import { expectStatus, h2Caller } from "../apiserver/client.ts";
 import { processCpuMs } from "../apiserver/phases.ts";
 
 export interface ModelOptions {
@@ -82,7 +80,7 @@ const http2 = require("node:http2");
 const { Worker } = require("node:worker_threads");
 const dir = fs.mkdtempSync(require("node:path").join(require("node:os").tmpdir(), "pipeline-model-"));
 const o = { ...JSON.parse(process.env.MODEL), file: dir + "/log" };
-const server = http2.createSecureServer({ key: o.key, cert: o.cert });
+const server = http2.createSecureServer(JSON.parse(process.env.BARE_TLS));
 const waiting = new Map();
 let next = 0;
 function answer(id, text) {
@@ -117,38 +115,15 @@ export interface ModelServer {
   stop(): Promise<void>;
 }
 
-/** Starts a model server and one HTTP/2 session of `clients` streams to it (the benchmark's client). */
+/** Starts a model server and one HTTP/2 session to it (the benchmark's client). */
 export async function startModel(options: ModelOptions): Promise<ModelServer> {
-  const ca = await createCertificateAuthority();
-  const tls = await issueServingCertificate(ca, { hosts: ["127.0.0.1"] });
-  const env = { ...process.env, MODEL: JSON.stringify({ ...options, key: tls.keyPem, cert: tls.certPem }) };
-  const child = spawn(process.execPath, ["-e", SERVER], { stdio: ["pipe", "pipe", "inherit"], env });
-  const stop = async () => {
-    child.stdin.end();
-    if (child.exitCode === null) await new Promise((r) => child.once("exit", r));
+  const server = await startBareServer("model server", SERVER, { MODEL: JSON.stringify(options) }, 1);
+  const { pid } = server;
+  const tid = Number(server.reported[0]);
+  return {
+    options,
+    call: server.call,
+    cpu: () => ({ processMs: processCpuMs(pid), mainMs: threadCpuMs(pid), workMs: tid ? threadCpuMs(pid, tid) : 0 }),
+    stop: server.stop,
   };
-  try {
-    const [port, tid] = await new Promise<number[]>((resolve, reject) => {
-      child.stdout.once("data", (d: Buffer) => resolve(d.toString().trim().split(" ").map(Number)));
-      child.once("exit", (code) => reject(new Error(`model server exited with ${code}`)));
-    });
-    const caller = h2Caller({ server: `https://127.0.0.1:${port}`, caPem: ca.certPem }, 1);
-    const pid = child.pid!;
-    let seq = 0;
-    return {
-      options,
-      call: async () => {
-        const body = { apiVersion: "v1", kind: "ConfigMap", metadata: { name: `m-${seq++}`, namespace: "bench" }, data: { k: "v" } };
-        expectStatus(await caller.call("POST", "/api/v1/namespaces/bench/configmaps", body), [201], "model server");
-      },
-      cpu: () => ({ processMs: processCpuMs(pid), mainMs: threadCpuMs(pid), workMs: tid ? threadCpuMs(pid, tid) : 0 }),
-      stop: async () => {
-        caller.close();
-        await stop();
-      },
-    };
-  } catch (err) {
-    await stop();
-    throw err;
-  }
 }
