@@ -56,7 +56,7 @@ describe("AdmissionChain", () => {
     assert.deepEqual(log, ["admit a"]);
     const log2: string[] = [];
     const chain2 = new AdmissionChain([recorder("a", log2, { reject: "validate" }), recorder("b", log2)]);
-    await assert.rejects(chain2.validate(attrs(), client), /a says no/);
+    await assert.rejects(async () => chain2.validate(attrs(), client), /a says no/);
     assert.deepEqual(log2, ["validate a labels="]);
   });
 
@@ -82,5 +82,38 @@ describe("AdmissionChain", () => {
     const a = attrs();
     await chain.run(a, client);
     assert.deepEqual(a.object, { metadata: { name: "w1" } });
+    assert.equal(chain.admit(a, client), undefined);
+  });
+
+  it("a phase whose plugins all answer at once answers nothing to await, and rejects by throwing", () => {
+    const log: string[] = [];
+    const now = (name: string, reject = false): AdmissionPlugin => ({
+      name,
+      admit: () => void log.push(`admit ${name}`),
+      validate: () => {
+        log.push(`validate ${name}`);
+        if (reject) throw newForbiddenMessage(`${name} says no`);
+      },
+    });
+    assert.equal(new AdmissionChain([now("a"), now("b")]).admit(attrs(), client), undefined);
+    assert.throws(() => new AdmissionChain([now("c", true), now("d")]).validate(attrs(), client), /c says no/);
+    assert.deepEqual(log, ["admit a", "admit b", "validate c"]);
+  });
+
+  it("a phase goes on after a plugin's promise with the plugins after it, in order, and only then settles", async () => {
+    const log: string[] = [];
+    let release!: () => void;
+    const slow: AdmissionPlugin = { name: "slow", admit: () => new Promise<void>((resolve) => (release = resolve)).then(() => void log.push("admit slow")) };
+    const now: AdmissionPlugin = { name: "now", admit: () => void log.push("admit now") };
+    const pending = new AdmissionChain([now, slow, now]).admit(attrs(), client);
+    assert.ok(pending instanceof Promise);
+    let settled = false;
+    void pending.then(() => (settled = true));
+    await Promise.resolve();
+    assert.deepEqual(log, ["admit now"]);
+    assert.equal(settled, false);
+    release();
+    await pending;
+    assert.deepEqual(log, ["admit now", "admit slow", "admit now"]);
   });
 });

@@ -80,13 +80,13 @@ function missingClient(def: ResourceDefinition): InternalClient {
   return new Proxy({} as InternalClient, { get: () => fail });
 }
 
-/** Runs one admission phase ("admit": mutating, "validate": validating) with the full attributes. */
-export async function admit(
+/** Runs one admission phase ("admit": mutating, "validate": validating) with the full attributes; nothing to await when every plugin was done at once. */
+export function admit(
   core: StoreCore,
   ctx: RequestContext,
   attrs: { operation: Operation; subresource?: string; name: string; namespace: string | undefined; object?: KubeObject; oldObject?: KubeObject; dryRun: boolean },
   phase: "admit" | "validate",
-): Promise<void> {
+): Promise<void> | void {
   const full: AdmissionAttributes = {
     operation: attrs.operation,
     resource: core.def,
@@ -99,6 +99,5 @@ export async function admit(
   if (attrs.object) full.object = attrs.object;
   if (attrs.oldObject) full.oldObject = attrs.oldObject;
   if (ctx.warnings) full.warnings = ctx.warnings;
-  if (phase === "admit") await core.admission.admit(full, core.client());
-  else await core.admission.validate(full, core.client());
+  return phase === "admit" ? core.admission.admit(full, core.client()) : core.admission.validate(full, core.client());
 }

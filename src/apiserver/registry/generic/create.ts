@@ -38,14 +38,17 @@ export async function createDecoded(
   const namespace = obj.metadata.namespace;
   if (def.namespaced && !namespace) throw newBadRequest("namespace is required for a namespaced resource");
 
-  const attrs = { operation: "CREATE" as const, namespace, object: obj, dryRun };
-  await admit(core, ctx, { ...attrs, name: obj.metadata.name ?? "" }, "admit");
+  const attrs = { operation: "CREATE" as const, namespace, object: obj, dryRun, name: obj.metadata.name ?? "" };
+  const admitting = admit(core, ctx, attrs, "admit");
+  if (admitting) await admitting;
   prepareCreate(core, ctx, obj);
   const base = obj.metadata.generateName;
   const generated = !obj.metadata.name && Boolean(base);
   if (generated) obj.metadata.name = core.generateName(base!);
   validateCreate(core, ctx, obj);
-  await admit(core, ctx, { ...attrs, name: obj.metadata.name ?? "" }, "validate");
+  attrs.name = obj.metadata.name ?? "";
+  const validating = admit(core, ctx, attrs, "validate");
+  if (validating) await validating;
   warnings.push(...(def.strategy.warningsOnCreate?.(ctx, obj) ?? []));
 
   for (let attempt = 1; ; attempt++) {
