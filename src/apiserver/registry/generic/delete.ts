@@ -32,7 +32,7 @@ export async function del(core: StoreCore, ctx: RequestContext, name: string, op
   let reported: KeyValue | undefined;
   // Preconditions are checked on every attempt (409 when they fail); a lost compare-and-swap is retried (retry.ts).
   const retry = new ConflictRetry();
-  for (;; await retry.next()) {
+  for (;; reported = await retry.next(reported)) {
     const kv = reported ?? (await getKey(core, key));
     reported = undefined;
     if (!kv) throw newNotFound(core.gr, name);

@@ -139,7 +139,7 @@ export async function updateLoop(
     } catch (err) {
       reported = currentAfterConflict(err);
       if (!(err instanceof StorageError && (err.code === "Conflict" || err.code === "NotFound"))) throw storageToStatus(err);
-      await retry.next();
+      reported = await retry.next(reported);
     }
   }
 }

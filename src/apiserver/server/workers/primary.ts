@@ -4,7 +4,7 @@
 // hands it in turn. The primary restarts a worker that exits or crashes; its connections are cut
 // (clients reconnect and land on another worker). Ending the process ends every worker with it.
 import { mkdir } from "node:fs/promises";
-import { MessageChannel, Worker } from "node:worker_threads";
+import { MessageChannel, type Worker } from "node:worker_threads";
 import type { Logger } from "pino";
 import { Registry } from "prom-client";
 import type { AuditLog } from "../../audit/log.ts";
@@ -17,6 +17,7 @@ import { clientHost, hostPort, loadTls } from "../tls.ts";
 import { MetricsGatherer, type WorkerMetrics } from "./metrics.ts";
 import { ConnectionRelay } from "./relay-primary.ts";
 import { SharedTally } from "./shared-tally.ts";
+import { startModuleThread } from "../../../utils/module-thread.ts";
 
 /** What a worker thread finds in workerData (besides the transferred ports). */
 export interface WorkerData {
@@ -80,24 +81,6 @@ interface Slot {
   delayMs: number;
 }
 
-/** tsx's API module when this process runs TypeScript through tsx (as every entry point does). */
-function tsxModule(): string | undefined {
-  try {
-    return import.meta.resolve("tsx/esm/api");
-  } catch {
-    return undefined;
-  }
-}
-
-// A worker thread registers tsx itself (a loader registered in this thread does not reach it).
-const BOOT = `
-const { workerData } = require("node:worker_threads");
-(async () => {
-  if (workerData.tsx) (await import(workerData.tsx)).register();
-  await import(workerData.entry);
-})().catch((err) => { setImmediate(() => { throw err; }); });
-`;
-
 export async function startWorkers(o: ApiServerOptions, p: PrimaryOptions): Promise<RunningWorkers> {
   const log = p.logger;
   await mkdir(o.dataDir, { recursive: true, mode: 0o700 });
@@ -111,7 +94,6 @@ export async function startWorkers(o: ApiServerOptions, p: PrimaryOptions): Prom
   // Its sync metrics join the workers' in /metrics.
   const ownMetrics = new Registry();
   const database: Storage | undefined = o.etcdServers.length === 0 ? openSQLite(o, ownMetrics) : undefined;
-  const tsx = tsxModule();
   // The watch counts every worker shares; the metrics every worker's /metrics adds up.
   const tally = SharedTally.create(o.workers);
   const gatherer = new MetricsGatherer();
@@ -130,14 +112,11 @@ export async function startWorkers(o: ApiServerOptions, p: PrimaryOptions): Prom
     auditChannel?.port1.on("message", (event: object) => audit!.write(event));
     const storageChannel = database ? new MessageChannel() : undefined;
     const service: StorageService | undefined = storageChannel && database ? serveStorage(database, storageChannel.port1) : undefined;
-    const data: WorkerData = { options: o, index: slot.index, port, entry: p.entry, tsx };
+    const data: Omit<WorkerData, "entry" | "tsx"> = { options: o, index: slot.index, port };
     const transfer = [connections.port2, ...(auditChannel ? [auditChannel.port2] : []), ...(storageChannel ? [storageChannel.port2] : [])];
-    // The thread's execArgv without tsx's loader flags: the thread registers tsx itself.
-    const worker = new Worker(BOOT, {
-      eval: true,
+    const worker = startModuleThread(p.entry, {
       workerData: { ...data, connections: connections.port2, audit: auditChannel?.port2, storage: storageChannel?.port2, tally: tally.shared },
       transferList: transfer,
-      execArgv: withoutTsx(process.execArgv),
     });
     slot.worker = worker;
     if (slot.index === 0 || firstServing) go(worker);
@@ -240,19 +219,4 @@ export async function startWorkers(o: ApiServerOptions, p: PrimaryOptions): Prom
     },
     stop: () => (stopped ??= stopAll()),
   };
-}
-
-/** execArgv without `--import tsx` / `--loader tsx` (either spelling). */
-export function withoutTsx(argv: string[]): string[] {
-  const out: string[] = [];
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i]!;
-    if ((a === "--import" || a === "--loader" || a === "--require" || a === "-r") && /(^|\/)tsx(\/|$)/.test(argv[i + 1] ?? "")) {
-      i++;
-      continue;
-    }
-    if (/^--(import|loader|require)=.*\btsx\b/.test(a)) continue;
-    out.push(a);
-  }
-  return out;
 }

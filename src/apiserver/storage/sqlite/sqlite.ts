@@ -1,12 +1,13 @@
 // Storage on an embedded SQLite database (better-sqlite3), with etcd v3 semantics.
 //
-// One synchronous writer: every write is one IMMEDIATE transaction whose log row id is the new
-// revision, so revisions are assigned in commit order and there are no gaps to wait for.
-// Durability (ADR 0007): a write is acknowledged, and its event reaches watchers, only once the WAL
-// holding it was fdatasync'ed. Group commit: the writes of an event-loop turn share one SQLite
-// transaction, committed at the turn's end or, while a sync runs, when it completes (a SQLite error
-// in one write fails the group); commits share one fdatasync, which runs off the event loop (group-sync.ts). Reads never show a commit before it is durable: the current revision
-// is the durable one, lists read at it, and a get of a key with a commit still syncing waits for it.
+// One writer: every write's log row id is its revision, assigned in commit order, so there are no
+// gaps to wait for. Durability (ADR 0007): a write is acknowledged, and its event reaches watchers,
+// only once the WAL holding it was fdatasync'ed. The writes go to a thread of their own
+// (ADR 0020, writer.ts and writer-thread.ts): those of an event-loop turn are sent together, and
+// the thread commits everything waiting as one group and syncs it before it answers. This thread
+// reads through a connection of its own and never shows a write before it is durable: the current
+// revision is the durable one, lists read at it, and a get of a key with a write in flight waits
+// for it. Without fsync (or in memory) the writes run here, each its own transaction, visible at once.
 import Database from "better-sqlite3";
 import type {
   KeyValue,
@@ -18,9 +19,11 @@ import type {
 } from "../interface.ts";
 import { StorageError } from "../interface.ts";
 import { normalizePrefix, prefixEnd, rangeStart } from "../keys.ts";
-import { GroupSync } from "./group-sync.ts";
+import { type Applied, appliedOf, applyWrite, type WriteOp } from "./apply.ts";
 import { Hub, type Subscriber } from "./hub.ts";
 import { MAX_KEY, SCHEMA, prepareStatements, toEvent, toKeyValue, type KvRow, type Statements } from "./schema.ts";
+import { SQLiteWriter } from "./writer.ts";
+import type { ThreadOp, ThreadResult } from "./writer-protocol.ts";
 
 export interface SQLiteStorageOptions {
   /** Database file, or ":memory:". */
@@ -36,14 +39,11 @@ export interface SQLiteStorageOptions {
   onSync?(seconds: number, writes: number): void;
 }
 
-/** One write inside a transaction; `current` reads the key's live row (a create reads it only on conflict). */
-type Apply = (current: () => KvRow | undefined) => { result: KeyValue; event: StorageEvent };
-
-interface Commit {
-  key: string;
-  result: KeyValue;
-  event: StorageEvent;
-  resolve(kv: KeyValue): void;
+/** An op sent to the writer thread, and whom to tell of its outcome. */
+interface Ticket {
+  /** The write (none for compaction's steps). */
+  write?: WriteOp;
+  resolve(result: KeyValue | undefined): void;
   reject(err: unknown): void;
 }
 
@@ -55,42 +55,38 @@ export class SQLiteStorage implements Storage {
   private readonly db: Database.Database;
   private readonly st: Statements;
   private readonly hub = new Hub();
-  /** The last committed revision (assigned to writes). */
+  /** The last revision written here (without the writer thread). */
   private rev: number;
   /** The last durable revision: what readers and watchers see. */
   private durableRev: number;
-  private readonly sync: GroupSync<Commit> | undefined;
-  /** Keys with a commit not yet durable, and that commit's revision. */
-  private readonly syncingKeys = new Map<string, number>();
-  private durableWaiters: { rev: number; resolve: () => void }[] = [];
-  /** Writes in the open group transaction, and the revision committed before it began. */
-  private batch: Commit[] = [];
-  private batchBase = 0;
-  /** The open group waits for the running sync to complete before it commits. */
-  private commitAfterSync = false;
-  private committedGroups = 0;
-  private readonly writeTx: Database.Transaction<(key: string, apply: Apply) => { result: KeyValue; event: StorageEvent }>;
+  private readonly writer: SQLiteWriter<Ticket> | undefined;
+  /** Keys with writes in flight on the writer thread, and how many. */
+  private readonly pendingKeys = new Map<string, number>();
+  /** Reads waiting for the writer's next answer. */
+  private answerWaiters: (() => void)[] = [];
+  private readonly writeTx: Database.Transaction<(w: WriteOp) => Applied>;
+  private readonly onSync: ((seconds: number, writes: number) => void) | undefined;
   private compacted: number;
   private closed = false;
   private compaction: Promise<void> = Promise.resolve();
 
   constructor(options: SQLiteStorageOptions) {
-    this.db = new Database(options.path, { timeout: options.busyTimeoutMs ?? 10_000 });
+    const busyTimeoutMs = options.busyTimeoutMs ?? 10_000;
+    this.db = new Database(options.path, { timeout: busyTimeoutMs });
     this.db.pragma("journal_mode = WAL");
     this.db.pragma("synchronous = NORMAL");
     this.db.exec(SCHEMA);
     this.st = prepareStatements(this.db);
     this.rev = this.st.sequence.get()?.seq ?? 0;
     this.durableRev = this.rev;
-    this.writeTx = this.db.transaction((key: string, apply: Apply) => apply(() => this.st.latestGet.get(key)));
+    this.writeTx = this.db.transaction((w: WriteOp) => appliedOf(w, applyWrite(this.st, w, this.rev + 1)));
+    this.onSync = options.onSync;
     const onDisk = options.path !== ":memory:" && options.path !== "";
     if (onDisk && options.fsync !== false) {
-      GroupSync.syncFileAndDir(options.path);
-      this.sync = new GroupSync(`${options.path}-wal`, {
-        durable: (batch) => this.onDurable(batch.map((w) => w.value)),
-        failed: (batch, err) => this.onSyncFailed(batch.map((w) => w.value), err),
-        synced: () => this.commitDeferred(),
-        ...(options.onSync ? { observed: options.onSync } : {}),
+      SQLiteWriter.syncFileAndDir(options.path);
+      this.writer = new SQLiteWriter(options.path, busyTimeoutMs, {
+        done: (results, syncStartedAt) => this.onDurable(results, syncStartedAt),
+        failed: (tickets, err, fatal) => this.onFailed(tickets, err, fatal),
       });
     }
     this.compacted = this.st.metaGet.get("compacted")?.value ?? 0;
@@ -108,8 +104,8 @@ export class SQLiteStorage implements Storage {
 
   async get(key: string): Promise<KeyValue | undefined> {
     this.checkOpen();
-    for (let rev = this.syncingKeys.get(key); rev !== undefined; rev = this.syncingKeys.get(key)) {
-      await this.durableAt(rev);
+    while (this.pendingKeys.has(key)) {
+      await new Promise<void>((resolve) => this.answerWaiters.push(resolve));
       this.checkOpen();
     }
     const row = this.st.latestGet.get(key);
@@ -133,7 +129,7 @@ export class SQLiteStorage implements Storage {
     const limit = options.limit && options.limit > 0 ? Math.min(Math.floor(options.limit), 2 ** 31 - 2) : 0;
     // The latest table may hold commits that are not durable yet: then read as of the revision.
     const rows: KvRow[] =
-      revision === this.rev
+      revision === this.durableRev && this.pendingKeys.size === 0
         ? this.st.listLatest.all(start, end, limit ? limit + 1 : -1)
         : this.st.listAt.all(start, end, revision, limit ? limit + 1 : -1);
     const more = limit > 0 && rows.length > limit;
@@ -152,43 +148,15 @@ export class SQLiteStorage implements Storage {
   }
 
   async create(key: string, value: string): Promise<KeyValue> {
-    return this.write(key, (current) => {
-      const rev = this.rev + 1;
-      // The live-key row first: a key that exists fails it, and nothing was written. No read before.
-      try {
-        this.st.latestAdd.run(key, rev);
-      } catch (err) {
-        const cur = isKeyConflict(err) ? current() : undefined;
-        if (cur) throw new StorageError("KeyExists", `key ${key} already exists`, { key, current: toKeyValue(cur) });
-        throw err;
-      }
-      // A create has no previous version (an earlier incarnation's delete row is compacted as a delete).
-      this.st.insert.run(rev, key, value, 1, 0, rev, 0);
-      const kv: KeyValue = { key, value, createRevision: rev, modRevision: rev };
-      return { result: kv, event: { type: "put", kv } };
-    });
+    return this.write({ op: "create", key, value });
   }
 
   async update(key: string, value: string, expectedModRevision: number): Promise<KeyValue> {
-    return this.write(key, (current) => {
-      const prev = this.precondition(key, current(), expectedModRevision);
-      const rev = this.rev + 1;
-      this.st.insert.run(rev, key, value, 0, 0, prev.createRevision, prev.modRevision);
-      this.st.latestSet.run(key, rev);
-      const kv: KeyValue = { key, value, createRevision: prev.createRevision, modRevision: rev };
-      return { result: kv, event: { type: "put", kv, prev } };
-    });
+    return this.write({ op: "update", key, value, expected: expectedModRevision });
   }
 
   async delete(key: string, expectedModRevision?: number): Promise<KeyValue> {
-    return this.write(key, (current) => {
-      const prev = this.precondition(key, current(), expectedModRevision);
-      const rev = this.rev + 1;
-      this.st.insert.run(rev, key, prev.value, 0, 1, prev.createRevision, prev.modRevision);
-      this.st.latestDelete.run(key);
-      const kv: KeyValue = { ...prev, modRevision: rev };
-      return { result: kv, event: { type: "delete", kv, prev } };
-    });
+    return this.write(expectedModRevision === undefined ? { op: "delete", key } : { op: "delete", key, expected: expectedModRevision });
   }
 
   watch(
@@ -248,40 +216,50 @@ export class SQLiteStorage implements Storage {
    * Publishes the compacted revision first (reads and watches below it fail from then on), then
    * deletes superseded versions and delete rows in batches of BATCH revisions, one transaction each,
    * yielding to the event loop in between; "swept" records progress so an interrupted compaction is
-   * finished by the next one. Never deletes the current version of a live key.
+   * finished by the next one. Never deletes the current version of a live key. With the writer
+   * thread, each step is an op of its own there, between the writes.
    */
   private async runCompaction(revision: number): Promise<void> {
     if (this.closed || revision <= this.compacted) return;
-    this.commitBatch(); // compaction's own transactions stay out of the writers' group
-    this.st.metaSet.run("compacted", revision);
+    await this.step({ op: "meta", name: "compacted", value: revision });
     this.compacted = revision;
     let lo = this.st.metaGet.get("swept")?.value ?? 0;
-    const sweep = this.db.transaction((from: number, to: number) => {
-      this.st.compactSuperseded.run(from, to);
-      this.st.compactDeleted.run(from, to);
-      this.st.metaSet.run("swept", to);
-    });
     while (lo < revision) {
       if (this.closed) return;
       const hi = Math.min(revision, lo + BATCH);
-      this.commitBatch();
-      sweep.immediate(lo, hi);
+      await this.step({ op: "sweep", from: lo, to: hi });
       lo = hi;
       await new Promise<void>((resolve) => setImmediate(resolve));
     }
     if (this.closed) return;
-    this.commitBatch();
-    this.db.pragma("wal_checkpoint(TRUNCATE)");
+    await this.step({ op: "checkpoint" });
+  }
+
+  /** One of compaction's steps: on the writer thread, or here in a transaction of its own. */
+  private async step(op: Exclude<ThreadOp, WriteOp>): Promise<void> {
+    if (this.writer) {
+      await new Promise<KeyValue | undefined>((resolve, reject) => this.writer!.submit(op, { resolve, reject }));
+      return;
+    }
+    if (op.op === "checkpoint") this.db.pragma("wal_checkpoint(TRUNCATE)");
+    else if (op.op === "meta") this.st.metaSet.run(op.name, op.value);
+    else {
+      this.db.transaction(() => {
+        this.st.compactSuperseded.run(op.from, op.to);
+        this.st.compactDeleted.run(op.from, op.to);
+        this.st.metaSet.run("swept", op.to);
+      }).immediate();
+    }
   }
 
   /** fdatasyncs of the WAL so far (0 without fsync). */
   get syncs(): number {
-    return this.sync?.syncs ?? 0;
+    return this.writer?.groups ?? 0;
   }
 
   /** Group transactions committed so far (0 without fsync: then every write commits alone). */
   get groups(): number {
-    return this.committedGroups;
+    return this.writer?.groups ?? 0;
   }
 
   /** Rows in the history log and live keys (for metrics and tests). */
@@ -297,152 +275,92 @@ export class SQLiteStorage implements Storage {
     this.closed = true;
     for (const sub of [...this.hub.subscribers]) this.hub.remove(sub);
     await this.compaction;
-    this.commitBatch();
-    await this.sync?.drained();
-    this.sync?.close();
-    for (const w of this.durableWaiters.splice(0)) w.resolve();
+    await this.writer?.close();
+    this.wakeReaders();
     this.db.close();
   }
 
-  private write(key: string, apply: Apply): Promise<KeyValue> {
+  private write(w: WriteOp): Promise<KeyValue> {
     this.checkOpen();
-    const sync = this.sync;
-    if (sync?.error) throw new StorageError("Unavailable", `storage failed: ${sync.error.message}`);
-    let out: { result: KeyValue; event: StorageEvent };
+    const writer = this.writer;
+    if (!writer) return Promise.resolve(this.writeHere(w));
+    if (writer.error) throw new StorageError("Unavailable", `storage failed: ${writer.error.message}`);
+    this.pendingKeys.set(w.key, (this.pendingKeys.get(w.key) ?? 0) + 1);
+    return new Promise((resolve, reject) => writer.submit(w, { write: w, resolve: resolve as (kv: KeyValue | undefined) => void, reject }));
+  }
+
+  /** A write without the writer thread: its own transaction, visible (and published) at once. */
+  private writeHere(w: WriteOp): KeyValue {
+    let out: Applied;
     try {
-      if (sync && !this.db.inTransaction) this.beginBatch();
-      out = sync ? apply(() => this.st.latestGet.get(key)) : this.writeTx.immediate(key, apply);
+      out = this.writeTx.immediate(w);
     } catch (err) {
-      // A refused write (a StorageError) changed nothing; a SQLite error may have left half a
-      // write in the group transaction, so the whole group is rolled back and fails with it.
-      if (sync && !(err instanceof StorageError)) this.abortBatch(err);
       throw mapSqliteError(err);
     }
-    const rev = out.result.modRevision;
-    this.rev = rev;
-    if (!sync) {
-      this.durableRev = rev;
-      this.hub.publish([out.event]);
-      return Promise.resolve(out.result);
+    this.rev = this.durableRev = out.result.modRevision;
+    this.hub.publish([out.event]);
+    return out.result;
+  }
+
+  /** One group is durable: publish its writes' events in revision order, then answer every op. */
+  private onDurable(results: [Ticket, ThreadResult][], syncStartedAt: number): void {
+    const events: StorageEvent[] = [];
+    const answers: (KeyValue | undefined)[] = [];
+    for (const [t, r] of results) {
+      if (t.write) this.settleKey(t.write.key);
+      let answer: KeyValue | undefined;
+      if (r.ok && r.written && t.write) {
+        const applied = appliedOf(t.write, r.written);
+        this.durableRev = applied.result.modRevision;
+        events.push(applied.event);
+        answer = applied.result;
+      }
+      answers.push(answer);
     }
-    this.syncingKeys.set(key, rev);
-    return new Promise((resolve, reject) => this.batch.push({ key, ...out, resolve, reject }));
+    if (events.length > 0 && !this.closed) this.hub.publish(events);
+    results.forEach(([t, r], i) => {
+      if (r.ok) t.resolve(answers[i]);
+      else t.reject(new StorageError(r.code, r.message, definedOnly(r.extra)));
+    });
+    this.onSync?.((performance.timeOrigin + performance.now() - syncStartedAt) / 1000, events.length);
+    this.wakeReaders();
   }
 
-  /**
-   * Opens a group transaction for the writes of this event-loop turn: it commits at the turn's end,
-   * so its sync runs while the next requests are worked on (the server starts a few per turn:
-   * docs/high-availability.md#requests-paced-per-turn). If a sync is running then, it commits when
-   * that sync completes: its writes could not be made durable any sooner, and later turns' writes
-   * join it meanwhile.
-   */
-  private beginBatch(): void {
-    this.db.exec("BEGIN IMMEDIATE");
-    this.batchBase = this.rev;
-    setImmediate(() => this.endGroupTurn());
-  }
-
-  private endGroupTurn(): void {
-    if (!this.db.inTransaction) return;
-    if (this.sync?.syncing) this.commitAfterSync = true;
-    else this.commitBatch();
-  }
-
-  private commitDeferred(): void {
-    if (!this.commitAfterSync) return;
-    this.commitAfterSync = false;
-    this.commitBatch();
-  }
-
-  /** Commits the group transaction and hands its writes to the sync; a failed COMMIT fails them all. */
-  private commitBatch(): void {
-    if (!this.sync || !this.db.inTransaction) return;
-    const batch = this.batch;
-    try {
-      this.db.exec("COMMIT");
-    } catch (err) {
-      this.abortBatch(err);
-      return;
+  /** None of these ops is stored: a SQLite error rolled their group back, or storage failed (fatal). */
+  private onFailed(tickets: Ticket[], err: Error, fatal: boolean): void {
+    const failure = fatal ? new StorageError("Unavailable", `storage failed: ${err.message}`, {}, { cause: err }) : mapSqliteError(err);
+    for (const t of tickets) {
+      if (t.write) this.settleKey(t.write.key);
+      t.reject(failure);
     }
-    this.batch = [];
-    this.committedGroups++;
-    this.sync.addNow(batch.map((c) => ({ rev: c.result.modRevision, value: c })));
+    this.wakeReaders();
   }
 
-  /** Rolls the group transaction back: its writes fail with err and their revisions will be reused. */
-  private abortBatch(err: unknown): void {
-    const batch = this.batch;
-    this.batch = [];
-    try {
-      this.db.exec("ROLLBACK");
-    } catch {
-      // already rolled back by SQLite
-    }
-    this.rev = this.batchBase;
-    const failure = mapSqliteError(err);
-    for (const c of batch) {
-      if (this.syncingKeys.get(c.key) === c.result.modRevision) this.syncingKeys.delete(c.key);
-      c.reject(failure);
-    }
-    // Reads waiting for these revisions look again.
-    for (const w of this.durableWaiters.splice(0)) w.resolve();
+  private settleKey(key: string): void {
+    const n = this.pendingKeys.get(key) ?? 0;
+    if (n > 1) this.pendingKeys.set(key, n - 1);
+    else this.pendingKeys.delete(key);
   }
 
-  /** One sync made these commits (in revision order) durable: publish and acknowledge them. */
-  private onDurable(batch: Commit[]): void {
-    const last = batch[batch.length - 1];
-    if (!last) return;
-    this.durableRev = last.result.modRevision;
-    for (const c of batch) if (this.syncingKeys.get(c.key) === c.result.modRevision) this.syncingKeys.delete(c.key);
-    if (!this.closed) this.hub.publish(batch.map((c) => c.event));
-    for (const c of batch) c.resolve(c.result);
-    this.wakeDurable();
-  }
-
-  private onSyncFailed(batch: Commit[], err: Error): void {
-    const failure = new StorageError("Unavailable", `storage failed: ${err.message}`, {}, { cause: err });
-    for (const c of batch) c.reject(failure);
-    this.syncingKeys.clear();
-    for (const w of this.durableWaiters.splice(0)) w.resolve();
-  }
-
-  private durableAt(rev: number): Promise<void> {
-    if (this.durableRev >= rev || this.sync?.error) return Promise.resolve();
-    return new Promise((resolve) => this.durableWaiters.push({ rev, resolve }));
-  }
-
-  private wakeDurable(): void {
-    if (this.durableWaiters.length === 0) return;
-    const still: typeof this.durableWaiters = [];
-    for (const w of this.durableWaiters) {
-      if (w.rev <= this.durableRev) w.resolve();
-      else still.push(w);
-    }
-    this.durableWaiters = still;
-  }
-
-  private precondition(key: string, cur: KvRow | undefined, expected: number | undefined): KeyValue {
-    if (!cur) throw new StorageError("NotFound", `key ${key} not found`, { key });
-    const current = toKeyValue(cur);
-    if (expected !== undefined && expected !== cur.id) {
-      throw new StorageError("Conflict", `key ${key} was modified: expected revision ${expected}, found ${cur.id}`, {
-        key,
-        current,
-      });
-    }
-    return current;
+  private wakeReaders(): void {
+    for (const resolve of this.answerWaiters.splice(0)) resolve();
   }
 
   private compactedError(revision: number): StorageError {
     return new StorageError("Compacted", `revision ${revision} has been compacted (compacted revision ${this.compacted})`, {
       compactedRevision: this.compacted,
-      currentRevision: this.rev,
+      currentRevision: this.durableRev,
     });
   }
 
   private checkOpen(): void {
     if (this.closed) throw new StorageError("Unavailable", "storage is closed");
   }
+}
+
+/** A refusal's extra, as the thread sent it (structured cloning keeps keys whose value is undefined). */
+function definedOnly(extra: { key?: string | undefined; current?: KeyValue | undefined }): { key?: string; current?: KeyValue } {
+  return { ...(extra.key !== undefined ? { key: extra.key } : {}), ...(extra.current !== undefined ? { current: extra.current } : {}) };
 }
 
 function mapSqliteError(err: unknown): unknown {
@@ -452,9 +370,4 @@ function mapSqliteError(err: unknown): unknown {
     return new StorageError("Unavailable", "database is locked", {}, { cause: err });
   }
   return err;
-}
-
-/** A create's INSERT into `latest` hit a live key. */
-function isKeyConflict(err: unknown): boolean {
-  return (err as { code?: unknown }).code === "SQLITE_CONSTRAINT_PRIMARYKEY";
 }
