@@ -4,10 +4,11 @@
 // gaps to wait for. Durability (ADR 0007): a write is acknowledged, and its event reaches watchers,
 // only once the WAL holding it was fdatasync'ed. The writes go to a thread of their own
 // (ADR 0020, writer.ts and writer-thread.ts): those of an event-loop turn are sent together, and
-// the thread commits everything waiting as one group and syncs it before it answers. This thread
-// reads through a connection of its own and never shows a write before it is durable: the current
-// revision is the durable one, lists read at it, and a get of a key with a write in flight waits
-// for it. Without fsync (or in memory) the writes run here, each its own transaction, visible at once.
+// the thread commits everything waiting as one group and syncs it before it answers. The main
+// thread reads through a connection of its own and never shows a write before it is durable: the
+// current revision is the durable one, lists read at it, and a get of a key with a write in flight
+// waits for it. Without fsync (or in memory) the writes run on the main thread, each its own
+// transaction, visible at once.
 import Database from "better-sqlite3";
 import type {
   KeyValue,
