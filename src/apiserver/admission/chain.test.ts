@@ -39,6 +39,18 @@ function recorder(name: string, log: string[], opts: { admit?: boolean; validate
   return plugin;
 }
 
+/** A plugin that answers at once (no promise) in both phases; `reject`: its validation refuses. */
+function atOnce(name: string, log: string[], reject = false): AdmissionPlugin {
+  return {
+    name,
+    admit: () => void log.push(`admit ${name}`),
+    validate: () => {
+      log.push(`validate ${name}`);
+      if (reject) throw newForbiddenMessage(`${name} says no`);
+    },
+  };
+}
+
 describe("AdmissionChain", () => {
   it("runs every mutating phase in order, then every validating phase in order", async () => {
     const log: string[] = [];
@@ -62,14 +74,7 @@ describe("AdmissionChain", () => {
 
   it("plugins that answer at once (no promise) keep their place in the order, and their rejections stop the chain", async () => {
     const log: string[] = [];
-    const now = (name: string, reject = false): AdmissionPlugin => ({
-      name,
-      admit: () => void log.push(`admit ${name}`),
-      validate: () => {
-        log.push(`validate ${name}`);
-        if (reject) throw newForbiddenMessage(`${name} says no`);
-      },
-    });
+    const now = (name: string, reject = false) => atOnce(name, log, reject);
     const chain = new AdmissionChain([now("a"), recorder("b", log), now("c", true), recorder("d", log)]);
     const pending = chain.run(attrs(), client);
     assert.ok(pending instanceof Promise, "a rejection at once still comes as a rejected promise");
@@ -87,14 +92,7 @@ describe("AdmissionChain", () => {
 
   it("a phase whose plugins all answer at once answers nothing to await, and rejects by throwing", () => {
     const log: string[] = [];
-    const now = (name: string, reject = false): AdmissionPlugin => ({
-      name,
-      admit: () => void log.push(`admit ${name}`),
-      validate: () => {
-        log.push(`validate ${name}`);
-        if (reject) throw newForbiddenMessage(`${name} says no`);
-      },
-    });
+    const now = (name: string, reject = false) => atOnce(name, log, reject);
     assert.equal(new AdmissionChain([now("a"), now("b")]).admit(attrs(), client), undefined);
     assert.throws(() => new AdmissionChain([now("c", true), now("d")]).validate(attrs(), client), /c says no/);
     assert.deepEqual(log, ["admit a", "admit b", "validate c"]);
