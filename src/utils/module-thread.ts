@@ -12,7 +12,7 @@ const { workerData } = require("node:worker_threads");
 `;
 
 /** tsx's API module when this process runs TypeScript through tsx (as every entry point does). */
-export function tsxModule(): string | undefined {
+function tsxModule(): string | undefined {
   try {
     return import.meta.resolve("tsx/esm/api");
   } catch {
@@ -35,7 +35,7 @@ export function startModuleThread(entry: string, options: Omit<WorkerOptions, "e
 }
 
 /** execArgv without `--import tsx` / `--loader tsx` (either spelling). */
-export function withoutTsx(argv: string[]): string[] {
+function withoutTsx(argv: string[]): string[] {
   const out: string[] = [];
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;

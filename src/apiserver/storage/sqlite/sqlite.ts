@@ -321,7 +321,7 @@ export class SQLiteStorage implements Storage {
     if (events.length > 0 && !this.closed) this.hub.publish(events);
     results.forEach(([t, r], i) => {
       if (r.ok) t.resolve(answers[i]);
-      else t.reject(new StorageError(r.code, r.message, definedOnly(r.extra)));
+      else t.reject(new StorageError(r.code, r.message, r.extra));
     });
     this.onSync?.((performance.timeOrigin + performance.now() - syncStartedAt) / 1000, events.length);
     this.wakeReaders();
@@ -357,11 +357,6 @@ export class SQLiteStorage implements Storage {
   private checkOpen(): void {
     if (this.closed) throw new StorageError("Unavailable", "storage is closed");
   }
-}
-
-/** A refusal's extra, as the thread sent it (structured cloning keeps keys whose value is undefined). */
-function definedOnly(extra: { key?: string | undefined; current?: KeyValue | undefined }): { key?: string; current?: KeyValue } {
-  return { ...(extra.key !== undefined ? { key: extra.key } : {}), ...(extra.current !== undefined ? { current: extra.current } : {}) };
 }
 
 function mapSqliteError(err: unknown): unknown {

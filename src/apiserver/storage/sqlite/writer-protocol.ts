@@ -1,7 +1,6 @@
 // The messages between SQLiteStorage's writer (writer.ts, the main thread) and its thread
 // (writer-thread.ts), which owns the database's writes.
-import type { StorageErrorCode } from "../interface.ts";
-import type { KeyValue } from "../interface.ts";
+import type { StorageError, StorageErrorCode } from "../interface.ts";
 import type { WriteOp, Written } from "./apply.ts";
 
 /** A write, or one of compaction's steps: set a meta value, sweep the revisions (from, to], checkpoint the WAL. */
@@ -12,7 +11,7 @@ export type ToThread = { type: "ops"; ops: ThreadOp[] } | { type: "close" };
 /** One op's outcome: written (a write) or done (the others), or refused by its precondition (nothing changed). */
 export type ThreadResult =
   | { ok: true; written?: Written }
-  | { ok: false; code: StorageErrorCode; message: string; extra: { key?: string; current?: KeyValue } };
+  | { ok: false; code: StorageErrorCode; message: string; extra: StorageError["extra"] };
 
 export type FromThread =
   /** One group: the ops of every message taken, in order, committed and then fdatasync'ed at syncStartedAt (ms since the epoch). */

@@ -85,6 +85,6 @@ function write(o: Extract<ThreadOp, { key: string }>): ThreadResult {
     return { ok: true, written };
   } catch (err) {
     if (!(err instanceof StorageError)) throw err;
-    return { ok: false, code: err.code, message: err.message, extra: { key: err.extra.key, current: err.extra.current } };
+    return { ok: false, code: err.code, message: err.message, extra: err.extra };
   }
 }
