@@ -23,15 +23,24 @@ function tsxModule(): string | undefined {
 /**
  * A thread running the module `entry` (a file URL). Its workerData is `workerData` with `entry`
  * and `tsx` (tsx's API module, when this process has it) added.
+ *
+ * The thread gets the process's node options without tsx's loader flags. When there are none to
+ * take out, node passes them on itself, leaving out those a thread cannot have. A list we pass is
+ * refused whole when it holds one (V8's, such as `--max-old-space-size`, or the process's own): the
+ * thread then starts with none, as V8's flags hold for every thread of the process anyway.
  */
 export function startModuleThread(entry: string, options: Omit<WorkerOptions, "eval" | "workerData"> & { workerData?: object } = {}): Worker {
   const tsx = tsxModule();
-  return new Worker(BOOT, {
-    ...options,
-    eval: true,
-    workerData: { ...options.workerData, entry, ...(tsx ? { tsx } : {}) },
-    execArgv: withoutTsx(options.execArgv ?? process.execArgv),
-  });
+  const base: WorkerOptions = { ...options, eval: true, workerData: { ...options.workerData, entry, ...(tsx ? { tsx } : {}) } };
+  const given = options.execArgv ?? process.execArgv;
+  const execArgv = withoutTsx(given);
+  if (options.execArgv === undefined && execArgv.length === given.length) return new Worker(BOOT, { ...base, execArgv: undefined });
+  try {
+    return new Worker(BOOT, { ...base, execArgv });
+  } catch (err) {
+    if ((err as { code?: unknown }).code !== "ERR_WORKER_INVALID_EXEC_ARGV") throw err;
+    return new Worker(BOOT, { ...base, execArgv: [] });
+  }
 }
 
 /** execArgv without `--import tsx` / `--loader tsx` (either spelling). */
