@@ -1,5 +1,6 @@
-// Starts at most a few requests per event-loop turn; the rest wait, in order, for the next turns
-// (docs/high-availability.md#requests-paced-per-turn).
+// Starts requests a few per event-loop turn, in the turn's check phase; the rest wait, in order,
+// for the next turns (docs/high-availability.md#requests-paced-per-turn,
+// docs/high-availability.md#requests-start-after-the-turns-answers-leave).
 //
 // One socket read can bring many requests: over one HTTP/2 session a client's whole burst arrives
 // together. Started at once, they would all run before the event loop hears of anything else, so
@@ -8,24 +9,23 @@
 // Started a few per turn, the first ones commit at the end of their turn and their sync runs while
 // the server works on the next ones; their answers leave in between, and the client sends its next
 // requests meanwhile.
+//
+// No request starts where it arrived (the poll phase): node sends what HTTP/2 sessions have to send
+// at the start of the check phase, so the answers written in the poll phase (those of a sync that
+// completed) leave before the turn's requests start, not after them.
 
 /** Requests started per event-loop turn. */
 export const REQUESTS_PER_TURN = 4;
 
-/** `handle`, starting at most `perTurn` calls per event-loop turn and queueing the others in order. */
+/** `handle`, called for at most `perTurn` calls per event-loop turn, in its check phase, the others queued in order. */
 export function pacedPerTurn<A, B>(handle: (a: A, b: B) => void, perTurn = REQUESTS_PER_TURN): (a: A, b: B) => void {
   if (!Number.isInteger(perTurn) || perTurn < 1) throw new RangeError(`pacedPerTurn: perTurn must be a positive integer, got ${perTurn}`);
   const waiting: { a: A; b: B }[] = [];
-  let left = perTurn;
   let armed = false;
-  // The allowance is per turn: renewed in the check phase after the poll phase that read the
-  // requests (waiting ones start then, before the next reads), or by the first request of a turn
-  // when nothing was armed.
-  const nextTurn = () => {
+  // An immediate armed while the check phase runs its immediates runs in the next turn's.
+  const turn = () => {
     armed = false;
-    left = perTurn;
-    while (left > 0 && waiting.length > 0) {
-      left--;
+    for (let n = 0; n < perTurn && waiting.length > 0; n++) {
       const next = waiting.shift()!;
       handle(next.a, next.b);
     }
@@ -34,17 +34,10 @@ export function pacedPerTurn<A, B>(handle: (a: A, b: B) => void, perTurn = REQUE
   const arm = () => {
     if (armed) return;
     armed = true;
-    setImmediate(nextTurn);
+    setImmediate(turn);
   };
   return (a, b) => {
-    // Not armed: the first request since the last renewal's turn, so a new turn's allowance.
-    if (!armed) {
-      left = perTurn;
-      arm();
-    }
-    if (left > 0 && waiting.length === 0) {
-      left--;
-      handle(a, b);
-    } else waiting.push({ a, b });
+    waiting.push({ a, b });
+    arm();
   };
 }
