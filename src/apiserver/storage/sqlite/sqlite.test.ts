@@ -120,6 +120,8 @@ void describe("SQLiteStorage", () => {
   });
 });
 
+const turn = () => new Promise((r) => setImmediate(r));
+
 void describe("SQLiteStorage durability (fsync before the answer, group commit)", () => {
   void it("a write is acknowledged, read and watched only after its WAL sync", async () => {
     const s = new SQLiteStorage({ path: nextPath() });
@@ -179,7 +181,6 @@ void describe("SQLiteStorage durability (fsync before the answer, group commit)"
 
   void it("the writes of one event-loop turn are one group on the writer thread; a later turn's a later group", async () => {
     const s = new SQLiteStorage({ path: nextPath() });
-    const turn = () => new Promise((r) => setImmediate(r));
     const first = await Promise.all([s.create("/t/ns/a", "1"), s.create("/t/ns/b", "2")]);
     assert.equal(s.groups, 1, "one turn's writes are one group");
     assert.equal(s.syncs, 1, "with one sync");
@@ -195,6 +196,26 @@ void describe("SQLiteStorage durability (fsync before the answer, group commit)"
     }
     assert.deepEqual((await Promise.all(busy)).map((kv) => kv.modRevision), [4, 5, 6, 7, 8, 9]);
     assert.ok(s.groups > 2 && s.groups <= 8, `${s.groups} groups for 6 turns after 2`);
+    await s.close();
+  });
+
+  void it("a group's events reach watchers after its answers; a watcher added in between sees each event once", async () => {
+    const s = new SQLiteStorage({ path: nextPath() });
+    const early = new WatchRecorder(s, "/o/ns", 0);
+    const a = await s.create("/o/ns/a", "1");
+    // Answered, and durable for reads, while the event waits for the check phase (the answers leave first).
+    assert.equal(early.events.length, 0, "the answer comes before the event");
+    assert.equal(await s.currentRevision(), a.modRevision);
+    // Added before that event was published: one replays from the log, one starts at the durable revision.
+    const replaying = new WatchRecorder(s, "/o/ns", 0);
+    const current = new WatchRecorder(s, "/o/ns", a.modRevision);
+    const b = await s.create("/o/ns/b", "2");
+    await Promise.all([early.waitForEvents(2), replaying.waitForEvents(2), current.waitForEvents(1)]);
+    await turn();
+    assert.deepEqual(early.revisions(), [a.modRevision, b.modRevision]);
+    assert.deepEqual(replaying.revisions(), [a.modRevision, b.modRevision], "no event twice, none missed");
+    assert.deepEqual(current.revisions(), [b.modRevision]);
+    for (const w of [early, replaying, current]) w.stop();
     await s.close();
   });
 

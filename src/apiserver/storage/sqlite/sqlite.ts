@@ -303,26 +303,30 @@ export class SQLiteStorage implements Storage {
     return out.result;
   }
 
-  /** One group is durable: publish its writes' events in revision order, then answer every op. */
+  /**
+   * One group is durable: answer every op, then publish the writes' events in revision order in the
+   * check phase, after node has sent the answers (docs/high-availability.md#a-groups-events-after-its-answers).
+   * Watchers miss nothing and see nothing twice: one added meanwhile starts after the durable
+   * revision or replays up to it, and the hub delivers only events after a watcher's last.
+   */
   private onDurable(results: [Ticket, ThreadResult][], syncStartedAt: number): void {
     const events: StorageEvent[] = [];
-    const answers: (KeyValue | undefined)[] = [];
     for (const [t, r] of results) {
       if (t.write) this.settleKey(t.write.key);
-      let answer: KeyValue | undefined;
-      if (r.ok && r.written && t.write) {
-        const applied = appliedOf(t.write, r.written);
-        this.durableRev = applied.result.modRevision;
-        events.push(applied.event);
-        answer = applied.result;
+      if (!r.ok) {
+        t.reject(new StorageError(r.code, r.message, r.extra));
+        continue;
       }
-      answers.push(answer);
+      if (!r.written || !t.write) {
+        t.resolve(undefined);
+        continue;
+      }
+      const applied = appliedOf(t.write, r.written);
+      this.durableRev = applied.result.modRevision;
+      events.push(applied.event);
+      t.resolve(applied.result);
     }
-    if (events.length > 0 && !this.closed) this.hub.publish(events);
-    results.forEach(([t, r], i) => {
-      if (r.ok) t.resolve(answers[i]);
-      else t.reject(new StorageError(r.code, r.message, r.extra));
-    });
+    if (events.length > 0) setImmediate(() => this.closed || this.hub.publish(events));
     this.onSync?.((performance.timeOrigin + performance.now() - syncStartedAt) / 1000, events.length);
     this.wakeReaders();
   }
