@@ -1,9 +1,14 @@
 // Sending a whole response at once: status, headers and body (docs/kubernetes-api.md#http2).
 // Over HTTP/1.1 through node's response as before. Over HTTP/2 the headers go straight to the
 // stream: node's compatibility response announces trailers on every stream it answers, so each
-// answer costs a further call into JavaScript and a further empty frame after the body; an answer
-// sent whole has none. The compatibility response still ends the stream, so its own state (ended,
-// the `finish` and `close` events) stays as if it had sent the headers itself.
+// answer costs a further call into JavaScript before its last frame; an answer sent whole has none.
+// The compatibility response still ends the stream, so its own state (ended, the `finish` and
+// `close` events) stays as if it had sent the headers itself.
+//
+// A body is written first and the stream ended once that write completed: an empty DATA frame with
+// END_STREAM, sent from the same check phase. Ended together with the body, the stream would be
+// closed, and destroyed, before node completes the body's write, and node's Writable then builds an
+// `ERR_STREAM_DESTROYED` error with its stack for every answer (docs/high-availability.md#a-stream-ended-after-its-body).
 import { type OutgoingHttpHeaders, type ServerResponse, validateHeaderName, validateHeaderValue } from "node:http";
 import { type ServerHttp2Stream, sensitiveHeaders } from "node:http2";
 
@@ -57,5 +62,6 @@ export function sendWhole(res: ServerResponse, status: number, headers: Record<s
   }
   res.statusCode = status;
   stream.respond(http2Headers(status, res.getHeaders(), headers) as never, { endStream: body === undefined });
-  res.end(body);
+  if (body === undefined) res.end();
+  else res.write(body, () => res.end());
 }
