@@ -326,7 +326,11 @@ export class SQLiteStorage implements Storage {
       events.push(applied.event);
       t.resolve(applied.result);
     }
-    if (events.length > 0) setImmediate(() => this.closed || this.hub.publish(events));
+    if (events.length > 0) {
+      setImmediate(() => {
+        if (!this.closed) this.hub.publish(events);
+      });
+    }
     this.onSync?.((performance.timeOrigin + performance.now() - syncStartedAt) / 1000, events.length);
     this.wakeReaders();
   }
