@@ -219,7 +219,7 @@ async function main(): Promise<void> {
     add(`watch p50 ms (${opts.watchers} watchers)`, "watchP50Ms", false);
     add(`watch p99 ms (${opts.watchers} watchers)`, "watchP99Ms", false);
     add("watch events received", "watchEvents", false);
-    const slowRow = (label: string, key: keyof SlowWatcherFigures) => rows.push([label, slowResults.sqlite![key], slowResults.etcd![key], "", ""]);
+    const slowRow = (label: string, key: Exclude<keyof SlowWatcherFigures, "othersFirstError">) => rows.push([label, slowResults.sqlite![key], slowResults.etcd![key], "", ""]);
     slowRow("slow watchers: server RSS before, MiB", "baseRssMiB");
     slowRow("slow watchers: server peak RSS, MiB", "peakRssMiB");
     slowRow("slow watchers: others' p50 ms", "othersP50Ms");
@@ -227,6 +227,7 @@ async function main(): Promise<void> {
     slowRow("slow watchers: others' max ms", "othersMaxMs");
     rows.push(["slow watchers: raw etcd reads p50 / p99 ms (reference)", "", `${rawReads!.p50Ms.toFixed(1)} / ${rawReads!.p99Ms.toFixed(1)}`, "", ""]);
     slowRow("slow watchers: others' requests", "othersRequests");
+    slowRow("slow watchers: others' failed requests", "othersFailed");
     slowRow("slow watchers: watches left open", "watchesLeft");
     slowRow("slow watchers: seconds for the writes", "writeSeconds");
     console.log(`load average (1, 5, 15 min) at the start: ${loadBefore}; at the end: ${load()} (the machine's other load shares its cores with the servers and clients measured)`);
@@ -267,6 +268,7 @@ async function main(): Promise<void> {
       const f = slowResults[storage]!;
       const floor = storage === "etcd" ? ` (raw etcd's own reads during the same writes: p99 ${rawReads!.p99Ms.toFixed(1)} ms)` : "";
       console.log(`goal ${slow.watchers} slow watchers (${storage}): peak RSS < 1 GiB ${f.peakRssMiB < 1024 ? "met" : "NOT met"}, others' p99 < 100 ms ${f.othersP99Ms < 100 ? "met" : "NOT met"}${floor}`);
+      if (f.othersFirstError) console.log(`slow watchers (${storage}): ${f.othersFailed} of others' requests failed, the first with: ${f.othersFirstError}`);
     }
   } finally {
     rawClient.close();

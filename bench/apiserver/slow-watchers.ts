@@ -29,6 +29,9 @@ export interface SlowWatcherFigures {
   othersP99Ms: number;
   othersMaxMs: number;
   othersRequests: number;
+  /** Others' requests that failed (their latency is left out); the first error's message, if any. */
+  othersFailed: number;
+  othersFirstError?: string;
   /** Watches the server still had open after the writes (the stalled ones it ended are gone). */
   watchesLeft: number;
   writeSeconds: number;
@@ -45,18 +48,31 @@ export function writeSlowWatcherTokens(path: string, users: number): string {
   );
 }
 
+interface ReadFigures {
+  latencies: number[];
+  failed: number;
+  firstError?: string;
+}
+
 /**
  * Four readers, each one `read` after the other (5 ms apart), until stop(): the latency other
- * clients see while the phase's writes go on. stop() resolves with every read's latency in ms.
+ * clients see while the phase's writes go on. stop() resolves with every successful read's latency
+ * in ms and the failed reads: one failure (a keep-alive connection the server closed as it was
+ * reused, say) is counted, not a reason to abandon the phase.
  */
-function readersDuring(read: () => Promise<void>): { stop(): Promise<number[]> } {
-  const latencies: number[] = [];
+export function readersDuring(read: () => Promise<void>): { stop(): Promise<ReadFigures> } {
+  const figures: ReadFigures = { latencies: [], failed: 0 };
   let reading = true;
   const readers = Array.from({ length: 4 }, async () => {
     while (reading) {
       const t = performance.now();
-      await read();
-      latencies.push(performance.now() - t);
+      try {
+        await read();
+        figures.latencies.push(performance.now() - t);
+      } catch (err) {
+        figures.failed++;
+        figures.firstError ??= (err as Error).message;
+      }
       await new Promise((r) => setTimeout(r, 5));
     }
   });
@@ -64,7 +80,7 @@ function readersDuring(read: () => Promise<void>): { stop(): Promise<number[]> }
     stop: async () => {
       reading = false;
       await Promise.all(readers);
-      return latencies;
+      return figures;
     },
   };
 }
@@ -114,7 +130,7 @@ export async function measureSlowWatchers(server: ApiServerProcess, o: SlowWatch
     const others = readersDuring(async () => {
       expectStatus(await c.call("GET", `/api/v1/namespaces/${NS}/configmaps/small`), [200], "bystander get");
     });
-    let latencies: number[] = [];
+    let reads: ReadFigures = { latencies: [], failed: 0 };
     const started = performance.now();
     try {
       for (let n = 1; n <= o.writes; n++) {
@@ -123,13 +139,24 @@ export async function measureSlowWatchers(server: ApiServerProcess, o: SlowWatch
         rv = (r.json.metadata as { resourceVersion: string }).resourceVersion;
       }
     } finally {
-      latencies = await others.stop();
+      reads = await others.stop();
       clearInterval(sampler);
     }
     const writeSeconds = (performance.now() - started) / 1000;
     const watchesLeft = await openWatches(server);
-    const s = summarize(latencies);
-    return { peakRssMiB: peak, baseRssMiB, othersP50Ms: s.p50, othersP99Ms: s.p99, othersMaxMs: s.max, othersRequests: s.n, watchesLeft, writeSeconds };
+    const s = summarize(reads.latencies);
+    return {
+      peakRssMiB: peak,
+      baseRssMiB,
+      othersP50Ms: s.p50,
+      othersP99Ms: s.p99,
+      othersMaxMs: s.max,
+      othersRequests: s.n,
+      othersFailed: reads.failed,
+      ...(reads.firstError ? { othersFirstError: reads.firstError } : {}),
+      watchesLeft,
+      writeSeconds,
+    };
   } finally {
     for (const s of sockets) s.destroy();
     c.close();
@@ -141,6 +168,7 @@ export interface RawReadFigures {
   p99Ms: number;
   maxMs: number;
   reads: number;
+  failed: number;
 }
 
 /**
@@ -151,13 +179,13 @@ export interface RawReadFigures {
 export async function measureRawEtcdReads(client: Etcd3, o: SlowWatcherOptions): Promise<RawReadFigures> {
   const value = "x".repeat(o.objectBytes);
   const readers = readersDuring(async () => void (await client.getAll().prefix("/raw-slow/").count()));
-  let latencies: number[] = [];
+  let reads: ReadFigures = { latencies: [], failed: 0 };
   try {
     for (let n = 0; n < o.writes; n++) await client.put("/raw-slow/big").value(value);
   } finally {
-    latencies = await readers.stop();
+    reads = await readers.stop();
   }
   await client.delete().prefix("/raw-slow/");
-  const s = summarize(latencies);
-  return { p50Ms: s.p50, p99Ms: s.p99, maxMs: s.max, reads: s.n };
+  const s = summarize(reads.latencies);
+  return { p50Ms: s.p50, p99Ms: s.p99, maxMs: s.max, reads: s.n, failed: reads.failed };
 }
