@@ -1,11 +1,12 @@
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { runStorageConformance } from "../conformance.ts";
 import { expectStorageError, WatchRecorder } from "../testing.ts";
 import { SQLiteStorage } from "./sqlite.ts";
+import { WRITER_NICE } from "./writer-protocol.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "sqlite-storage-"));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -17,7 +18,34 @@ runStorageConformance("sqlite", async () => {
   return { storage, cleanup: () => storage.close() };
 });
 
+/** This process's threads and their nice values (/proc/self/task/<tid>/stat, field 19). */
+function threadNices(): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const tid of readdirSync("/proc/self/task")) {
+    try {
+      const stat = readFileSync(`/proc/self/task/${tid}/stat`, "utf8");
+      out.set(tid, Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[16]));
+    } catch {
+      // the thread ended meanwhile
+    }
+  }
+  return out;
+}
+
 void describe("SQLiteStorage", () => {
+  void it("the writer thread, and only it, runs at WRITER_NICE; it is gone after close", async (t) => {
+    if (process.getuid?.() !== 0) return t.skip("raising a thread's priority needs root (CAP_SYS_NICE)");
+    const before = threadNices();
+    const s = new SQLiteStorage({ path: nextPath() });
+    await s.create("/a/b", "x"); // answered: the thread runs
+    const started = [...threadNices()].filter(([tid]) => !before.has(tid));
+    const raised = started.filter(([, nice]) => nice === WRITER_NICE).map(([tid]) => tid);
+    assert.equal(raised.length, 1, `new threads and their nice values: ${JSON.stringify(started)}`);
+    assert.equal(threadNices().get(String(process.pid)), before.get(String(process.pid)), "the main thread keeps its priority");
+    await s.close();
+    assert.equal(threadNices().has(raised[0]!), false);
+  });
+
   void it("the first write is revision 1", async () => {
     const s = new SQLiteStorage({ path: ":memory:" });
     assert.equal(await s.currentRevision(), 0);

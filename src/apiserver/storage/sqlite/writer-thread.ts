@@ -1,14 +1,22 @@
 // The writer thread of SQLiteStorage (docs/adr/0020-sqlite-writer-thread.md): its own connection
 // makes every write. The ops of every message waiting are one group: one transaction, one COMMIT,
 // then one fdatasync of the WAL, and only then the answer. Revisions are assigned here, in commit
-// order; a group rolled back gives its revisions to the next.
+// order; a group rolled back gives its revisions to the next. The thread runs at the highest
+// priority (WRITER_NICE) where the process may raise it.
 import { closeSync, fdatasyncSync, openSync } from "node:fs";
+import { setPriority } from "node:os";
 import { parentPort, receiveMessageOnPort, workerData } from "node:worker_threads";
 import Database from "better-sqlite3";
 import { StorageError } from "../interface.ts";
 import { applyWrite } from "./apply.ts";
 import { prepareStatements } from "./schema.ts";
-import type { FromThread, ThreadOp, ThreadResult, ToThread } from "./writer-protocol.ts";
+import { type FromThread, type ThreadOp, type ThreadResult, type ToThread, WRITER_NICE } from "./writer-protocol.ts";
+
+try {
+  setPriority(WRITER_NICE); // this thread's own (Linux keeps a nice value per thread)
+} catch {
+  // Not permitted (no CAP_SYS_NICE): the thread shares the process's priority.
+}
 
 const port = parentPort!;
 const { path, busyTimeoutMs } = workerData as { path: string; busyTimeoutMs: number };
