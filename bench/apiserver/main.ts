@@ -266,7 +266,8 @@ async function main(): Promise<void> {
     console.log(`goal watch p99 < 50 ms (sqlite): ${goalWatch ? "met" : "NOT met"}`);
     for (const storage of ["sqlite", "etcd"] as const) {
       const f = slowResults[storage]!;
-      const floor = storage === "etcd" ? ` (raw etcd's own reads during the same writes: p99 ${rawReads!.p99Ms.toFixed(1)} ms)` : "";
+      const rawFailed = rawReads!.failed > 0 ? `, ${rawReads!.failed} of them failed` : "";
+      const floor = storage === "etcd" ? ` (raw etcd's own reads during the same writes: p99 ${rawReads!.p99Ms.toFixed(1)} ms${rawFailed})` : "";
       console.log(`goal ${slow.watchers} slow watchers (${storage}): peak RSS < 1 GiB ${f.peakRssMiB < 1024 ? "met" : "NOT met"}, others' p99 < 100 ms ${f.othersP99Ms < 100 ? "met" : "NOT met"}${floor}`);
       if (f.othersFirstError) console.log(`slow watchers (${storage}): ${f.othersFailed} of others' requests failed, the first with: ${f.othersFirstError}`);
     }
