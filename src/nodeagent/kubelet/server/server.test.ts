@@ -212,6 +212,29 @@ describe("kubelet server", () => {
     assert.deepEqual(s.frames[0], { channel: 1, text: "" });
   });
 
+  test("the ready frame waits for the client's first frame, or the settle time for a client that sends nothing, with and without a terminal", async () => {
+    // kubectl 1.30-1.33 drop a frame that comes before their streams exist and print "Unknown stream id 1".
+    for (const path of ["/exec/ns/p/c?command=cat&stdin=1&stdout=1", "/exec/ns/p/c?command=sh&stdin=1&stdout=1&tty=1"]) {
+      const t0 = performance.now();
+      const silent = open(path);
+      let readyAt = 0;
+      silent.ws.once("message", () => (readyAt = performance.now()));
+      await until(() => silent.frames.length >= 1);
+      assert.deepEqual(silent.frames[0], { channel: 1, text: "" }, path);
+      assert.ok(readyAt - t0 >= CLIENT_SETTLE_MS, `${path}: ready ${(readyAt - t0).toFixed(1)} ms after the request`);
+      silent.ws.close();
+      await silent.closed;
+
+      const talking = open(path);
+      await talking.opened;
+      talking.ws.send(encodeResize({ width: 80, height: 24 }));
+      await until(() => talking.frames.length >= 1);
+      assert.deepEqual(talking.frames[0], { channel: 1, text: "" }, `${path}: ready after the client's first frame`);
+      talking.ws.close();
+      await talking.closed;
+    }
+  });
+
   test("refusals before anything runs: SPDY, no common protocol, no stream, no command, unknown pod or container, a container not running", async () => {
     const before = execs.length;
     const spdy = await get("/exec/ns/p/c?command=true&stdout=1", tls, { Connection: "Upgrade", Upgrade: "SPDY/3.1", "X-Stream-Protocol-Version": "v4.channel.k8s.io" });

@@ -13,7 +13,7 @@ import type { ContainerStream } from "../../../host/containers.ts";
 import type { Pod } from "../runtime/types.ts";
 import { checkClient } from "./auth.ts";
 import { parseLogOptions, serveLogs } from "./logs.ts";
-import { bridge, endWithFailure, firstResize, parseStreamOptions, sendReady, type StreamOptions } from "./streams.ts";
+import { bridge, endWithFailure, firstResize, parseStreamOptions, sendReadyWhenSettled, type StreamOptions } from "./streams.ts";
 import { DEFAULT_KUBELET_CLIENT_USER, type KubeletServerOptions } from "./types.ts";
 import { trackConnections } from "../../../utils/connections.ts";
 
@@ -154,7 +154,7 @@ export async function startKubeletServer(options: KubeletServerOptions): Promise
     if (socket.destroyed) return;
     streams++;
     wss.handleUpgrade(req, socket, head, (ws) => {
-      sendReady(ws, o);
+      sendReadyWhenSettled(ws, o);
       const run = async () => {
         const { size, early } = await firstResize(ws, TERMINAL_SIZE_WAIT_MS);
         if (ws.readyState !== ws.OPEN) return;

@@ -1,7 +1,7 @@
 // Exec and attach over WebSocket, server side: the channel protocol (src/apimachinery/remotecommand/)
-// over a container stream of the runtime. After the upgrade an empty frame on the lowest writable
-// channel says "ready"; output goes to channels 1 and 2 (from the client's first frame or 50 ms after
-// the upgrade, see clientSettled; paused while the client is behind), channel 0
+// over a container stream of the runtime. An empty frame on the lowest writable channel says "ready",
+// and output goes to channels 1 and 2, both from the client's first frame or 50 ms after the upgrade
+// (see clientSettled; output paused while the client is behind); channel 0
 // is the process's input, channel 4 resizes its terminal, v5's CLOSE of channel 0 ends its input. When
 // the process ends, its output is flushed, the exit status goes to channel 3 and the socket closes with
 // 1000. A client that goes away detaches (attach) or kills the command (exec).
@@ -40,7 +40,7 @@ const HIGH_WATER = 1024 * 1024;
 const LOW_WATER = 256 * 1024;
 /** How long the output may trail the exit status before the status is sent anyway. */
 const FLUSH_MS = 5000;
-/** How long output and the exit status wait for a client that sends nothing (see clientSettled). */
+/** How long the ready frame, output and the exit status wait for a client that sends nothing (see clientSettled). */
 export const CLIENT_SETTLE_MS = 50;
 const MAX_COMMAND_BYTES = 64 * 1024;
 
@@ -69,8 +69,15 @@ function toBuffer(data: RawData): Buffer {
 }
 
 /** The "ready" frame: an empty frame on the lowest writable channel. */
-export function sendReady(ws: WebSocket, o: StreamOptions): void {
-  if (ws.readyState === ws.OPEN) ws.send(encodeFrame(o.stdout ? STDOUT : o.stderr ? STDERR : ERROR), { binary: true });
+function readyFrame(o: StreamOptions): Buffer {
+  return encodeFrame(o.stdout ? STDOUT : o.stderr ? STDERR : ERROR);
+}
+
+/** Sends the ready frame once the client is settled (see clientSettled). */
+export function sendReadyWhenSettled(ws: WebSocket, o: StreamOptions): void {
+  void clientSettled(ws, CLIENT_SETTLE_MS).then(() => {
+    if (ws.readyState === ws.OPEN) ws.send(readyFrame(o), { binary: true });
+  });
 }
 
 /** Ends the stream with the runtime's failure to run (exec) or reach (attach) the container, as the status. */
@@ -116,9 +123,10 @@ export function firstResize(ws: WebSocket, ms: number): Promise<{ size?: { width
  * Resolves once the client has shown that its streams exist (its first frame), once it has gone, or
  * after `ms`. kubectl 1.30-1.33 (client-go's WebSocket executor) read the socket before creating their
  * streams and drop what comes first: a command that ended at once lost its exit status and kubectl
- * failed with "closed all streams" (kubernetes/kubernetes#131189, fixed in 1.34). Output and the status
- * wait for this; the ready frame does not. A client that sends nothing pays up to `ms`, and only for
- * what its command wrote or how it ended within `ms` of the upgrade.
+ * failed with "closed all streams" (kubernetes/kubernetes#131189, fixed in 1.34), and a dropped ready
+ * frame made kubectl print "Unknown stream id 1, discarding message". The ready frame, output and the
+ * status wait for this. A client that sends nothing pays up to `ms`, and only for what its command
+ * wrote or how it ended within `ms` of the upgrade.
  */
 export function clientSettled(ws: Pick<WebSocket, "once" | "off">, ms: number): Promise<void> {
   return new Promise((resolve) => {
@@ -136,8 +144,8 @@ export function clientSettled(ws: Pick<WebSocket, "once" | "off">, ms: number): 
 
 /**
  * Runs the channel protocol on an upgraded socket until the process ends or the client goes. With
- * `started`, the ready frame went out already and `started.early` are frames received before the
- * stream existed (see firstResize), handled first.
+ * `started`, the ready frame is on its way already (sendReadyWhenSettled) and `started.early` are
+ * frames received before the stream existed (see firstResize), handled first.
  */
 export function bridge(ws: WebSocket, protocol: string, stream: ContainerStream, o: StreamOptions, kind: "exec" | "attach", started?: { early: Buffer[] }): Promise<void> {
   const paused = new Set<Readable>();
@@ -160,7 +168,7 @@ export function bridge(ws: WebSocket, protocol: string, stream: ContainerStream,
     held.push(frame);
     heldBytes += frame.length;
   };
-  if (!started) sendReady(ws, o);
+  if (!started) send(readyFrame(o)); // held with the output until the client is settled
   const settled = (held ? clientSettled(ws, CLIENT_SETTLE_MS) : Promise.resolve()).then(() => {
     const frames = held ?? [];
     held = null;
